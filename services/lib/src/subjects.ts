@@ -1,0 +1,16 @@
+/**
+ * JetStream stream and subject names (ARCHITECTURE §5).
+ */
+
+/** The stream holding every decoded trade. */
+export const TRADES_STREAM = 'TRADES';
+
+/** Every subject of the TRADES stream: `basic.*` for launchpads (all plans), `premium.*` for AMMs (plus, pro). */
+export const TRADE_SUBJECTS = ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] as const;
+
+export type TradeSubject = (typeof TRADE_SUBJECTS)[number];
+
+/** Type guard for a TRADES subject. */
+export function isTradeSubject(value: unknown): value is TradeSubject {
+  return typeof value === 'string' && (TRADE_SUBJECTS as readonly string[]).includes(value);
+}
