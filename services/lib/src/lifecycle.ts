@@ -1,0 +1,58 @@
+/**
+ * Graceful shutdown on SIGTERM/SIGINT (STYLE.md): mark not ready, wait a short
+ * delay so load balancers notice, run the service's stop steps, exit 0 — all
+ * under a deadline; past the deadline the process exits 1.
+ */
+import type { Logger } from './logger.js';
+
+/**
+ * Installs signal handlers that call `stop` once.
+ * @param options.readinessDelayMs pause between `/readyz` turning 503 and `stop` (default 0 locally; set in Kubernetes).
+ * @param options.deadlineMs hard limit for the whole shutdown (default 10 000 ms, below Kubernetes' 30 s grace period).
+ */
+export function installShutdown(options: {
+  logger: Logger;
+  markNotReady?: () => void;
+  stop: () => Promise<void>;
+  readinessDelayMs?: number;
+  deadlineMs?: number;
+}): void {
+  let started = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (started) return;
+    started = true;
+    options.logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      options.logger.error('shutdown deadline passed, exiting');
+      process.exit(1);
+    }, options.deadlineMs ?? 10_000);
+    deadline.unref();
+    void (async () => {
+      options.markNotReady?.();
+      if (options.readinessDelayMs) await new Promise((r) => setTimeout(r, options.readinessDelayMs));
+      try {
+        await options.stop();
+        options.logger.info('stopped');
+        options.logger.flush?.();
+        process.exit(0);
+      } catch (err) {
+        options.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      }
+    })();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+/**
+ * Runs a service's composition root and turns a startup failure (bad config,
+ * unreachable dependency) into one clear line on stderr and exit code 1.
+ */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`fatal: ${message}\n`);
+    process.exit(1);
+  });
+}

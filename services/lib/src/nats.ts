@@ -1,0 +1,95 @@
+/**
+ * NATS connection and JetStream helpers shared by the services.
+ * Built on @nats-io/transport-node and @nats-io/jetstream (nats.js v3).
+ */
+import { readFile } from 'node:fs/promises';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import type { Logger } from './logger.js';
+import { TRADES_STREAM, TRADE_SUBJECTS } from './subjects.js';
+
+export type { NatsConnection } from '@nats-io/transport-node';
+
+/**
+ * Connects to NATS.
+ * @param options.url one or more comma-separated server URLs (`nats://host:port`).
+ * @param options.credsFile path of a `.creds` file (user JWT + NKey seed), for operator-mode servers.
+ * @param options.name connection name shown in the server's monitoring (use the service name).
+ * Reconnects forever with jitter; status changes are logged at `warn`.
+ * @throws the nats.js connection error when no server answers on the first attempt.
+ */
+export async function connectNats(options: {
+  url: string;
+  credsFile?: string | undefined;
+  creds?: string | undefined;
+  name: string;
+  logger?: Logger;
+}): Promise<NatsConnection> {
+  const credsText = options.creds ?? (options.credsFile ? await readFile(options.credsFile, 'utf8') : undefined);
+  const nc = await connect({
+    servers: options.url.split(',').map((s) => s.trim()),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    ...(credsText ? { authenticator: credsAuthenticator(new TextEncoder().encode(credsText)) } : {}),
+  });
+  if (options.logger) {
+    const logger = options.logger;
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type === 'ping') continue;
+        logger.warn({ nats_status: status.type }, 'nats connection status');
+      }
+    })();
+  }
+  return nc;
+}
+
+/** Settings of the TRADES stream; defaults per ARCHITECTURE §5. */
+export interface TradesStreamOptions {
+  /** Retention by age in ms (default 24 h); this is what Pro replay can read. */
+  maxAgeMs: number;
+  /** Nats-Msg-Id duplicate window in ms (default 2 min). */
+  duplicateWindowMs: number;
+  /** Upper bound on stored bytes (default 1 GiB); oldest messages are discarded first. */
+  maxBytes: number;
+}
+
+export const DEFAULT_TRADES_STREAM: TradesStreamOptions = {
+  maxAgeMs: 24 * 60 * 60 * 1000,
+  duplicateWindowMs: 2 * 60 * 1000,
+  maxBytes: 1024 ** 3,
+};
+
+/**
+ * Creates the TRADES stream (file storage, limits retention, all four trade
+ * subjects) or updates its limits when it exists. Idempotent.
+ */
+export async function ensureTradesStream(jsm: JetStreamManager, options: TradesStreamOptions = DEFAULT_TRADES_STREAM): Promise<void> {
+  const config = {
+    name: TRADES_STREAM,
+    subjects: [...TRADE_SUBJECTS],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(options.maxAgeMs),
+    duplicate_window: nanos(options.duplicateWindowMs),
+    max_bytes: options.maxBytes,
+  };
+  try {
+    await jsm.streams.info(TRADES_STREAM);
+    await jsm.streams.update(TRADES_STREAM, config);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 404 || /stream not found/i.test(String(err))) {
+      await jsm.streams.add(config);
+    } else {
+      throw err;
+    }
+  }
+}
+
+/** Convenience: a JetStreamManager for `nc`. */
+export function tradesManager(nc: NatsConnection): Promise<JetStreamManager> {
+  return jetstreamManager(nc);
+}

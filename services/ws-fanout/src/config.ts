@@ -1,0 +1,37 @@
+/**
+ * ws-fanout configuration: every key has a default suited to `npm start`; every limit is named here.
+ */
+import { z } from 'zod';
+import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
+
+export const WsFanoutConfigSchema = CommonConfig.extend({
+  ADMIN_PORT: Port.default(9301),
+  /** WebSocket listen port (ARCHITECTURE §4). */
+  PORT: Port.default(9223),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  /** Creds file of the services' user in the TRADEWIND account (subscribes to TRADES subjects). */
+  NATS_CREDS: z.string().min(1),
+  /** Creds file of a system-account user, used to look up account JWTs from the server's resolver. */
+  NATS_SYSTEM_CREDS: z.string().min(1),
+  /** The operator JWT (path to a file, or the JWT itself): the trust anchor of the signature chain. */
+  NATS_OPERATOR_JWT: z.string().min(1),
+  REDIS_URL: urlWithScheme(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  /** Largest WebSocket frame a client may send, in bytes; larger frames close the socket with 1009. */
+  WS_MAX_FRAME_BYTES: PositiveInt.default(16 * 1024),
+  /** Time a client has to authenticate after connecting, in ms. */
+  WS_AUTH_TIMEOUT_MS: PositiveInt.default(10_000),
+  /** Slow-consumer policy: bytes queued for one client before it is disconnected with `slow_consumer`. */
+  WS_MAX_BUFFERED_BYTES: PositiveInt.default(8 * 1024 * 1024),
+  /** How long a looked-up account JWT is trusted before it is fetched again (revocations show up within this), ms. */
+  ACCOUNT_CACHE_TTL_MS: PositiveInt.default(5_000),
+  /** Lease on a connection slot in Redis, ms; renewed every third of it, so a dead pod's slots free themselves. */
+  CONNECTION_LEASE_MS: PositiveInt.default(30_000),
+});
+
+export type WsFanoutConfig = z.infer<typeof WsFanoutConfigSchema>;
+
+/** Parses the environment. @throws ConfigError listing every bad key. */
+export function loadWsFanoutConfig(env: NodeJS.ProcessEnv = process.env): Readonly<WsFanoutConfig> {
+  return loadConfig(WsFanoutConfigSchema, env);
+}

@@ -1,0 +1,7 @@
+/** Public surface of @tradewind/ws-fanout (for tests and scripts). */
+export { createApp, type WsFanoutApp, type WsFanoutDeps } from './app.js';
+export { loadWsFanoutConfig, WsFanoutConfigSchema, type WsFanoutConfig } from './config.js';
+export { CredentialVerifier, maySubscribe, subjectMatches, type VerifiedUser, type KeyProof } from './domain/verifier.js';
+export { ConnectionLimiter } from './domain/connection-limiter.js';
+export { CLOSE_CODES, WsProtocolError, type WsErrorCode } from './domain/errors.js';
+export { resolverLookup } from './resolver-lookup.js';

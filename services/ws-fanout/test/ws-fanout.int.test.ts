@@ -1,0 +1,275 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createClient } from 'redis';
+import { Registry } from 'prom-client';
+import { encodeAccount, encodeUser, createAccount, createUser, decode, fromSeed, type Account } from '@nats-io/jwt';
+import { connectNats, createLogger, freePort, type NatsConnection } from '@tradewind/lib';
+import { issueUserCredentials, startLocalNats, type LocalNats, type UserCredentials } from '@tradewind/credential-issuer';
+import { createApp, type WsFanoutApp } from '../src/app.js';
+import { CredentialVerifier } from '../src/domain/verifier.js';
+import { ConnectionLimiter } from '../src/domain/connection-limiter.js';
+import { resolverLookup } from '../src/resolver-lookup.js';
+
+let stateDir: string;
+let nats: LocalNats;
+let nc: NatsConnection;
+let sysNc: NatsConnection;
+let redis: ReturnType<typeof createClient>;
+let app: WsFanoutApp;
+let url: string;
+const CACHE_TTL_MS = 200;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), 'tw-ws-'));
+  nats = await startLocalNats({ stateDir, port: await freePort(), monitorPort: await freePort() });
+  nc = await connectNats({ url: nats.url, creds: nats.identities.service_user_creds, name: 'ws-fanout-test' });
+  sysNc = await connectNats({ url: nats.url, creds: nats.identities.system_user_creds, name: 'ws-fanout-test-sys' });
+  redis = createClient({ url: 'redis://127.0.0.1:6379' });
+  await redis.connect();
+  const logger = createLogger({ service: 'ws-fanout', level: 'silent' });
+  const verifier = new CredentialVerifier(nats.identities.operator.jwt, resolverLookup(sysNc), CACHE_TTL_MS);
+  app = createApp(
+    { PORT: 0, HOST: '127.0.0.1', WS_MAX_FRAME_BYTES: 16 * 1024, WS_AUTH_TIMEOUT_MS: 1500, WS_MAX_BUFFERED_BYTES: 8 * 1024 * 1024 },
+    { logger, registry: new Registry(), nc, verifier, limiter: new ConnectionLimiter(redis, 30_000) },
+  );
+  const { port } = await app.start();
+  url = `ws://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await nc?.close();
+  await sysNc?.close();
+  await redis?.quit();
+  await nats?.stop();
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+/** A WebSocket client that queues every text message and records the close. */
+class TestClient {
+  readonly ws: WebSocket;
+  private readonly queue: string[] = [];
+  private waiters: Array<() => void> = [];
+  closed: { code: number; reason: string } | undefined;
+  readonly opened: Promise<void>;
+
+  constructor(target = url) {
+    this.ws = new WebSocket(target);
+    this.opened = new Promise((resolve, reject) => { this.ws.once('open', () => resolve()); this.ws.once('error', reject); });
+    this.ws.on('message', (data) => { this.queue.push(data.toString()); this.wake(); });
+    this.ws.on('close', (code, reason) => { this.closed = { code, reason: reason.toString() }; this.wake(); });
+  }
+
+  private wake() { const w = this.waiters; this.waiters = []; w.forEach((f) => f()); }
+
+  /** Next message as text; rejects after `timeoutMs`. */
+  async nextRaw(timeoutMs = 3000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.queue.length === 0) {
+      if (this.closed) throw new Error(`closed ${this.closed.code} ${this.closed.reason}`);
+      if (Date.now() > deadline) throw new Error('no message');
+      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
+    }
+    return this.queue.shift()!;
+  }
+
+  async next(): Promise<Record<string, unknown>> { return JSON.parse(await this.nextRaw()) as Record<string, unknown>; }
+
+  async waitClosed(timeoutMs = 3000): Promise<{ code: number; reason: string }> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.closed) {
+      if (Date.now() > deadline) throw new Error('not closed');
+      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
+    }
+    return this.closed;
+  }
+
+  send(value: unknown) { this.ws.send(typeof value === 'string' ? value : JSON.stringify(value)); }
+
+  /** Connects, consumes the challenge and authenticates. */
+  static async authed(creds: UserCredentials): Promise<TestClient> {
+    const c = new TestClient();
+    await c.opened;
+    expect((await c.next()).type).toBe('challenge');
+    c.send({ jwt: creds.user_jwt, nkey: creds.user_nkey_seed });
+    const reply = await c.next();
+    expect(reply).toMatchObject({ type: 'authenticated' });
+    return c;
+  }
+
+  close() { this.ws.close(); }
+}
+
+const creds = (plan: 'starter' | 'plus' | 'pro', extra: { ttlSeconds?: number; now?: number } = {}) =>
+  issueUserCredentials(nats.identities, { plan, natsUrl: nats.url, ttlSeconds: extra.ttlSeconds ?? 0, ...(extra.now ? { now: extra.now } : {}) });
+
+async function expectRefusal(c: TestClient, code: string, closeCode: number) {
+  const msg = await c.next();
+  expect(msg).toMatchObject({ type: 'error', code });
+  expect(typeof msg.message).toBe('string');
+  expect((await c.waitClosed()).code).toBe(closeCode);
+}
+
+async function authAttempt(body: unknown): Promise<TestClient> {
+  const c = new TestClient();
+  await c.opened;
+  await c.next(); // challenge
+  c.send(body);
+  return c;
+}
+
+describe('ws-fanout', () => {
+  it('when a starter authenticates and subscribes, then it receives the published trade bytes unchanged', async () => {
+    const c = await TestClient.authed(await creds('starter'));
+    c.send({ subject: 'basic.pumpfun' });
+    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
+    const payload = '{"source":"pumpfun","transaction_type":"BUY","signature":"abc",  "spacing":"kept as published"}';
+    nc.publish('basic.pumpfun', payload);
+    nc.publish('basic.bonk', '{"source":"bonk"}'); // not subscribed: must not arrive
+    expect(await c.nextRaw()).toBe(payload);
+    nc.publish('basic.pumpfun', '{"n":2}');
+    expect(await c.nextRaw()).toBe('{"n":2}');
+    c.close();
+    await c.waitClosed();
+  });
+
+  it('when the client signs the challenge nonce instead of sending its seed, then it is authenticated', async () => {
+    const cr = await creds('plus');
+    const c = new TestClient();
+    await c.opened;
+    const challenge = await c.next();
+    const kp = fromSeed(new TextEncoder().encode(cr.user_nkey_seed));
+    const sig = Buffer.from(kp.sign(new TextEncoder().encode(String(challenge.nonce)))).toString('base64url');
+    c.send({ jwt: cr.user_jwt, sig });
+    expect(await c.next()).toMatchObject({ type: 'authenticated', plan: 'plus', subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] });
+    c.close();
+  });
+
+  it('when two clients subscribe to one subject, then the process holds one NATS subscription and both receive', async () => {
+    const a = await TestClient.authed(await creds('plus'));
+    const b = await TestClient.authed(await creds('plus'));
+    a.send({ subject: 'premium.raydium' });
+    b.send({ subject: 'premium.raydium' });
+    await a.next(); await b.next();
+    const connz = await (await fetch(`${nats.monitorUrl}/connz?subs=1`)).json() as { connections: Array<{ name?: string; subscriptions_list?: string[] }> };
+    const ours = connz.connections.find((c) => c.name === 'ws-fanout-test');
+    expect(ours?.subscriptions_list?.filter((s) => s === 'premium.raydium')).toHaveLength(1);
+    nc.publish('premium.raydium', '{"x":1}');
+    expect(await a.nextRaw()).toBe('{"x":1}');
+    expect(await b.nextRaw()).toBe('{"x":1}');
+    a.close(); b.close();
+  });
+
+  it('when a message is not JSON, then bad_json and close 4400', async () => {
+    await expectRefusal(await authAttempt('{not json'), 'bad_json', 4400);
+  });
+
+  it('when jwt or nkey is missing, then missing_fields and close 4400', async () => {
+    const cr = await creds('starter');
+    await expectRefusal(await authAttempt({ jwt: cr.user_jwt }), 'missing_fields', 4400);
+    await expectRefusal(await authAttempt({ nkey: cr.user_nkey_seed }), 'missing_fields', 4400);
+  });
+
+  it('when the JWT is tampered with, then invalid_jwt and close 4401', async () => {
+    const cr = await creds('starter');
+    const [h, p, s] = cr.user_jwt.split('.');
+    const claims = JSON.parse(Buffer.from(p!, 'base64url').toString()) as { nats: { sub: { allow: string[] } } };
+    claims.nats.sub.allow.push('premium.pumpswap');
+    const forged = `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${s}`;
+    await expectRefusal(await authAttempt({ jwt: forged, nkey: cr.user_nkey_seed }), 'invalid_jwt', 4401);
+  });
+
+  it('when the JWT is signed by a key that is not its account\'s, then invalid_signature', async () => {
+    const rogue = createAccount();
+    const user = createUser();
+    const jwt = await encodeUser('rogue', user, nats.identities.customers.pro.identity.public_key, { sub: { allow: ['>'] } }, { signer: rogue });
+    await expectRefusal(await authAttempt({ jwt, nkey: new TextDecoder().decode(user.getSeed()) }), 'invalid_signature', 4401);
+  });
+
+  it('when the JWT comes from an account the operator never signed, then unknown_account', async () => {
+    const rogue = createAccount();
+    const user = createUser();
+    const jwt = await encodeUser('rogue', user, rogue, { sub: { allow: ['>'] } });
+    await expectRefusal(await authAttempt({ jwt, nkey: new TextDecoder().decode(user.getSeed()) }), 'unknown_account', 4401);
+  });
+
+  it('when the seed is not the JWT user\'s, then nkey_mismatch', async () => {
+    const a = await creds('starter');
+    const b = await creds('starter');
+    await expectRefusal(await authAttempt({ jwt: a.user_jwt, nkey: b.user_nkey_seed }), 'nkey_mismatch', 4401);
+    await expectRefusal(await authAttempt({ jwt: a.user_jwt, nkey: 'SUnotaseed' }), 'nkey_mismatch', 4401);
+  });
+
+  it('when the JWT has expired, then expired', async () => {
+    const old = await creds('starter', { ttlSeconds: 60, now: Date.now() - 3_600_000 });
+    await expectRefusal(await authAttempt({ jwt: old.user_jwt, nkey: old.user_nkey_seed }), 'expired', 4401);
+  });
+
+  it('when the account revokes the user on the server, then revoked (within the cache TTL)', async () => {
+    const cr = await creds('starter');
+    const ok = await TestClient.authed(cr);
+    ok.close();
+    const account = nats.identities.customers.starter;
+    const current = decode<Account>(account.jwt);
+    const userKey = decode(cr.user_jwt).sub;
+    const updated = await encodeAccount(account.name, fromSeed(new TextEncoder().encode(account.identity.seed)),
+      { ...current.nats, revocations: { [userKey]: Math.floor(Date.now() / 1000) + 1 } },
+      { signer: fromSeed(new TextEncoder().encode(nats.identities.operator.identity.seed)) });
+    const reply = await sysNc.request('$SYS.REQ.CLAIMS.UPDATE', updated, { timeout: 2000 });
+    expect(reply.string()).toContain('jwt updated');
+    await new Promise((r) => setTimeout(r, CACHE_TTL_MS + 50));
+    await expectRefusal(await authAttempt({ jwt: cr.user_jwt, nkey: cr.user_nkey_seed }), 'revoked', 4401);
+    const fresh = await TestClient.authed(await creds('starter'));
+    fresh.close();
+  });
+
+  it('when a starter subscribes to a premium subject, then it is refused naming Plus and stays connected', async () => {
+    const c = await TestClient.authed(await creds('starter'));
+    c.send({ subject: 'premium.pumpswap' });
+    const err = await c.next();
+    expect(err).toMatchObject({ type: 'error', code: 'subject_not_in_plan' });
+    expect(String(err.message)).toMatch(/Plus plan/);
+    c.send({ subject: 'no.such' });
+    expect(await c.next()).toMatchObject({ type: 'error', code: 'unknown_subject' });
+    c.send({ subject: 'basic.bonk' });
+    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.bonk' });
+    c.close();
+  });
+
+  it('when a client subscribes before authenticating, then not_authenticated and close 4401', async () => {
+    await expectRefusal(await authAttempt({ subject: 'basic.pumpfun' }), 'not_authenticated', 4401);
+  });
+
+  it('when a frame exceeds the limit, then the socket is closed with 1009', async () => {
+    const c = new TestClient();
+    await c.opened;
+    await c.next();
+    c.send({ jwt: 'x'.repeat(20 * 1024), nkey: 'y' });
+    expect((await c.waitClosed()).code).toBe(1009);
+  });
+
+  it('when no credentials arrive in time, then auth_timeout and close 4408', async () => {
+    const c = new TestClient();
+    await c.opened;
+    await c.next();
+    await expectRefusal(c, 'auth_timeout', 4408);
+  });
+
+  it('when a starter opens a second connection, then connection_limit 4429; after closing the first, a new one is accepted', async () => {
+    const cr = await creds('starter');
+    const first = await TestClient.authed(cr);
+    const second = await authAttempt({ jwt: cr.user_jwt, nkey: cr.user_nkey_seed });
+    const err = await second.next();
+    expect(err).toMatchObject({ type: 'error', code: 'connection_limit' });
+    expect(String(err.message)).toMatch(/starter plan allows 1 concurrent connection/);
+    expect((await second.waitClosed()).code).toBe(4429);
+    first.close();
+    await first.waitClosed();
+    await new Promise((r) => setTimeout(r, 100));
+    const third = await TestClient.authed(cr);
+    third.close();
+  });
+});
