@@ -156,3 +156,16 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
   await writeFile(join(dir, 'operator.jwt'), identities.operator.jwt, { mode: 0o644 });
   return identities;
 }
+
+/**
+ * Reads `<stateDir>/nats/identities.json` without re-signing anything; creates the identities
+ * (as {@link ensureNatsIdentities}) only when the file does not exist yet.
+ */
+export async function loadNatsIdentities(stateDir: string): Promise<NatsIdentities> {
+  try {
+    return JSON.parse(await readFile(join(stateDir, 'nats', 'identities.json'), 'utf8')) as NatsIdentities;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ensureNatsIdentities(stateDir);
+    throw err;
+  }
+}
