@@ -40,7 +40,7 @@ describe('native NATS with issued credentials', () => {
     const creds = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: nats.url, ttlSeconds: 3600 });
     const nc = await connectUser(creds);
     const got: string[] = [];
-    const basic = nc.subscribe('basic.pumpfun', { callback: (_e, m) => got.push(m.string()) });
+    const basic = nc.subscribe('basic.pumpfun', { callback: (_e, m) => { got.push(m.string()); } });
     const refused = new Promise<Error>((resolve) => {
       nc.subscribe('premium.pumpswap', { callback: (err) => { if (err) resolve(err); else got.push('LEAKED premium'); } });
     });
