@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const recording = join(repo, 'services/ingest/recording');
+const tmp = mkdtempSync(join(tmpdir(), 'decode-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function run(args: string[]): { stdout: string; stderr: string; status: number | null } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/decode.ts', ...args], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
+
+describe('scripts/decode.ts', () => {
+  it('when given the recording and bad files, then stdout is only JSON trades, stderr names each bad path, exit 1', () => {
+    const notJson = join(tmp, 'broken.json');
+    const list = join(tmp, 'events.json');
+    writeFileSync(notJson, '{"transaction": ');
+    writeFileSync(list, '[{"signature":"x","hex":"00"}]');
+    const r = run([recording, notJson, list]);
+    expect(r.status).toBe(1);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(24);
+    for (const line of lines) {
+      const m = JSON.parse(line) as Record<string, unknown>;
+      expect(['pumpfun', 'bonk']).toContain(m.source);
+      expect(['CREATE', 'BUY', 'SELL']).toContain(m.transaction_type);
+    }
+    expect(r.stderr).toContain(`${notJson}: not valid JSON`);
+    expect(r.stderr).toContain(`${list}: input is a JSON array`);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  it('when every input decodes, then exit 0; when no argument is given, then usage and exit 2', () => {
+    const ok = run([join(recording, 'launchlab')]);
+    expect(ok.status).toBe(0);
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout.trimEnd().split('\n')).toHaveLength(4);
+    const none = run([]);
+    expect(none.status).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/usage/);
+  });
+});

@@ -1,0 +1,61 @@
+import { decodeStructPrefix } from './borsh-tolerant.js';
+import type { DecodedValue, IdlTypeRef } from './borsh-tolerant.js';
+import { fromAnchor } from './anchor-values.js';
+import type { ProgramCodec } from './idl.js';
+
+/** A decoded Anchor event. */
+export interface DecodedEvent {
+  name: string;
+  /** Fields present in the bytes, IDL names, JSON-ready values. */
+  values: Record<string, DecodedValue>;
+  /** Payload length after the 8-byte discriminator. */
+  payloadBytes: number;
+  /** Which layout matched: 'idl' (complete), 'idl-prefix' (older, shorter), or a legacy layout's name. */
+  layout: string;
+}
+
+/** An older event layout that is NOT a prefix of the IDL's (a field was inserted), chosen by exact length. */
+export interface LegacyLayout {
+  event: string;
+  name: string;
+  fields: { name: string; type: IdlTypeRef }[];
+}
+
+/**
+ * Decodes event bytes (8-byte discriminator + borsh payload) with a program's IDL.
+ *
+ * 1. If every IDL field fits, anchor's BorshEventCoder decodes it (trailing bytes a
+ *    newer program version appended are ignored).
+ * 2. Else a legacy layout that consumes the payload exactly is used.
+ * 3. Else the payload is read as a prefix of the IDL layout (older versions
+ *    appended fields over time): fields past the end are absent. A prefix that
+ *    leaves undecodable bytes behind is rejected (null) rather than misread.
+ * Returns null for an unknown discriminator or an unreadable payload.
+ */
+export function decodeEvent(codec: ProgramCodec, bytes: Uint8Array, legacy: readonly LegacyLayout[] = []): DecodedEvent | null {
+  if (bytes.length < 8) return null;
+  const def = codec.eventsByDisc.get(Buffer.from(bytes.subarray(0, 8)).toString('hex'));
+  if (!def) return null;
+  const payload = bytes.subarray(8);
+  const prefix = decodeStructPrefix(payload, def.fields, codec.types);
+  if (prefix.missing.length === 0) {
+    const ev = codec.eventCoder.decode(Buffer.from(bytes).toString('base64'));
+    if (ev && ev.name === def.name) {
+      const data = ev.data as Record<string, unknown>;
+      const values: Record<string, DecodedValue> = {};
+      for (const f of def.fields) values[f.name] = fromAnchor(data[f.name], f.type, codec.types);
+      return { name: def.name, values, payloadBytes: payload.length, layout: 'idl' };
+    }
+  }
+  for (const l of legacy) {
+    if (l.event !== def.name) continue;
+    const r = decodeStructPrefix(payload, l.fields, codec.types);
+    if (r.missing.length === 0 && r.trailingBytes === 0) {
+      return { name: def.name, values: r.values, payloadBytes: payload.length, layout: l.name };
+    }
+  }
+  if (prefix.trailingBytes === 0 && prefix.bytesRead > 0) {
+    return { name: def.name, values: prefix.values, payloadBytes: payload.length, layout: 'idl-prefix' };
+  }
+  return null;
+}

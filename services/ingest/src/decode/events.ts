@@ -1,0 +1,92 @@
+import type { InstructionNode, NormalizedInstruction, NormalizedTransaction } from './transaction.js';
+
+/**
+ * Anchor's event-CPI tag: the first 8 bytes of instruction data of an emit_cpi
+ * self-invocation (sha256("anchor:event")[..8], anchor-lang `EVENT_IX_TAG_LE`).
+ */
+export const EVENT_IX_TAG = Buffer.from('e445a52e51cb9a1d', 'hex');
+
+/** An Anchor event as raw bytes: 8-byte event discriminator + borsh payload. */
+export interface RawEvent {
+  bytes: Uint8Array;
+  /** Where it came from: an emit_cpi inner instruction or a `Program data:` log line. */
+  via: 'cpi' | 'log';
+}
+
+/** True when `ix` is an emit_cpi self-invocation carrying an event. */
+export function isEventCpi(ix: NormalizedInstruction, programId: string): boolean {
+  return ix.programId === programId && ix.data !== null && ix.data.length >= 16 && EVENT_IX_TAG.equals(ix.data.subarray(0, 8));
+}
+
+/** Every instruction in execution order: each top-level instruction followed by its CPIs. */
+export function flatten(nodes: InstructionNode[]): NormalizedInstruction[] {
+  return nodes.flatMap((n) => [n.outer, ...n.inner]);
+}
+
+/**
+ * Collects the events each invocation of `programId` emitted, keyed by the
+ * index of the emitting instruction in {@link flatten} order.
+ *
+ * emit_cpi events are inner instructions one level below their emitter
+ * (stackHeight + 1). `Program data:` log lines are attributed by replaying the
+ * `Program <id> invoke [n]` / `success` / `failed` nesting: the k-th `invoke`
+ * line is the k-th instruction in execution order. Attribution stops at a
+ * program-id mismatch or `Log truncated`, since the order is no longer known.
+ * Callers prefer the emit_cpi form and fall back to logs only when an
+ * instruction has no emit_cpi event.
+ */
+export function collectEvents(tx: NormalizedTransaction, programId: string): { cpi: Map<number, RawEvent[]>; log: Map<number, RawEvent[]> } {
+  const flat = flatten(tx.instructions);
+  const cpi = new Map<number, RawEvent[]>();
+  const log = new Map<number, RawEvent[]>();
+  const push = (m: Map<number, RawEvent[]>, k: number, e: RawEvent): void => {
+    const list = m.get(k);
+    if (list) list.push(e);
+    else m.set(k, [e]);
+  };
+
+  // Flat index where each top-level node starts, to keep the owner search inside one node.
+  let start = 0;
+  for (const node of tx.instructions) {
+    const nodeStart = start;
+    start += 1 + node.inner.length;
+    node.inner.forEach((ix, j) => {
+      if (!isEventCpi(ix, programId) || ix.data === null) return;
+      const k = nodeStart + 1 + j;
+      for (let o = k - 1; o >= nodeStart; o--) {
+        const cand = flat[o];
+        if (!cand || cand.programId !== programId || isEventCpi(cand, programId)) continue;
+        const depthOk = ix.stackHeight === null || cand.stackHeight === null || cand.stackHeight === ix.stackHeight - 1;
+        if (depthOk) {
+          push(cpi, o, { bytes: ix.data.subarray(8), via: 'cpi' });
+          break;
+        }
+      }
+    });
+  }
+
+  if (tx.logs) {
+    const stack: number[] = [];
+    let next = 0;
+    for (const line of tx.logs) {
+      if (line.startsWith('Log truncated')) break;
+      const invoke = /^Program (\w+) invoke \[(\d+)\]$/.exec(line);
+      if (invoke) {
+        const ix = flat[next];
+        if (!ix || ix.programId !== invoke[1]) break;
+        stack.push(next++);
+        continue;
+      }
+      if (/^Program \w+ (success|failed)/.test(line)) {
+        stack.pop();
+        continue;
+      }
+      if (line.startsWith('Program data: ')) {
+        const top = stack[stack.length - 1];
+        if (top === undefined || flat[top]?.programId !== programId) continue;
+        push(log, top, { bytes: Buffer.from(line.slice('Program data: '.length).trim(), 'base64'), via: 'log' });
+      }
+    }
+  }
+  return { cpi, log };
+}

@@ -1,0 +1,91 @@
+import { BorshEventCoder, BorshInstructionCoder } from '@coral-xyz/anchor';
+import type { Idl } from '@coral-xyz/anchor';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { typeMap } from './borsh-tolerant.js';
+import type { IdlTypeDefEntry, IdlTypeRef } from './borsh-tolerant.js';
+
+/** Anchor IDL (spec 0.1.0) fields this decoder reads. */
+export interface LoadedIdl {
+  address: string;
+  metadata: { name: string; version: string; spec?: string };
+  instructions: { name: string; discriminator: number[]; accounts: { name: string }[]; args: { name: string; type: IdlTypeRef }[] }[];
+  events?: { name: string; discriminator: number[] }[];
+  types?: IdlTypeDefEntry[];
+}
+
+/** Everything needed to decode one program: its IDL, anchor coders and lookup tables. */
+export interface ProgramCodec {
+  idl: LoadedIdl;
+  /** Program id = IDL `address`. */
+  programId: string;
+  instructionCoder: BorshInstructionCoder;
+  eventCoder: BorshEventCoder;
+  types: Map<string, IdlTypeDefEntry>;
+  /** Instruction by 8-byte discriminator (hex), from IDL `instructions[].discriminator`. */
+  instructionsByDisc: Map<string, LoadedIdl['instructions'][number]>;
+  /** Event name and struct fields by 8-byte discriminator (hex), from IDL `events[]` + `types[]`. */
+  eventsByDisc: Map<string, { name: string; fields: { name: string; type: IdlTypeRef }[] }>;
+}
+
+function hex(bytes: ArrayLike<number>): string {
+  return Buffer.from(Array.from(bytes)).toString('hex');
+}
+
+function buildCodec(idl: LoadedIdl): ProgramCodec {
+  const types = typeMap(idl.types);
+  const eventsByDisc = new Map<string, { name: string; fields: { name: string; type: IdlTypeRef }[] }>();
+  for (const ev of idl.events ?? []) {
+    const def = types.get(ev.name);
+    const fields = def && def.type.kind === 'struct' ? ((def.type as { fields?: unknown[] }).fields ?? []) : [];
+    eventsByDisc.set(hex(ev.discriminator), { name: ev.name, fields: fields as { name: string; type: IdlTypeRef }[] });
+  }
+  return {
+    idl,
+    programId: idl.address,
+    instructionCoder: new BorshInstructionCoder(idl as unknown as Idl),
+    eventCoder: new BorshEventCoder(idl as unknown as Idl),
+    types,
+    instructionsByDisc: new Map(idl.instructions.map((ix) => [hex(ix.discriminator), ix])),
+    eventsByDisc,
+  };
+}
+
+/**
+ * Location of the official pump.fun IDL shipped in @pump-fun/pump-sdk
+ * (`src/idl/pump.json`). The file is outside the package's `exports` map, so the
+ * package entry point is resolved and the package directory found by walking up.
+ */
+export function pumpIdlPath(): string {
+  const require = createRequire(import.meta.url);
+  let dir = dirname(require.resolve('@pump-fun/pump-sdk'));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === '@pump-fun/pump-sdk') {
+      return join(dir, 'src', 'idl', 'pump.json');
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find the @pump-fun/pump-sdk package directory');
+    dir = up;
+  }
+}
+
+/** Location of the LaunchLab IDL kept in this repo (services/ingest/idl, see SOURCES.md there). */
+export const launchlabIdlPath = fileURLToPath(new URL('../../idl/raydium_launchpad.json', import.meta.url));
+
+let pump: ProgramCodec | undefined;
+let launchlab: ProgramCodec | undefined;
+
+/** pump.fun program codec (IDL `pump`, address 6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P). Loaded once. */
+export function pumpCodec(): ProgramCodec {
+  pump ??= buildCodec(JSON.parse(readFileSync(pumpIdlPath(), 'utf8')) as LoadedIdl);
+  return pump;
+}
+
+/** Raydium LaunchLab codec (IDL `raydium_launchpad` 0.2.0, address LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj). Loaded once. */
+export function launchlabCodec(): ProgramCodec {
+  launchlab ??= buildCodec(JSON.parse(readFileSync(launchlabIdlPath, 'utf8')) as LoadedIdl);
+  return launchlab;
+}

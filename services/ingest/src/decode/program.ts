@@ -1,0 +1,76 @@
+import type { DecodedValue } from './borsh-tolerant.js';
+import { decodeEvent } from './event-decode.js';
+import type { DecodedEvent, LegacyLayout } from './event-decode.js';
+import { collectEvents, flatten, isEventCpi } from './events.js';
+import type { LoadedIdl, ProgramCodec } from './idl.js';
+import type { NormalizedInstruction, NormalizedTransaction } from './transaction.js';
+import type { CommonMessageFields } from './types.js';
+
+/** One invocation of the program's own (non-event) instruction with the events it emitted. */
+export interface ProgramCall {
+  ix: NormalizedInstruction;
+  /** Position in execution order (for sorting messages). */
+  order: number;
+  def: LoadedIdl['instructions'][number];
+  events: DecodedEvent[];
+}
+
+/**
+ * Every instruction of `codec`'s program in the transaction (top-level and
+ * CPI), identified by its IDL discriminator, with its decoded events: the
+ * emit_cpi form when present, else the `Program data:` log lines.
+ */
+export function programCalls(tx: NormalizedTransaction, codec: ProgramCodec, legacy: readonly LegacyLayout[] = []): ProgramCall[] {
+  const { cpi, log } = collectEvents(tx, codec.programId);
+  const out: ProgramCall[] = [];
+  flatten(tx.instructions).forEach((ix, order) => {
+    if (ix.programId !== codec.programId || ix.data === null || ix.data.length < 8 || isEventCpi(ix, codec.programId)) return;
+    const def = codec.instructionsByDisc.get(Buffer.from(ix.data.subarray(0, 8)).toString('hex'));
+    if (!def) return;
+    const raw = cpi.get(order) ?? log.get(order) ?? [];
+    const events = raw.map((e) => decodeEvent(codec, e.bytes, legacy)).filter((e): e is DecodedEvent => e !== null);
+    out.push({ ix, order, def, events });
+  });
+  return out;
+}
+
+/** The instruction account the IDL names `name`, or undefined when the instruction passed fewer accounts. */
+export function account(call: ProgramCall, name: string): string | undefined {
+  const i = call.def.accounts.findIndex((a) => a.name === name);
+  return i < 0 ? undefined : call.ix.accounts[i];
+}
+
+/** Common message fields (ARCHITECTURE §6). */
+export function common(
+  tx: NormalizedTransaction,
+  call: ProgramCall,
+  source: CommonMessageFields['source'],
+  type: CommonMessageFields['transaction_type'],
+): CommonMessageFields {
+  return {
+    source,
+    transaction_type: type,
+    signature: tx.signature,
+    slot: tx.slot,
+    block_time_ms: tx.blockTimeMs,
+    instruction_path: [...call.ix.path],
+    program_id: call.ix.programId,
+  };
+}
+
+/** Decimals of `mint` from the transaction's token balances, if any account of that mint appears. */
+export function mintDecimals(tx: NormalizedTransaction, mint: string): number | undefined {
+  return [...tx.preTokenBalances, ...tx.postTokenBalances].find((b) => b.mint === mint)?.decimals;
+}
+
+/** Raw integer (decimal string) → number of human units. */
+export function ui(raw: DecodedValue | undefined, decimals: number): number | undefined {
+  return typeof raw === 'string' ? Number(raw) / 10 ** decimals : undefined;
+}
+
+/** Copies only defined values, so absent stays absent. */
+export function defined(obj: Record<string, DecodedValue | undefined>): Record<string, DecodedValue> {
+  const out: Record<string, DecodedValue> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
+  return out;
+}

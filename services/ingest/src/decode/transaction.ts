@@ -1,0 +1,255 @@
+import bs58 from 'bs58';
+import { DecodeError } from './errors.js';
+import { parseWireTransaction } from './wire.js';
+
+/** An SPL token balance from meta.pre/postTokenBalances. `amount` is raw base units (decimal string). */
+export interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string | null;
+  amount: string;
+  decimals: number;
+}
+
+/**
+ * One instruction (top-level or inner), with account indices already resolved
+ * to base58 addresses. `data` is null for jsonParsed instructions that the RPC
+ * replaced by a `parsed` object (System, SPL Token, ...): they still occupy
+ * their index so instruction paths stay right.
+ */
+export interface NormalizedInstruction {
+  programId: string;
+  accounts: string[];
+  data: Uint8Array | null;
+  /** [outer] or [outer, inner]: position in the transaction / in meta.innerInstructions[outer]. */
+  path: number[];
+  /** Invocation depth: 1 for top-level, ≥ 2 for CPIs; null when the capture lacks it. */
+  stackHeight: number | null;
+}
+
+/** A top-level instruction and the CPIs it made, in execution order. */
+export interface InstructionNode {
+  outer: NormalizedInstruction;
+  inner: NormalizedInstruction[];
+}
+
+/**
+ * A transaction in one shape whatever the getTransaction encoding
+ * (json / jsonParsed / base64 legacy, v0 or v1).
+ */
+export interface NormalizedTransaction {
+  signature: string;
+  slot: number | null;
+  /** blockTime × 1000 (ms since the Unix epoch), or null when absent. */
+  blockTimeMs: number | null;
+  /** Full account list: static keys, then loaded writable, then loaded readonly. */
+  accountKeys: string[];
+  instructions: InstructionNode[];
+  /** meta.logMessages; null when the capture has none. */
+  logs: string[] | null;
+  /** meta.err; null on success. */
+  err: unknown;
+  /** Transaction fee in lamports. */
+  fee: number | null;
+  preBalances: number[];
+  postBalances: number[];
+  preTokenBalances: TokenBalance[];
+  postTokenBalances: TokenBalance[];
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function fail(reason: string, cause?: unknown): never {
+  throw new DecodeError(reason, cause === undefined ? undefined : { cause });
+}
+
+function numArray(v: unknown, what: string): number[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number')) fail(`${what} is not an array of numbers`);
+  return v as number[];
+}
+
+function decodeBase58(s: unknown, what: string): Uint8Array {
+  if (typeof s !== 'string') fail(`${what} is not a base58 string`);
+  try {
+    return bs58.decode(s);
+  } catch (err) {
+    return fail(`${what} is not valid base58`, err);
+  }
+}
+
+function tokenBalances(v: unknown, what: string): TokenBalance[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) fail(`${what} is not an array`);
+  return v.map((b, i) => {
+    if (!isObj(b) || typeof b.accountIndex !== 'number' || typeof b.mint !== 'string' || !isObj(b.uiTokenAmount)) {
+      fail(`${what}[${i}] is not a token balance`);
+    }
+    const ui = b.uiTokenAmount;
+    if (typeof ui.amount !== 'string' || typeof ui.decimals !== 'number') fail(`${what}[${i}].uiTokenAmount lacks amount/decimals`);
+    return {
+      accountIndex: b.accountIndex,
+      mint: b.mint,
+      owner: typeof b.owner === 'string' ? b.owner : null,
+      amount: ui.amount,
+      decimals: ui.decimals,
+    };
+  });
+}
+
+function loadedAddresses(meta: Obj): string[] {
+  const la = meta.loadedAddresses;
+  if (!isObj(la)) return [];
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return [...list(la.writable), ...list(la.readonly)];
+}
+
+/** A compiled (index-based) instruction from json/base64 encodings, or a jsonParsed one. */
+function resolveInstruction(raw: unknown, keys: string[], path: number[], what: string): NormalizedInstruction {
+  if (!isObj(raw)) fail(`${what} is not an object`);
+  const stackHeight = typeof raw.stackHeight === 'number' ? raw.stackHeight : null;
+  const keyAt = (i: unknown): string => {
+    if (typeof i !== 'number') fail(`${what} has a non-numeric account index`);
+    const k = keys[i];
+    if (k === undefined) fail(`${what} refers to account ${i} but the transaction has ${keys.length}`);
+    return k;
+  };
+  if (typeof raw.programIdIndex === 'number') {
+    const accounts = raw.accounts;
+    if (!Array.isArray(accounts)) fail(`${what}.accounts is not an array`);
+    return {
+      programId: keyAt(raw.programIdIndex),
+      accounts: accounts.map(keyAt),
+      data: decodeBase58(raw.data, `${what}.data`),
+      path,
+      stackHeight,
+    };
+  }
+  if (typeof raw.programId === 'string') {
+    if ('parsed' in raw) return { programId: raw.programId, accounts: [], data: null, path, stackHeight };
+    const accounts = raw.accounts;
+    if (!Array.isArray(accounts) || !accounts.every((a) => typeof a === 'string')) fail(`${what}.accounts is not a list of addresses`);
+    return { programId: raw.programId, accounts: accounts as string[], data: decodeBase58(raw.data, `${what}.data`), path, stackHeight };
+  }
+  return fail(`${what} has neither programIdIndex nor programId`);
+}
+
+/**
+ * Normalises one getTransaction result (encodings json, jsonParsed, base64;
+ * legacy, v0 and v1 messages) into a {@link NormalizedTransaction}. A JSON-RPC
+ * envelope `{jsonrpc, result}` is unwrapped. Throws {@link DecodeError} with the
+ * reason when the input is not a readable transaction.
+ */
+export function normalizeTransaction(input: unknown): NormalizedTransaction {
+  if (Array.isArray(input)) fail('input is a JSON array, not a transaction object');
+  if (!isObj(input)) fail(`input is ${input === null ? 'null' : typeof input}, not a transaction object`);
+  const root = isObj(input.result) && 'jsonrpc' in input ? input.result : input;
+  const tx = root.transaction;
+  const meta = root.meta;
+  if (tx === undefined) fail('input has no "transaction" field');
+  if (!isObj(meta)) fail('input has no "meta" object (status, balances and inner instructions are needed)');
+
+  const loaded = loadedAddresses(meta);
+  let signature: string;
+  let accountKeys: string[];
+  let outerRaw: unknown[];
+  let compiled = false;
+  let wireIx: ReturnType<typeof parseWireTransaction>['instructions'] = [];
+
+  if (Array.isArray(tx)) {
+    const [payload, encoding] = tx;
+    if (encoding !== 'base64' && encoding !== 'base58') fail(`unsupported transaction encoding ${JSON.stringify(encoding)}`);
+    if (typeof payload !== 'string') fail('transaction payload is not a string');
+    let bytes: Uint8Array;
+    try {
+      bytes = encoding === 'base64' ? Buffer.from(payload, 'base64') : bs58.decode(payload);
+    } catch (err) {
+      fail(`transaction payload is not valid ${encoding}`, err);
+    }
+    let wire;
+    try {
+      wire = parseWireTransaction(bytes);
+    } catch (err) {
+      fail(`transaction bytes are not a Solana transaction: ${(err as Error).message}`, err);
+    }
+    const sig = wire.signatures[0];
+    if (!sig) fail('transaction has no signature');
+    signature = sig;
+    accountKeys = [...wire.staticAccountKeys, ...loaded];
+    wireIx = wire.instructions;
+    compiled = true;
+    outerRaw = [];
+  } else if (isObj(tx)) {
+    const msg = tx.message;
+    if (!isObj(msg)) fail('transaction has no "message" object');
+    const sigs = tx.signatures;
+    if (!Array.isArray(sigs) || typeof sigs[0] !== 'string') fail('transaction has no signatures');
+    signature = sigs[0];
+    const keys = msg.accountKeys;
+    if (!Array.isArray(keys)) fail('message.accountKeys is not an array');
+    if (keys.every((k) => typeof k === 'string')) {
+      accountKeys = [...(keys as string[]), ...loaded];
+    } else if (keys.every((k) => isObj(k) && typeof k.pubkey === 'string')) {
+      // jsonParsed lists every account, lookup-table ones included (source: "lookupTable").
+      accountKeys = (keys as { pubkey: string }[]).map((k) => k.pubkey);
+    } else {
+      fail('message.accountKeys holds neither base58 strings nor {pubkey} objects');
+    }
+    if (!Array.isArray(msg.instructions)) fail('message.instructions is not an array');
+    outerRaw = msg.instructions;
+  } else {
+    fail('"transaction" is neither an object nor [payload, encoding]');
+  }
+
+  const outer: NormalizedInstruction[] = compiled
+    ? wireIx.map((ix, i) => {
+        const programId = accountKeys[ix.programIdIndex];
+        if (programId === undefined) fail(`instruction ${i} refers to program account ${ix.programIdIndex} of ${accountKeys.length}`);
+        const accounts = ix.accounts.map((a) => {
+          const k = accountKeys[a];
+          if (k === undefined) fail(`instruction ${i} refers to account ${a} of ${accountKeys.length}`);
+          return k;
+        });
+        return { programId, accounts, data: ix.data, path: [i], stackHeight: 1 };
+      })
+    : outerRaw.map((raw, i) => resolveInstruction(raw, accountKeys, [i], `instruction ${i}`));
+
+  const nodes: InstructionNode[] = outer.map((o) => ({ outer: { ...o, stackHeight: o.stackHeight ?? 1 }, inner: [] }));
+  const innerRaw = meta.innerInstructions;
+  if (innerRaw !== undefined && innerRaw !== null) {
+    if (!Array.isArray(innerRaw)) fail('meta.innerInstructions is not an array');
+    for (const group of innerRaw) {
+      if (!isObj(group) || typeof group.index !== 'number' || !Array.isArray(group.instructions)) {
+        fail('meta.innerInstructions entry lacks index/instructions');
+      }
+      const node = nodes[group.index];
+      if (!node) fail(`meta.innerInstructions refers to instruction ${group.index} of ${nodes.length}`);
+      const idx = group.index;
+      group.instructions.forEach((raw, j) => {
+        node.inner.push(resolveInstruction(raw, accountKeys, [idx, j], `inner instruction ${idx}.${j}`));
+      });
+    }
+  }
+
+  const logs = Array.isArray(meta.logMessages) ? meta.logMessages.filter((l): l is string => typeof l === 'string') : null;
+  const slot = typeof root.slot === 'number' ? root.slot : null;
+  const blockTimeMs = typeof root.blockTime === 'number' ? root.blockTime * 1000 : null;
+  return {
+    signature,
+    slot,
+    blockTimeMs,
+    accountKeys,
+    instructions: nodes,
+    logs,
+    err: meta.err ?? null,
+    fee: typeof meta.fee === 'number' ? meta.fee : null,
+    preBalances: numArray(meta.preBalances, 'meta.preBalances'),
+    postBalances: numArray(meta.postBalances, 'meta.postBalances'),
+    preTokenBalances: tokenBalances(meta.preTokenBalances, 'meta.preTokenBalances'),
+    postTokenBalances: tokenBalances(meta.postTokenBalances, 'meta.postTokenBalances'),
+  };
+}

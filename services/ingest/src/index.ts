@@ -1,0 +1,6 @@
+/** Public surface of @tradewind/ingest (scripts and tests). */
+export { decodeTransaction, subjectOf, messageId, DecodeError, type TradeMessage, type PumpfunMessage, type BonkMessage } from './decode/index.js';
+export { createApp } from './app.js';
+export { loadIngestConfig, IngestConfigSchema, BUNDLED_RECORDING_DIR, type IngestConfig } from './config.js';
+export { loadRecording, listJsonFiles, type RecordedTransaction, type RecordingProblem } from './replay/recording.js';
+export { replay, replayCopy, type OutgoingTrade } from './replay/replay-source.js';

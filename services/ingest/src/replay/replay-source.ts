@@ -1,0 +1,67 @@
+/**
+ * The replay source: emits a recording's trades in chain order at a steady pace and loops.
+ *
+ * Replayed messages are marked, never passed off as live: `replayed: true`, `replay_loop`
+ * (0 for the first pass) and `replayed_at_ms` (when this copy was emitted). `slot` and
+ * `block_time_ms` stay the chain's own. Their `Nats-Msg-Id` adds the replay run and loop to
+ * `<signature>:<instruction path>`, so a loop is not dropped as a duplicate while a retried
+ * publish of the same copy still is.
+ */
+import { randomUUID } from 'node:crypto';
+import { messageId, subjectOf, type TradeMessage } from '../decode/index.js';
+import type { RecordedTransaction } from './recording.js';
+
+/** A message ready to publish. */
+export interface OutgoingTrade {
+  readonly subject: 'basic.pumpfun' | 'basic.bonk';
+  readonly msgId: string;
+  readonly message: TradeMessage & { replayed: true; replay_loop: number; replayed_at_ms: number };
+}
+
+/** Marks one trade as a replayed copy. */
+export function replayCopy(trade: TradeMessage, runId: string, loop: number, nowMs: number): OutgoingTrade {
+  return {
+    subject: subjectOf(trade),
+    msgId: `${messageId(trade)}:replay:${runId}:${loop}`,
+    message: { ...trade, replayed: true, replay_loop: loop, replayed_at_ms: nowMs },
+  };
+}
+
+/**
+ * Yields batches (one per recorded transaction) at `transactionsPerSecond`, forever when `loop`.
+ * Stops when `signal` aborts. The pace is kept against a schedule, so slow publishing does not
+ * accumulate drift, and never bursts to catch up by more than one transaction.
+ */
+export async function* replay(
+  transactions: readonly RecordedTransaction[],
+  options: { transactionsPerSecond: number; loop: boolean; signal: AbortSignal; runId?: string; now?: () => number },
+): AsyncGenerator<OutgoingTrade[]> {
+  if (transactions.length === 0) return;
+  const runId = options.runId ?? randomUUID().slice(0, 8);
+  const now = options.now ?? Date.now;
+  const intervalMs = 1000 / options.transactionsPerSecond;
+  let next = now();
+  for (let loop = 0; !options.signal.aborted; loop++) {
+    for (const tx of transactions) {
+      const wait = next - now();
+      if (wait > 0) await sleep(wait, options.signal);
+      if (options.signal.aborted) return;
+      next = Math.max(next + intervalMs, now() - intervalMs);
+      const emittedAt = now();
+      yield tx.trades.map((t) => replayCopy(t, runId, loop, emittedAt));
+    }
+    if (!options.loop) return;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connectNats, createLogger, TRADES_STREAM, type NatsConnection } from '@tradewind/lib';
+import { createApp } from '../src/app.js';
+import { BUNDLED_RECORDING_DIR } from '../src/config.js';
+import { loadRecording } from '../src/replay/recording.js';
+import { replay } from '../src/replay/replay-source.js';
+
+// JetStream on the machine's plain NATS (127.0.0.1:4222, no auth); the stream is TRADES, so
+// this file owns it while it runs: it is deleted before and after.
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+
+beforeAll(async () => {
+  nc = await connectNats({ url: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222', name: 'ingest-test' });
+  jsm = await jetstreamManager(nc);
+  await jsm.streams.delete(TRADES_STREAM).catch(() => undefined);
+});
+
+afterAll(async () => {
+  await jsm?.streams.delete(TRADES_STREAM).catch(() => undefined);
+  await nc?.close();
+});
+
+const config = {
+  REPLAY_DIR: BUNDLED_RECORDING_DIR, REPLAY_TRANSACTIONS_PER_SECOND: 1000, REPLAY_LOOP: false,
+  TRADES_MAX_AGE_MS: 3_600_000, TRADES_DUPLICATE_WINDOW_MS: 120_000, TRADES_MAX_BYTES: 64 * 1024 * 1024, PUBLISH_MAX_BACKOFF_MS: 1000,
+};
+
+describe('replay source', () => {
+  it('when looping, then each pass yields every trade again in slot order, marked replayed with distinct ids', async () => {
+    const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
+    const slots = transactions.map((t) => t.slot).filter((s): s is number => s !== null);
+    expect(slots).toEqual([...slots].sort((a, b) => a - b));
+    const abort = new AbortController();
+    const seen: string[] = [];
+    const passes = new Set<number>();
+    for await (const batch of replay(transactions, { transactionsPerSecond: 10_000, loop: true, signal: abort.signal, runId: 'r1' })) {
+      for (const t of batch) {
+        expect(t.message.replayed).toBe(true);
+        seen.push(t.msgId);
+        passes.add(t.message.replay_loop);
+      }
+      if (passes.size === 3) abort.abort();
+    }
+    const perPass = transactions.reduce((n, t) => n + t.trades.length, 0);
+    expect(seen.length).toBeGreaterThanOrEqual(perPass * 2);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen[0]).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}:\d+(\.\d+)?:replay:r1:0$/);
+    expect(seen[perPass]).toMatch(/:replay:r1:1$/);
+  });
+
+  it('when paced at 20 transactions per second, then 10 transactions take about half a second', async () => {
+    const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
+    const abort = new AbortController();
+    const start = Date.now();
+    let n = 0;
+    for await (const _batch of replay(transactions, { transactionsPerSecond: 20, loop: true, signal: abort.signal })) {
+      if (++n === 11) abort.abort();
+    }
+    // 11 batches = 10 intervals of 50 ms; generous bounds, this checks pacing exists, not speed.
+    expect(Date.now() - start).toBeGreaterThanOrEqual(450);
+    expect(Date.now() - start).toBeLessThan(5000);
+  });
+});
+
+describe('ingest app (JetStream)', () => {
+  it('when the recording is replayed twice, then TRADES holds every trade twice, schema-valid, and a re-publish of the same copy is dropped', async () => {
+    const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
+    const perPass = transactions.reduce((n, t) => n + t.trades.length, 0);
+    expect(perPass).toBeGreaterThanOrEqual(20);
+    const logger = createLogger({ service: 'ingest', level: 'silent' });
+
+    const first = createApp(config, { logger, registry: new Registry(), nc });
+    await first.start();
+    await first.done();
+    const second = createApp(config, { logger, registry: new Registry(), nc });
+    await second.start();
+    await second.done();
+
+    const info = await jsm.streams.info(TRADES_STREAM);
+    expect(info.state.messages).toBe(perPass * 2);
+    expect(info.config.subjects.sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium']);
+
+    const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+    const schemaDir = join(BUNDLED_RECORDING_DIR, '..', 'schemas');
+    const validate = {
+      'basic.pumpfun': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'basic.pumpfun.schema.json'), 'utf8')) as object),
+      'basic.bonk': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'basic.bonk.schema.json'), 'utf8')) as object),
+    };
+    const bySubject: Record<string, number> = {};
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const m = await jsm.streams.getMessage(TRADES_STREAM, { seq });
+      const body = m!.json<Record<string, unknown>>();
+      const check = validate[m!.subject as 'basic.pumpfun' | 'basic.bonk'];
+      expect(check(body), JSON.stringify(check.errors)).toBe(true);
+      expect(body.replayed).toBe(true);
+      expect(m!.header.get('Nats-Msg-Id')).toContain(`${String(body.signature)}:`);
+      bySubject[m!.subject] = (bySubject[m!.subject] ?? 0) + 1;
+    }
+    expect(Object.keys(bySubject).sort()).toEqual(['basic.bonk', 'basic.pumpfun']);
+
+    // The same copy published again (same Nats-Msg-Id) is dropped by the duplicate window.
+    const last = await jsm.streams.getMessage(TRADES_STREAM, { seq: info.state.last_seq });
+    const { jetstream } = await import('@nats-io/jetstream');
+    const ack = await jetstream(nc).publish(last!.subject, last!.data, { msgID: last!.header.get('Nats-Msg-Id') });
+    expect(ack.duplicate).toBe(true);
+    expect((await jsm.streams.info(TRADES_STREAM)).state.messages).toBe(perPass * 2);
+  });
+});
