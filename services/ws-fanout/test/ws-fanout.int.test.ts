@@ -27,7 +27,7 @@ beforeAll(async () => {
   nats = await startLocalNats({ stateDir, port: await freePort(), monitorPort: await freePort() });
   nc = await connectNats({ url: nats.url, creds: nats.identities.service_user_creds, name: 'ws-fanout-test' });
   sysNc = await connectNats({ url: nats.url, creds: nats.identities.system_user_creds, name: 'ws-fanout-test-sys' });
-  redis = createClient({ url: 'redis://127.0.0.1:6379' });
+  redis = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
   await redis.connect();
   const logger = createLogger({ service: 'ws-fanout', level: 'silent' });
   const verifier = new CredentialVerifier(nats.identities.operator.jwt, resolverLookup(sysNc), CACHE_TTL_MS);
