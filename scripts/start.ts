@@ -62,7 +62,9 @@ function ensureSystemPackages(): void {
 
 function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const log = openSync(join(logDir, `${name}.log`), 'a');
-  const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', log, log] });
+  // Own process group: a terminal Ctrl-C reaches only this script, which stops the services
+  // first and the servers they depend on last.
+  const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', log, log], detached: true });
   children.push({ name, proc });
   proc.once('exit', (code, signal) => {
     if (!stopping) {
@@ -101,13 +103,15 @@ async function shutdown(code: number): Promise<never> {
   if (stopping) return new Promise(() => undefined);
   stopping = true;
   say('\nStopping Tradewind…');
-  const exits = children.map(({ proc }) => new Promise<void>((r) => {
+  const terminate = (proc: ChildProcess) => new Promise<void>((r) => {
     if (proc.exitCode !== null || proc.signalCode !== null) return r();
     proc.once('exit', () => r());
     proc.kill('SIGTERM');
     setTimeout(() => proc.kill('SIGKILL'), 12_000).unref();
-  }));
-  await Promise.all(exits);
+  });
+  const infra = new Set(['nats-server', 'redis-server']);
+  await Promise.all(children.filter((c) => !infra.has(c.name)).map((c) => terminate(c.proc)));
+  await Promise.all(children.filter((c) => c.name === 'redis-server').map((c) => terminate(c.proc)));
   await nats?.stop();
   say('Stopped.');
   process.exit(code);
@@ -141,7 +145,7 @@ async function main(): Promise<void> {
   }
 
   say('Starting nats-server (operator mode, JetStream)…');
-  nats = await startLocalNats({ stateDir, port: PORTS.nats, monitorPort: PORTS.natsMonitor });
+  nats = await startLocalNats({ stateDir, port: PORTS.nats, monitorPort: PORTS.natsMonitor, detached: true });
   children.push({ name: 'nats-server', proc: nats.process });
 
   let redisUrl = process.env.REDIS_URL;

@@ -38,6 +38,8 @@ export async function startLocalNats(options: {
   monitorPort: number;
   maxFileStore?: string;
   logFile?: string;
+  /** Run the server in its own process group, so a terminal's Ctrl-C does not reach it directly (npm start stops it last). */
+  detached?: boolean;
 }): Promise<LocalNats> {
   const identities = await ensureNatsIdentities(options.stateDir);
   const dir = join(options.stateDir, 'nats');
@@ -57,7 +59,7 @@ export async function startLocalNats(options: {
     }
   }
   const logFile = options.logFile ?? join(dir, 'nats-server.log');
-  const child = spawn(NATS_SERVER_BIN, ['-c', configPath, '-l', logFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NATS_SERVER_BIN, ['-c', configPath, '-l', logFile], { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
   let exited = false;
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });

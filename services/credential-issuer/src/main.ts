@@ -1,5 +1,5 @@
 /** credential-issuer composition root. */
-import { connectNats, createLogger, createRegistry, installShutdown, runMain, startAdminServer } from '@tradewind/lib';
+import { connectNats, createLogger, createRegistry, runMain, serve } from '@tradewind/lib';
 import { loadCredentialIssuerConfig } from './config.js';
 import { ensureNatsIdentities } from './domain/identities.js';
 import { createApp } from './app.js';
@@ -12,20 +12,10 @@ runMain(async () => {
   const nc = await connectNats({ url: config.NATS_URL, creds: identities.service_user_creds, name: 'credential-issuer', logger });
   const sysNc = await connectNats({ url: config.NATS_URL, creds: identities.system_user_creds, name: 'credential-issuer-sys', logger });
   const app = createApp({ natsPublicUrl: config.NATS_PUBLIC_URL, ttlSeconds: config.CREDENTIALS_TTL_SECONDS }, { logger, registry, identities, nc, sysNc });
-  const admin = await startAdminServer({
-    port: config.ADMIN_PORT, registry, logger,
+  const adminPort = await serve({
+    logger, registry, adminPort: config.ADMIN_PORT, app,
     checks: [{ name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() }],
+    close: [() => nc.drain(), () => sysNc.drain()],
   });
-  await app.start();
-  logger.info({ admin_port: admin.port }, 'credential-issuer ready');
-  installShutdown({
-    logger,
-    markNotReady: () => admin.markNotReady(),
-    stop: async () => {
-      await app.stop();
-      await nc.drain();
-      await sysNc.drain();
-      await admin.close();
-    },
-  });
+  logger.info({ admin_port: adminPort }, 'credential-issuer ready');
 });

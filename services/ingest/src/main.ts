@@ -1,5 +1,5 @@
 /** ingest composition root. */
-import { connectNats, createLogger, createRegistry, installShutdown, runMain, startAdminServer } from '@tradewind/lib';
+import { connectNats, createLogger, createRegistry, runMain, serve } from '@tradewind/lib';
 import { loadIngestConfig } from './config.js';
 import { createApp } from './app.js';
 
@@ -9,15 +9,9 @@ runMain(async () => {
   const registry = createRegistry('ingest');
   const nc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_CREDS, name: 'ingest', logger });
   const app = createApp(config, { logger, registry, nc });
-  const admin = await startAdminServer({ port: config.ADMIN_PORT, registry, logger, checks: [{ name: 'nats', check: () => app.isReady() }] });
-  await app.start();
-  installShutdown({
-    logger,
-    markNotReady: () => admin.markNotReady(),
-    stop: async () => {
-      await app.stop();
-      await nc.drain();
-      await admin.close();
-    },
+  await serve({
+    logger, registry, adminPort: config.ADMIN_PORT, app,
+    checks: [{ name: 'nats', check: () => app.isReady() }],
+    close: [() => nc.drain()],
   });
 });

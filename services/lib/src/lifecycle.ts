@@ -3,7 +3,9 @@
  * delay so load balancers notice, run the service's stop steps, exit 0 — all
  * under a deadline; past the deadline the process exits 1.
  */
+import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
+import { startAdminServer, type ReadinessCheck } from './admin-server.js';
 
 /**
  * Installs signal handlers that call `stop` once.
@@ -55,4 +57,35 @@ export function runMain(main: () => Promise<void>): void {
     process.stderr.write(`fatal: ${message}\n`);
     process.exit(1);
   });
+}
+
+/**
+ * The tail every composition root shares: start the admin server (`/healthz`, `/readyz` with
+ * `checks`, `/metrics`), start the app, and install graceful shutdown that marks the process
+ * not ready, stops the app, runs `close` in order (drain NATS, quit Redis…) and closes the admin server.
+ * @returns the admin server's port.
+ */
+export async function serve(options: {
+  logger: Logger;
+  registry: Registry;
+  adminPort: number;
+  checks: readonly ReadinessCheck[];
+  app: { start(): Promise<unknown>; stop(): Promise<void> };
+  close: ReadonlyArray<() => Promise<unknown>>;
+}): Promise<number> {
+  let started = false;
+  const checks = [{ name: 'started', check: () => started }, ...options.checks];
+  const admin = await startAdminServer({ port: options.adminPort, registry: options.registry, logger: options.logger, checks });
+  await options.app.start();
+  started = true;
+  installShutdown({
+    logger: options.logger,
+    markNotReady: () => admin.markNotReady(),
+    stop: async () => {
+      await options.app.stop();
+      for (const close of options.close) await close();
+      await admin.close();
+    },
+  });
+  return admin.port;
 }

@@ -1,7 +1,7 @@
 /** ws-fanout composition root: config → logger → metrics → connections → createApp → start → shutdown hooks. */
 import { readFile } from 'node:fs/promises';
 import { createClient } from 'redis';
-import { connectNats, createLogger, createRegistry, installShutdown, runMain, startAdminServer } from '@tradewind/lib';
+import { connectNats, createLogger, createRegistry, runMain, serve } from '@tradewind/lib';
 import { loadWsFanoutConfig } from './config.js';
 import { createApp } from './app.js';
 import { CredentialVerifier } from './domain/verifier.js';
@@ -25,25 +25,14 @@ runMain(async () => {
   const verifier = new CredentialVerifier(operatorJwt, resolverLookup(sysNc), config.ACCOUNT_CACHE_TTL_MS);
   const app = createApp(config, { logger, registry, nc, verifier, limiter });
 
-  const admin = await startAdminServer({
-    port: config.ADMIN_PORT, registry, logger,
+  const adminPort = await serve({
+    logger, registry, adminPort: config.ADMIN_PORT,
+    app: { start: async () => logger.info({ port: (await app.start()).port }, 'ws-fanout listening'), stop: () => app.stop() },
     checks: [
       { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() },
       { name: 'redis', check: async () => (await redis.ping()) === 'PONG' },
     ],
+    close: [() => nc.drain(), () => sysNc.drain(), () => redis.quit()],
   });
-  const { port } = await app.start();
-  logger.info({ port, admin_port: admin.port }, 'ws-fanout listening');
-
-  installShutdown({
-    logger,
-    markNotReady: () => admin.markNotReady(),
-    stop: async () => {
-      await app.stop();
-      await nc.drain();
-      await sysNc.drain();
-      await redis.quit();
-      await admin.close();
-    },
-  });
+  logger.info({ admin_port: adminPort }, 'ws-fanout ready');
 });
