@@ -66,6 +66,7 @@ function startChild(name: string, command: string, args: string[], env: NodeJS.P
   // first and the servers they depend on last.
   const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', log, log], detached: true });
   children.push({ name, proc });
+  recordPids();
   proc.once('exit', (code, signal) => {
     if (!stopping) {
       process.stderr.write(`\n${name} exited unexpectedly (${signal ?? `code ${code}`}). Last lines of ${join(logDir, `${name}.log`)}:\n`);
@@ -74,6 +75,41 @@ function startChild(name: string, command: string, args: string[], env: NodeJS.P
     }
   });
   return proc;
+}
+
+const pidFile = join(stateDir, 'pids.json');
+
+/** Remembers our children's pids so a later run can clean up after a run that was killed hard. */
+function recordPids(): void {
+  writeFileSync(pidFile, JSON.stringify(children.map((c) => c.proc.pid).filter((p) => p !== undefined)));
+}
+
+/** Stops processes a previous run left behind (it was killed with SIGKILL or lost its terminal). */
+async function stopLeftovers(): Promise<void> {
+  let pids: number[] = [];
+  try {
+    pids = JSON.parse(readFileSync(pidFile, 'utf8')) as number[];
+  } catch {
+    return;
+  }
+  const ours = pids.filter((pid) => {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      return cmd.includes(stateDir) || cmd.includes('nats-server') || cmd.includes('redis-server') || cmd.includes('/src/main.ts');
+    } catch {
+      return false;
+    }
+  });
+  if (ours.length === 0) return;
+  say(`Stopping ${ours.length} process(es) left over from a previous run…`);
+  for (const pid of ours) {
+    try { process.kill(pid, 'SIGTERM'); } catch { /* already gone */ }
+  }
+  const deadline = Date.now() + 10_000;
+  while (ours.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  for (const pid of ours) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
 }
 
 function tail(file: string, lines: number): string {
@@ -135,10 +171,13 @@ function firstTradeOverWebSocket(creds: { user_jwt: string; user_nkey_seed: stri
 }
 
 async function main(): Promise<void> {
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  // 'on', not 'once': npm and tsx relay the terminal's signal again; a second one must not kill us mid-shutdown.
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  process.on('SIGHUP', () => void shutdown(0));
   ensureSystemPackages();
   mkdirSync(logDir, { recursive: true });
+  await stopLeftovers();
 
   for (const [what, port] of [['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor], ...Object.entries(PORTS.admin)] as const) {
     if (await isListening(port)) throw new Error(`port ${port} (${what}) is already in use — is Tradewind already running?`);
@@ -147,6 +186,7 @@ async function main(): Promise<void> {
   say('Starting nats-server (operator mode, JetStream)…');
   nats = await startLocalNats({ stateDir, port: PORTS.nats, monitorPort: PORTS.natsMonitor, detached: true });
   children.push({ name: 'nats-server', proc: nats.process });
+  recordPids();
 
   let redisUrl = process.env.REDIS_URL;
   if (!redisUrl) {
