@@ -26,10 +26,8 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   const loops = new Gauge({ name: 'tradewind_ingest_replay_loop', help: 'Current replay pass (0 = first)', registers: [deps.registry] });
   const abort = new AbortController();
   let running: Promise<void> | undefined;
-  let ready = false;
 
   return {
-    isReady: () => ready && !nc.isClosed(),
     async start() {
       await ensureTradesStream(await tradesManager(nc), {
         maxAgeMs: config.TRADES_MAX_AGE_MS, duplicateWindowMs: config.TRADES_DUPLICATE_WINDOW_MS, maxBytes: config.TRADES_MAX_BYTES,
@@ -43,7 +41,6 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       logger.info({ dir: config.REPLAY_DIR, transactions: transactions.length, trades: tradeCount, per_second: config.REPLAY_TRANSACTIONS_PER_SECOND }, 'replaying recorded mainnet transactions');
       if (transactions.length === 0) logger.error({ dir: config.REPLAY_DIR }, 'the recording holds no decodable trades; nothing will be published');
       const js = jetstream(nc);
-      ready = true;
       running = (async () => {
         for await (const batch of replay(transactions, { transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND, loop: config.REPLAY_LOOP, signal: abort.signal })) {
           for (const trade of batch) {

@@ -11,7 +11,7 @@ runMain(async () => {
   const app = createApp(config, { logger, registry, nc });
   await serve({
     logger, registry, adminPort: config.ADMIN_PORT, app,
-    checks: [{ name: 'nats', check: () => app.isReady() }],
+    checks: [{ name: 'nats', check: () => !nc.isClosed() }],
     close: [() => nc.drain()],
   });
 });

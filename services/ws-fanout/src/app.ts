@@ -155,9 +155,14 @@ export function createApp(config: Pick<WsFanoutConfig, 'PORT' | 'HOST' | 'WS_MAX
     }
   };
 
+  /** The client's verified user; a control request before authentication ends the connection. */
+  const requireUser = (client: Client): VerifiedUser => {
+    if (!client.user) throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
+    return client.user;
+  };
+
   const subscribe = (client: Client, subject: unknown) => {
-    const user = client.user;
-    if (!user) throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
+    const user = requireUser(client);
     if (!isTradeSubject(subject)) {
       throw new WsProtocolError('invalid_argument', 'unknown_subject', `unknown subject ${JSON.stringify(subject)}; subjects are basic.pumpfun, basic.bonk, premium.pumpswap, premium.raydium`);
     }
@@ -174,7 +179,7 @@ export function createApp(config: Pick<WsFanoutConfig, 'PORT' | 'HOST' | 'WS_MAX
   };
 
   const unsubscribe = (client: Client, subject: unknown) => {
-    if (!client.user) throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
+    requireUser(client);
     if (typeof subject !== 'string' || !client.subjects.has(subject)) {
       throw new WsProtocolError('invalid_argument', 'bad_request', `not subscribed to ${JSON.stringify(subject)}`);
     }

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createClient } from 'redis';
 import { Registry } from 'prom-client';
-import { encodeAccount, encodeUser, createAccount, createUser, decode, fromSeed, type Account } from '@nats-io/jwt';
+import { encodeAccount, encodeUser, createAccount, createUser, decode, type Account } from '@nats-io/jwt';
 import { connectNats, createLogger, freePort, type NatsConnection } from '@tradewind/lib';
-import { issueUserCredentials, startLocalNats, type LocalNats, type UserCredentials } from '@tradewind/credential-issuer';
+import { issueUserCredentials, keyPairFromSeed, startLocalNats, type LocalNats, type UserCredentials } from '@tradewind/credential-issuer';
 import { createApp, type WsFanoutApp } from '../src/app.js';
 import { CredentialVerifier } from '../src/domain/verifier.js';
 import { ConnectionLimiter } from '../src/domain/connection-limiter.js';
@@ -141,7 +141,7 @@ describe('ws-fanout', () => {
     const c = new TestClient();
     await c.opened;
     const challenge = await c.next();
-    const kp = fromSeed(new TextEncoder().encode(cr.user_nkey_seed));
+    const kp = keyPairFromSeed(cr.user_nkey_seed);
     const sig = Buffer.from(kp.sign(new TextEncoder().encode(String(challenge.nonce)))).toString('base64url');
     c.send({ jwt: cr.user_jwt, sig });
     expect(await c.next()).toMatchObject({ type: 'authenticated', plan: 'plus', subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] });
@@ -215,9 +215,9 @@ describe('ws-fanout', () => {
     const account = nats.identities.customers.starter;
     const current = decode<Account>(account.jwt);
     const userKey = decode(cr.user_jwt).sub;
-    const updated = await encodeAccount(account.name, fromSeed(new TextEncoder().encode(account.identity.seed)),
+    const updated = await encodeAccount(account.name, keyPairFromSeed(account.identity.seed),
       { ...current.nats, revocations: { [userKey]: Math.floor(Date.now() / 1000) + 1 } },
-      { signer: fromSeed(new TextEncoder().encode(nats.identities.operator.identity.seed)) });
+      { signer: keyPairFromSeed(nats.identities.operator.identity.seed) });
     const reply = await sysNc.request('$SYS.REQ.CLAIMS.UPDATE', updated, { timeout: 2000 });
     expect(reply.string()).toContain('jwt updated');
     await new Promise((r) => setTimeout(r, CACHE_TTL_MS + 50));

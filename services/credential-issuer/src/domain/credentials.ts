@@ -3,9 +3,9 @@
  * plan's customer account signing key, whose subject permissions are exactly
  * the plan's TRADES subjects and which may publish nothing.
  */
-import { createUser, encodeUser, fromSeed } from '@nats-io/jwt';
+import { createUser, encodeUser } from '@nats-io/jwt';
 import { PLANS, type PlanId } from '@tradewind/lib';
-import type { NatsIdentities } from './identities.js';
+import { keyPairFromSeed, type NatsIdentities } from './identities.js';
 
 /** What a subscriber receives: the same shape `GET /api/nats` will return, plus the WebSocket URL. */
 export interface UserCredentials {
@@ -56,7 +56,7 @@ export async function issueUserCredentials(
       tags: [`plan:${plan.id}`],
     },
     {
-      signer: fromSeed(new TextEncoder().encode(account.signing.seed)),
+      signer: keyPairFromSeed(account.signing.seed),
       ...(options.ttlSeconds > 0 ? { exp: nowSeconds + options.ttlSeconds } : {}),
     },
   );

@@ -14,7 +14,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed, type Import, type Export } from '@nats-io/jwt';
+import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed, type Import, type Export, type KeyPair } from '@nats-io/jwt';
 import { PLAN_IDS, PLANS, TRADE_SUBJECTS, type PlanId } from '@tradewind/lib';
 
 /** A key pair as stored: the seed (secret) and its public key. */
@@ -48,6 +48,11 @@ export function customerAccountName(plan: PlanId): string {
   return `CUSTOMERS_${plan.toUpperCase()}`;
 }
 
+/** The key pair of an NKey seed string (`SO…`, `SA…`, `SU…`). @throws Error from nkeys when it is not a seed. */
+export function keyPairFromSeed(seed: string): KeyPair {
+  return fromSeed(new TextEncoder().encode(seed));
+}
+
 function keyOf(kp: { getSeed(): Uint8Array; getPublicKey(): string }): StoredKey {
   return { seed: new TextDecoder().decode(kp.getSeed()), public_key: kp.getPublicKey() };
 }
@@ -58,8 +63,8 @@ async function signAccount(
   operatorSeed: string,
   claims: Parameters<typeof encodeAccount>[2],
 ): Promise<string> {
-  return encodeAccount(name, fromSeed(new TextEncoder().encode(identity.seed)), claims, {
-    signer: fromSeed(new TextEncoder().encode(operatorSeed)),
+  return encodeAccount(name, keyPairFromSeed(identity.seed), claims, {
+    signer: keyPairFromSeed(operatorSeed),
   });
 }
 
@@ -94,7 +99,7 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
   const sysKey = accountKey(previous.system);
   const twKey = accountKey(previous.tradewind);
 
-  const operatorJwt = await encodeOperator('tradewind', fromSeed(new TextEncoder().encode(operatorKey.seed)), {
+  const operatorJwt = await encodeOperator('tradewind', keyPairFromSeed(operatorKey.seed), {
     system_account: sysKey.public_key,
   });
 
@@ -137,8 +142,8 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
   const userCreds = async (name: string, account: StoredAccount, perms: Parameters<typeof encodeUser>[3]) => {
     const previousCreds = name === 'sys' ? previous.system_user_creds : previous.service_user_creds;
     const seedMatch = previousCreds?.match(/(SU[A-Z2-7]{56})/);
-    const ukp = seedMatch?.[1] ? fromSeed(new TextEncoder().encode(seedMatch[1])) : createUser();
-    const jwt = await encodeUser(name, ukp, fromSeed(new TextEncoder().encode(account.identity.seed)), perms);
+    const ukp = seedMatch?.[1] ? keyPairFromSeed(seedMatch[1]) : createUser();
+    const jwt = await encodeUser(name, ukp, keyPairFromSeed(account.identity.seed), perms);
     return new TextDecoder().decode(fmtCreds(jwt, ukp));
   };
 

@@ -1,15 +1,12 @@
 import { decodeInstructionArgs } from './anchor-values.js';
 import type { LegacyLayout } from './event-decode.js';
 import { launchlabCodec } from './idl.js';
-import { account, common, defined, mintDecimals, programCalls, ui } from './program.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
 import type { ProgramCall } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { BonkMessage } from './types.js';
 
-/** WSOL mint; LetsBonk pools are quoted in it. Other LaunchLab platforms use other quotes (e.g. pSo1f9… in launchlab/1Dnj…). */
-const WSOL = 'So11111111111111111111111111111111111111112';
-/** WSOL decimals (lamports). */
-const SOL_DECIMALS = 9;
+// LetsBonk pools are quoted in WSOL; other LaunchLab platforms use other quotes (e.g. pSo1f9… in launchlab/1Dnj…).
 
 /**
  * The 2025 TradeEvent (130-byte payload): the IDL's TradeEvent (139 bytes)
@@ -94,7 +91,7 @@ export function decodeLaunchlab(tx: NormalizedTransaction): { order: number; mes
     const solAmount = isBuy ? v.amount_in : v.amount_out;
     const tokenAmount = isBuy ? v.amount_out : v.amount_in;
     const baseDecimals = accounts.base_mint ? mintDecimals(tx, accounts.base_mint) : undefined;
-    const solQuoted = accounts.quote_mint === WSOL;
+    const solQuoted = accounts.quote_mint === WSOL_MINT;
     const quoteDecimals = solQuoted ? SOL_DECIMALS : accounts.quote_mint ? mintDecimals(tx, accounts.quote_mint) : undefined;
     const derived: Record<string, number | undefined> = {};
     if (solQuoted) derived.sol_amount_ui = ui(solAmount, SOL_DECIMALS);

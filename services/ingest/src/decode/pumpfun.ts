@@ -1,15 +1,13 @@
 import { decodeInstructionArgs } from './anchor-values.js';
 import { pumpCodec } from './idl.js';
-import { account, common, defined, mintDecimals, programCalls, ui } from './program.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { PumpfunMessage } from './types.js';
 
 /** Decimals of every pump.fun bonding-curve mint (pump.fun creates all its mints with 6). */
 export const PUMPFUN_TOKEN_DECIMALS = 6;
-/** Lamports per SOL. */
-const SOL_DECIMALS = 9;
 /** Quote mints that mean SOL: native SOL as the program writes it (system program id) and wrapped SOL. */
-const SOL_QUOTES = new Set(['11111111111111111111111111111111', 'So11111111111111111111111111111111111111112']);
+const SOL_QUOTES = new Set(['11111111111111111111111111111111', WSOL_MINT]);
 
 const CREATE = /^create(_v\d+)?$/;
 const BUY = /^buy/;

@@ -45,6 +45,11 @@ function decodeVerified<T>(jwt: string, what: string): ClaimsData<T> {
   }
 }
 
+/** Public keys of a JWT's `signing_keys` list, whose entries are keys or scoped-signer objects. */
+function signingKeyIds(keys: ReadonlyArray<string | { key: string }> | undefined): string[] {
+  return (keys ?? []).map((k) => (typeof k === 'string' ? k : k.key));
+}
+
 /** True when `subject` matches the NATS pattern `pattern` (`*` one token, `>` the rest). */
 export function subjectMatches(pattern: string, subject: string): boolean {
   const p = pattern.split('.');
@@ -87,8 +92,7 @@ export class CredentialVerifier {
   ) {
     const op = decode<Operator>(operatorJwt.trim());
     if (op.nats.type !== 'operator' || op.iss !== op.sub) throw new Error('NATS_OPERATOR_JWT is not a self-signed operator JWT');
-    const signingKeys = (op.nats.signing_keys ?? []).map((k) => (typeof k === 'string' ? k : k.key));
-    this.operatorKeys = new Set([op.sub, ...signingKeys]);
+    this.operatorKeys = new Set([op.sub, ...signingKeyIds(op.nats.signing_keys)]);
   }
 
   private async account(accountKey: string): Promise<ClaimsData<Account>> {
@@ -119,7 +123,7 @@ export class CredentialVerifier {
     if (claims.nats.type !== 'user' || !claims.sub.startsWith('U')) throw unauth('invalid_jwt', 'the JWT is not a NATS user JWT');
     const accountKey = claims.nats.issuer_account ?? claims.iss;
     const account = await this.account(accountKey);
-    const accountSigners = new Set([account.sub, ...(account.nats.signing_keys ?? []).map((k) => (typeof k === 'string' ? k : k.key))]);
+    const accountSigners = new Set([account.sub, ...signingKeyIds(account.nats.signing_keys)]);
     if (!accountSigners.has(claims.iss)) throw unauth('invalid_signature', 'the JWT is not signed by its account or one of its signing keys');
 
     const nowSeconds = this.now() / 1000;
