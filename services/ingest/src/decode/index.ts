@@ -6,11 +6,12 @@
 import { DecodeError } from './errors.js';
 import { decodeLaunchlab } from './launchlab.js';
 import { decodePumpfun } from './pumpfun.js';
-import { normalizeTransaction } from './transaction.js';
+import type { DecodeOptions } from './program.js';
+import { normalizeTransaction, type NormalizedTransaction } from './transaction.js';
 import type { BonkMessage, PumpfunMessage, TradeMessage } from './types.js';
 
-export { DecodeError };
-export type { BonkMessage, PumpfunMessage, TradeMessage };
+export { DecodeError, normalizeTransaction };
+export type { BonkMessage, DecodeOptions, NormalizedTransaction, PumpfunMessage, TradeMessage };
 
 /**
  * Decodes one getTransaction result (encoding json, jsonParsed or base64;
@@ -22,10 +23,19 @@ export type { BonkMessage, PumpfunMessage, TradeMessage };
  * trade. Throws {@link DecodeError} (code `invalid_argument`) with a reason
  * when `input` is not a readable transaction.
  */
-export function decodeTransaction(input: unknown): TradeMessage[] {
-  const tx = normalizeTransaction(input);
+export function decodeTransaction(input: unknown, options: DecodeOptions = {}): TradeMessage[] {
+  return decodeNormalized(normalizeTransaction(input), options);
+}
+
+/**
+ * Decodes an already normalised transaction (what live sources yield). Same
+ * result as {@link decodeTransaction}; never throws for a well-formed
+ * {@link NormalizedTransaction}. Unknown instructions of a known program are
+ * reported through `options.onUnknownInstruction` and skipped.
+ */
+export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptions = {}): TradeMessage[] {
   if (tx.err !== null) return [];
-  const all: { order: number; message: TradeMessage }[] = [...decodePumpfun(tx), ...decodeLaunchlab(tx)];
+  const all: { order: number; message: TradeMessage }[] = [...decodePumpfun(tx, options), ...decodeLaunchlab(tx, options)];
   return all.sort((a, b) => a.order - b.order).map((x) => x.message);
 }
 

@@ -3,6 +3,7 @@ import type { LegacyLayout } from './event-decode.js';
 import { launchlabCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
 import type { ProgramCall } from './program.js';
+import type { DecodeOptions } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { BonkMessage } from './types.js';
 
@@ -54,11 +55,11 @@ function tradeAccounts(call: ProgramCall): Record<string, string | undefined> {
  * buy: sol_amount = amount_in, token_amount = amount_out; sell: token_amount =
  * amount_in, sol_amount = amount_out.
  */
-export function decodeLaunchlab(tx: NormalizedTransaction): { order: number; message: BonkMessage }[] {
+export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: BonkMessage }[] {
   const codec = launchlabCodec();
   legacy ??= legacyLayouts();
   const out: { order: number; message: BonkMessage }[] = [];
-  for (const call of programCalls(tx, codec, legacy)) {
+  for (const call of programCalls(tx, codec, legacy, options)) {
     const n = call.def.name;
     if (CREATE.test(n)) {
       const ev = call.events.find((e) => e.name === 'PoolCreateEvent');

@@ -11,6 +11,16 @@ export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
 /** Decimals of SOL: 1 SOL = 10^9 lamports. */
 export const SOL_DECIMALS = 9;
 
+/** Hooks a caller (ingest's metrics) passes to the decoder. */
+export interface DecodeOptions {
+  /**
+   * Called once per instruction of a known program whose 8-byte discriminator
+   * (hex) is not in the program's IDL (a newer instruction, or data too short
+   * to be an Anchor instruction). The instruction is skipped, never fatal.
+   */
+  onUnknownInstruction?: (programId: string, discriminatorHex: string) => void;
+}
+
 /** One invocation of the program's own (non-event) instruction with the events it emitted. */
 export interface ProgramCall {
   ix: NormalizedInstruction;
@@ -25,13 +35,26 @@ export interface ProgramCall {
  * CPI), identified by its IDL discriminator, with its decoded events: the
  * emit_cpi form when present, else the `Program data:` log lines.
  */
-export function programCalls(tx: NormalizedTransaction, codec: ProgramCodec, legacy: readonly LegacyLayout[] = []): ProgramCall[] {
+export function programCalls(
+  tx: NormalizedTransaction,
+  codec: ProgramCodec,
+  legacy: readonly LegacyLayout[] = [],
+  options: DecodeOptions = {},
+): ProgramCall[] {
   const { cpi, log } = collectEvents(tx, codec.programId);
   const out: ProgramCall[] = [];
   flatten(tx.instructions).forEach((ix, order) => {
-    if (ix.programId !== codec.programId || ix.data === null || ix.data.length < 8 || isEventCpi(ix, codec.programId)) return;
-    const def = codec.instructionsByDisc.get(Buffer.from(ix.data.subarray(0, 8)).toString('hex'));
-    if (!def) return;
+    if (ix.programId !== codec.programId || ix.data === null || isEventCpi(ix, codec.programId)) return;
+    if (ix.data.length < 8) {
+      options.onUnknownInstruction?.(codec.programId, Buffer.from(ix.data).toString('hex'));
+      return;
+    }
+    const disc = Buffer.from(ix.data.subarray(0, 8)).toString('hex');
+    const def = codec.instructionsByDisc.get(disc);
+    if (!def) {
+      options.onUnknownInstruction?.(codec.programId, disc);
+      return;
+    }
     const raw = cpi.get(order) ?? log.get(order) ?? [];
     const events = raw.map((e) => decodeEvent(codec, e.bytes, legacy)).filter((e): e is DecodedEvent => e !== null);
     out.push({ ix, order, def, events });

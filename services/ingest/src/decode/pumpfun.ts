@@ -1,6 +1,7 @@
 import { decodeInstructionArgs } from './anchor-values.js';
 import { pumpCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
+import type { DecodeOptions } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { PumpfunMessage } from './types.js';
 
@@ -19,9 +20,9 @@ const SELL = /^sell/;
  * (TradeEvent; the side follows the event's is_buy). A trade instruction
  * whose event cannot be found (truncated logs, no emit_cpi) yields nothing.
  */
-export function decodePumpfun(tx: NormalizedTransaction): { order: number; message: PumpfunMessage }[] {
+export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpfunMessage }[] {
   const codec = pumpCodec();
-  const calls = programCalls(tx, codec);
+  const calls = programCalls(tx, codec, [], options);
   const names = new Map<string, { name?: string; symbol?: string }>();
   for (const c of calls) {
     for (const e of c.events) {
