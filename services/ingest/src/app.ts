@@ -1,63 +1,151 @@
 /**
- * ingest: turns a transaction source into trades on JetStream TRADES. The only source so far
- * is the replay of recorded real mainnet transactions; live sources plug in the same way.
+ * ingest: turns a transaction source into trades on JetStream TRADES.
+ * Sources: the replay of recorded real mainnet transactions (default, no network), or a
+ * live Solana source (Yellowstone gRPC / RPC WebSocket, see src/live/) built by main.ts.
  */
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { IngestConfig } from './config.js';
+import { decodeNormalized, messageId, subjectOf, type DecodeOptions, type TradeMessage } from './decode/index.js';
+import { TRADE_PROGRAM_IDS } from './decode/prefilter.js';
+import type { CheckpointStore } from './live/checkpoint.js';
+import type { TransactionSource } from './live/source.js';
 import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
-import { publishTrade, publisherMetrics } from './publisher.js';
+import { publishTrade, publisherMetrics, type PublisherMetrics } from './publisher.js';
+
+/** Metric label of each trade program. */
+const PROGRAM_LABELS: Record<string, string> = {
+  [TRADE_PROGRAM_IDS[0] ?? '']: 'pumpfun',
+  [TRADE_PROGRAM_IDS[1] ?? '']: 'launchlab',
+  [TRADE_PROGRAM_IDS[2] ?? '']: 'pumpswap',
+  [TRADE_PROGRAM_IDS[3] ?? '']: 'raydium_cpmm',
+};
 
 export interface IngestDeps {
   logger: Logger;
   registry: Registry;
   nc: NatsConnection;
+  /** The live source; required unless INGEST_SOURCE is `replay`. */
+  source?: TransactionSource;
+  /** Where the live source's resume point is kept across restarts (optional). */
+  checkpoints?: CheckpointStore;
+  /** Called once if the publishing loop dies on an unexpected error (main.ts: exit 1). */
+  onFatal?: (err: unknown) => void;
 }
 
-type AppConfig = Pick<IngestConfig, 'REPLAY_DIR' | 'REPLAY_TRANSACTIONS_PER_SECOND' | 'REPLAY_LOOP' | 'TRADES_MAX_AGE_MS' | 'TRADES_DUPLICATE_WINDOW_MS' | 'TRADES_MAX_BYTES' | 'PUBLISH_MAX_BACKOFF_MS'>;
+type AppConfig = Pick<
+  IngestConfig,
+  | 'INGEST_SOURCE' | 'REPLAY_DIR' | 'REPLAY_TRANSACTIONS_PER_SECOND' | 'REPLAY_LOOP' | 'TRADES_MAX_AGE_MS' | 'TRADES_DUPLICATE_WINDOW_MS'
+  | 'TRADES_MAX_BYTES' | 'PUBLISH_MAX_BACKOFF_MS' | 'LETSBONK_PLATFORM_CONFIGS' | 'LIVE_CHECKPOINT_INTERVAL_MS'
+>;
 
-/** Builds ingest; `start()` ensures the stream, loads the recording and begins publishing in the background. */
+/**
+ * Builds ingest. `start()` ensures the TRADES stream and begins publishing in the
+ * background (replay: loads the recording first; live: iterates `deps.source`).
+ * @throws Error from start() when a live source is configured but `deps.source` is missing.
+ */
 export function createApp(config: AppConfig, deps: IngestDeps) {
   const { logger, nc } = deps;
   const metrics = publisherMetrics(deps.registry);
   const recordingErrors = new Counter({ name: 'tradewind_ingest_recording_errors_total', help: 'Recorded files that could not be decoded', registers: [deps.registry] });
   const loops = new Gauge({ name: 'tradewind_ingest_replay_loop', help: 'Current replay pass (0 = first)', registers: [deps.registry] });
+  const unknownInstructions = new Counter({
+    name: 'tradewind_ingest_unknown_instructions_total',
+    help: 'Instructions of a decoded program whose discriminator is not in its IDL (skipped)',
+    labelNames: ['program'],
+    registers: [deps.registry],
+  });
+  const decodeErrors = new Counter({ name: 'tradewind_ingest_decode_errors_total', help: 'Live transactions that could not be decoded (skipped, logged)', registers: [deps.registry] });
+  const decodeOptions: DecodeOptions = {
+    letsbonkPlatformConfigs: new Set(config.LETSBONK_PLATFORM_CONFIGS),
+    onUnknownInstruction: (programId) => unknownInstructions.inc({ program: PROGRAM_LABELS[programId] ?? programId }),
+  };
   const abort = new AbortController();
   let running: Promise<void> | undefined;
+  let failed = false;
+
+  async function runReplay(js: JetStreamClient): Promise<void> {
+    const { transactions, problems } = await loadRecording(config.REPLAY_DIR, decodeOptions);
+    for (const p of problems) {
+      recordingErrors.inc();
+      logger.warn({ path: p.path, reason: p.reason }, 'recorded file skipped');
+    }
+    const tradeCount = transactions.reduce((n, t) => n + t.trades.length, 0);
+    logger.info({ dir: config.REPLAY_DIR, transactions: transactions.length, trades: tradeCount, per_second: config.REPLAY_TRANSACTIONS_PER_SECOND }, 'replaying recorded mainnet transactions');
+    if (transactions.length === 0) logger.error({ dir: config.REPLAY_DIR }, 'the recording holds no decodable trades; nothing will be published');
+    for await (const batch of replay(transactions, { transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND, loop: config.REPLAY_LOOP, signal: abort.signal })) {
+      for (const trade of batch) {
+        loops.set(trade.message.replay_loop);
+        const result = await publishTrade(js, trade, { logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal });
+        if (result === 'aborted') return;
+      }
+    }
+    logger.info('replay finished');
+  }
+
+  async function runLive(js: JetStreamClient, source: TransactionSource): Promise<void> {
+    logger.info({ source: source.name }, 'streaming live transactions');
+    let lastSaved = 0;
+    for await (const tx of source.transactions(abort.signal)) {
+      let messages: TradeMessage[];
+      try {
+        messages = decodeNormalized(tx, decodeOptions);
+      } catch (err) {
+        decodeErrors.inc();
+        logger.error({ err, signature: tx.signature, slot: tx.slot }, 'live transaction could not be decoded; skipped');
+        continue;
+      }
+      const done = await publishAll(js, messages, metrics);
+      if (!done) return; // stopping: this transaction is not checkpointed, the next run redoes it
+      if (deps.checkpoints && tx.slot !== null && Date.now() - lastSaved >= config.LIVE_CHECKPOINT_INTERVAL_MS) {
+        lastSaved = Date.now();
+        await deps.checkpoints.save({ slot: tx.slot, signature: tx.signature, savedAtMs: lastSaved }).catch((err: unknown) => logger.warn({ err }, 'checkpoint not saved'));
+      }
+    }
+  }
+
+  /** Publishes one transaction's trades together (JetStream keeps their order); false when aborted first. */
+  async function publishAll(js: JetStreamClient, messages: TradeMessage[], m: PublisherMetrics): Promise<boolean> {
+    const results = await Promise.all(
+      messages.map((message) =>
+        publishTrade(js, { subject: subjectOf(message), msgId: messageId(message), message }, { logger, metrics: m, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal }),
+      ),
+    );
+    return !results.includes('aborted');
+  }
 
   return {
     async start() {
       await ensureTradesStream(await tradesManager(nc), {
         maxAgeMs: config.TRADES_MAX_AGE_MS, duplicateWindowMs: config.TRADES_DUPLICATE_WINDOW_MS, maxBytes: config.TRADES_MAX_BYTES,
       });
-      const { transactions, problems } = await loadRecording(config.REPLAY_DIR);
-      for (const p of problems) {
-        recordingErrors.inc();
-        logger.warn({ path: p.path, reason: p.reason }, 'recorded file skipped');
-      }
-      const tradeCount = transactions.reduce((n, t) => n + t.trades.length, 0);
-      logger.info({ dir: config.REPLAY_DIR, transactions: transactions.length, trades: tradeCount, per_second: config.REPLAY_TRANSACTIONS_PER_SECOND }, 'replaying recorded mainnet transactions');
-      if (transactions.length === 0) logger.error({ dir: config.REPLAY_DIR }, 'the recording holds no decodable trades; nothing will be published');
       const js = jetstream(nc);
-      running = (async () => {
-        for await (const batch of replay(transactions, { transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND, loop: config.REPLAY_LOOP, signal: abort.signal })) {
-          for (const trade of batch) {
-            loops.set(trade.message.replay_loop);
-            const result = await publishTrade(js, trade, { logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal });
-            if (result === 'aborted') return;
-          }
-        }
-        logger.info('replay finished');
-      })().catch((err: unknown) => logger.error({ err }, 'replay stopped on an error'));
+      let work: Promise<void>;
+      if (config.INGEST_SOURCE === 'replay') {
+        work = runReplay(js);
+      } else {
+        const source = deps.source;
+        if (!source) throw new Error(`INGEST_SOURCE=${config.INGEST_SOURCE} needs a live source`);
+        work = runLive(js, source);
+      }
+      running = work.catch((err: unknown) => {
+        // Nothing would be published any more: exit non-zero through the normal shutdown so the
+        // supervisor (Kubernetes, npm start) restarts us, resuming from the checkpoint.
+        logger.fatal({ err }, 'ingest stopped on an error');
+        failed = true;
+        deps.onFatal?.(err);
+      });
     },
     /** Stops after the in-flight publish; waits for the loop to end. */
     async stop() {
       abort.abort();
       await running;
     },
-    /** Resolves when a non-looping replay has published everything (tests). */
+    /** True after the publishing loop died on an unexpected error. */
+    failed: () => failed,
+    /** Resolves when a non-looping replay has published everything, or the live source ended (tests). */
     done: () => running ?? Promise.resolve(),
   };
 }

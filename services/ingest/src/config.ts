@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
+import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
 
 /** The bundled default recording: real mainnet transactions (see recording/SOURCES.md). */
 export const BUNDLED_RECORDING_DIR = fileURLToPath(new URL('../recording', import.meta.url));
@@ -13,8 +14,44 @@ export const IngestConfigSchema = CommonConfig.extend({
   NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
   /** Creds file of the services' user (TRADEWIND account); unset for a server without auth. */
   NATS_CREDS: z.string().min(1).optional(),
-  /** Source of transactions. Only `replay` exists so far; live sources (Yellowstone gRPC, RPC WebSocket) come later. */
-  INGEST_SOURCE: z.enum(['replay']).default('replay'),
+  /**
+   * Source of transactions: `replay` (the bundled real mainnet recording, no network),
+   * `yellowstone` (Yellowstone gRPC, YELLOWSTONE_ENDPOINT) or `rpc` (Solana RPC
+   * WebSocket logsSubscribe + getTransaction, SOLANA_RPC_URL / SOLANA_WS_URL).
+   */
+  INGEST_SOURCE: z.enum(['replay', 'yellowstone', 'rpc']).default('replay'),
+  /** Yellowstone (Geyser) gRPC endpoint, e.g. https://<provider>:443. Required when INGEST_SOURCE=yellowstone. */
+  YELLOWSTONE_ENDPOINT: urlWithScheme(['http', 'https']).optional(),
+  /** Yellowstone x-token (secret; sent as gRPC metadata `x-token`). */
+  YELLOWSTONE_X_TOKEN: z.string().min(1).optional(),
+  /** Commitment of the Yellowstone stream (https://solana.com/docs/rpc#configuring-state-commitment). */
+  YELLOWSTONE_COMMITMENT: z.enum(['processed', 'confirmed', 'finalized']).default('processed'),
+  /** Solana JSON-RPC HTTP endpoint for getTransaction / getSignaturesForAddress. Required when INGEST_SOURCE=rpc. */
+  SOLANA_RPC_URL: urlWithScheme(['http', 'https']).optional(),
+  /** Solana RPC WebSocket endpoint; default: SOLANA_RPC_URL with ws(s):// and, when it names a port, that port + 1 (8899 → 8900). */
+  SOLANA_WS_URL: urlWithScheme(['ws', 'wss']).optional(),
+  /** Commitment of logsSubscribe / getTransaction (processed is not accepted by getTransaction). */
+  RPC_COMMITMENT: z.enum(['confirmed', 'finalized']).default('confirmed'),
+  /** getTransaction calls in flight at once (results are still handed on in notification order). */
+  RPC_FETCH_CONCURRENCY: PositiveInt.max(256).default(16),
+  /** Slot to start from when no checkpoint exists (default: the chain tip). */
+  LIVE_FROM_SLOT: z.coerce.number().int().nonnegative().optional(),
+  /** First reconnect delay of a live source, ms; doubles per failed attempt up to LIVE_RECONNECT_MAX_MS. */
+  LIVE_RECONNECT_INITIAL_MS: PositiveInt.default(1_000),
+  /** Longest reconnect delay of a live source, ms. */
+  LIVE_RECONNECT_MAX_MS: PositiveInt.default(30_000),
+  /** How often the live source's resume point is written to JetStream KV `ingest_checkpoints`, ms. */
+  LIVE_CHECKPOINT_INTERVAL_MS: PositiveInt.default(1_000),
+  /**
+   * LaunchLab PlatformConfig accounts that are LetsBonk.fun (comma-separated base58), setting
+   * `is_letsbonk` on basic.bonk messages. Default: FfYek5vEz23cMkWsdJwG2oa6EphsvXSHrGpdALN4g6W1,
+   * the config LetsBonk.fun launches pass (see docs/decoding.md for the sources).
+   */
+  LETSBONK_PLATFORM_CONFIGS: z
+    .string()
+    .default(DEFAULT_LETSBONK_PLATFORM_CONFIGS.join(','))
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'not a base58 address')).min(1)),
   /** Directory of recorded getTransaction results (*.json), read recursively. */
   REPLAY_DIR: z.string().min(1).default(BUNDLED_RECORDING_DIR),
   /** Replay pace in transactions per second (each transaction's trades are published together). */
@@ -33,7 +70,20 @@ export const IngestConfigSchema = CommonConfig.extend({
 
 export type IngestConfig = z.infer<typeof IngestConfigSchema>;
 
+/** Cross-field rules the per-key schema cannot express. */
+const IngestConfigChecked = IngestConfigSchema.superRefine((c, ctx) => {
+  if (c.INGEST_SOURCE === 'yellowstone' && !c.YELLOWSTONE_ENDPOINT) {
+    ctx.addIssue({ code: 'custom', path: ['YELLOWSTONE_ENDPOINT'], message: 'required when INGEST_SOURCE=yellowstone' });
+  }
+  if (c.INGEST_SOURCE === 'rpc' && !c.SOLANA_RPC_URL) {
+    ctx.addIssue({ code: 'custom', path: ['SOLANA_RPC_URL'], message: 'required when INGEST_SOURCE=rpc' });
+  }
+  if (c.LIVE_RECONNECT_MAX_MS < c.LIVE_RECONNECT_INITIAL_MS) {
+    ctx.addIssue({ code: 'custom', path: ['LIVE_RECONNECT_MAX_MS'], message: 'must be ≥ LIVE_RECONNECT_INITIAL_MS' });
+  }
+});
+
 /** Parses the environment. @throws ConfigError listing every bad key. */
 export function loadIngestConfig(env: NodeJS.ProcessEnv = process.env): Readonly<IngestConfig> {
-  return loadConfig(IngestConfigSchema, env);
+  return loadConfig(IngestConfigChecked, env);
 }

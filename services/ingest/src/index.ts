@@ -1,5 +1,6 @@
 /** Public surface of @tradewind/ingest (scripts and tests). */
-export { decodeTransaction, subjectOf, messageId, DecodeError, type TradeMessage, type PumpfunMessage, type BonkMessage } from './decode/index.js';
+export { decodeTransaction, decodeNormalized, normalizeTransaction, subjectOf, messageId, DecodeError, type TradeMessage, type PumpfunMessage, type BonkMessage, type NormalizedTransaction, type DecodeOptions } from './decode/index.js';
+export { mayTouchPrograms, TRADE_PROGRAM_IDS } from './decode/prefilter.js';
 export { createApp } from './app.js';
 export { loadIngestConfig, IngestConfigSchema, BUNDLED_RECORDING_DIR, type IngestConfig } from './config.js';
 export { loadRecording, listJsonFiles, type RecordedTransaction, type RecordingProblem } from './replay/recording.js';

@@ -10,7 +10,7 @@ import type { NormalizedTransaction } from '../src/decode/transaction.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const recording = join(root, 'recording');
-const files = ['pumpfun', 'launchlab'].flatMap((d) => readdirSync(join(recording, d)).filter((f) => f.endsWith('.json')).map((f) => `${d}/${f}`));
+const files = ['pumpfun', 'launchlab', 'pumpswap', 'raydium-cpmm'].flatMap((d) => readdirSync(join(recording, d)).filter((f) => f.endsWith('.json')).map((f) => `${d}/${f}`));
 const load = (rel: string): Record<string, unknown> => JSON.parse(readFileSync(join(recording, rel), 'utf8')) as Record<string, unknown>;
 const byPrefix = (p: string): string => {
   const f = files.find((x) => x.startsWith(p));
@@ -22,6 +22,8 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false }
 const validators = {
   'basic.pumpfun': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/basic.pumpfun.schema.json'), 'utf8')) as object),
   'basic.bonk': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/basic.bonk.schema.json'), 'utf8')) as object),
+  'premium.pumpswap': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/premium.pumpswap.schema.json'), 'utf8')) as object),
+  'premium.raydium': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/premium.raydium.schema.json'), 'utf8')) as object),
 };
 
 /** Messages expected per recording file (checked by hand against the explorer-equivalent balances). */
@@ -35,12 +37,28 @@ const EXPECTED: Record<string, string[]> = {
   'pumpfun/4U8k': ['BUY'],
   'pumpfun/5839': ['BUY'],
   'pumpfun/5EDH': ['CREATE', 'BUY'],
+  // A late `migrate` ("Bonding curve already migrated": no event, nothing moved) → no pump.fun message;
+  // the same transaction sells on PumpSwap (instruction 5.0) → one premium.pumpswap SELL.
+  'pumpfun/5dnX': ['SELL'],
   'pumpfun/JBnr': ['BUY', 'BUY', 'BUY', 'BUY'],
   'pumpfun/ZEu5': ['BUY'],
   'pumpfun/a9ty': ['CREATE', 'BUY'],
   'launchlab/1Dnj': ['SELL'],
   'launchlab/3USu': ['BUY'],
   'launchlab/mqSG': ['CREATE', 'BUY'],
+  'pumpswap/27f6': ['SELL'],
+  'pumpswap/2Z6p': ['WITHDRAW'],
+  // pump.fun migrate (MIGRATE) CPIs PumpSwap create_pool (CREATE_POOL), then a buy in the new pool.
+  'pumpswap/2ffH': ['MIGRATE', 'CREATE_POOL', 'BUY'],
+  'pumpswap/59GX': ['BUY'],
+  'pumpswap/63PQ': ['DEPOSIT'],
+  // Failed on-chain (meta.err: Jupiter slippage): its CPMM SwapEvent log line was reverted → nothing.
+  'raydium-cpmm/1tBM': [],
+  'raydium-cpmm/2Eaw': ['SWAP'],
+  'raydium-cpmm/2LMz': ['SWAP'],
+  'raydium-cpmm/2bhr': ['SWAP'],
+  // collect_creator_fee: not in the IDL (reported as unknown), no trade → nothing.
+  'raydium-cpmm/5PpD': [],
 };
 
 function tokenDelta(tx: NormalizedTransaction, owner: string, mint: string): bigint {
@@ -83,7 +101,8 @@ describe('decodeTransaction on the bundled recording', () => {
         const validate = validators[subjectOf(m)];
         expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
         expect(JSON.parse(JSON.stringify(m))).toEqual(m);
-        expect(messageId(m)).toBe(`${sig}:${m.instruction_path.join('.')}`);
+        const suffix = m.transaction_type === 'COMPLETE' ? ':COMPLETE' : '';
+        expect(messageId(m)).toBe(`${sig}:${m.instruction_path.join('.')}${suffix}`);
       }
     });
   }
@@ -94,7 +113,8 @@ describe('agreement with the chain balances', () => {
     it(`when ${rel.slice(0, 20)}… is decoded, then token and SOL balance changes equal the trade amounts`, () => {
       const raw = load(rel);
       const tx = normalizeTransaction(raw);
-      const trades = decodeTransaction(raw).filter((m) => m.transaction_type !== 'CREATE');
+      // pump.fun messages only (pumpfun/5dnX also sells on PumpSwap; AMM agreement: test/decode-amm.test.ts).
+      const trades = decodeTransaction(raw).filter((m) => m.source === 'pumpfun' && m.transaction_type !== 'CREATE');
       // Σ signed token_amount per (user, mint) = the user's token-balance change (several trades may touch one user).
       const perUser = new Map<string, bigint>();
       const perCurve = new Map<string, bigint>();

@@ -27,6 +27,7 @@ afterAll(async () => {
 });
 
 const config = {
+  INGEST_SOURCE: 'replay' as const, LETSBONK_PLATFORM_CONFIGS: ['FfYek5vEz23cMkWsdJwG2oa6EphsvXSHrGpdALN4g6W1'], LIVE_CHECKPOINT_INTERVAL_MS: 1000,
   REPLAY_DIR: BUNDLED_RECORDING_DIR, REPLAY_TRANSACTIONS_PER_SECOND: 1000, REPLAY_LOOP: false,
   TRADES_MAX_AGE_MS: 3_600_000, TRADES_DUPLICATE_WINDOW_MS: 120_000, TRADES_MAX_BYTES: 64 * 1024 * 1024, PUBLISH_MAX_BACKOFF_MS: 1000,
 };
@@ -91,18 +92,20 @@ describe('ingest app (JetStream)', () => {
     const validate = {
       'basic.pumpfun': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'basic.pumpfun.schema.json'), 'utf8')) as object),
       'basic.bonk': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'basic.bonk.schema.json'), 'utf8')) as object),
+      'premium.pumpswap': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'premium.pumpswap.schema.json'), 'utf8')) as object),
+      'premium.raydium': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'premium.raydium.schema.json'), 'utf8')) as object),
     };
     const bySubject: Record<string, number> = {};
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const m = await jsm.streams.getMessage(TRADES_STREAM, { seq });
       const body = m!.json<Record<string, unknown>>();
-      const check = validate[m!.subject as 'basic.pumpfun' | 'basic.bonk'];
+      const check = validate[m!.subject as keyof typeof validate];
       expect(check(body), JSON.stringify(check.errors)).toBe(true);
       expect(body.replayed).toBe(true);
       expect(m!.header.get('Nats-Msg-Id')).toContain(`${String(body.signature)}:`);
       bySubject[m!.subject] = (bySubject[m!.subject] ?? 0) + 1;
     }
-    expect(Object.keys(bySubject).sort()).toEqual(['basic.bonk', 'basic.pumpfun']);
+    expect(Object.keys(bySubject).sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium']);
 
     // The same copy published again (same Nats-Msg-Id) is dropped by the duplicate window.
     const last = await jsm.streams.getMessage(TRADES_STREAM, { seq: info.state.last_seq });

@@ -1,7 +1,13 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { fromAnchor } from './anchor-values.js';
 import { decodeStructPrefix, readValue, ByteReader, EndOfBuffer } from './borsh-tolerant.js';
 import { decodeEvent } from './event-decode.js';
-import { launchlabCodec, pumpCodec } from './idl.js';
+import { collectEvents } from './events.js';
+import { launchlabCodec, pumpAmmCodec, pumpCodec, raydiumCpmmCodec } from './idl.js';
+import { normalizeTransaction } from './transaction.js';
 
 // A 2026 LaunchLab `Program data:` TradeEvent line (139-byte payload), from
 // actionsacclol/kryptoprivate11 test/fixtures/launchlab.json @ 78069a7f (buy, amountIn 36554, amountOut 725708911256).
@@ -35,16 +41,35 @@ describe('tolerant borsh reader', () => {
     expect(r.trailingBytes).toBe(1);
   });
 
-  it('when a complete event is decoded, then anchor and the tolerant reader agree', () => {
+  it('when a complete event is decoded, then the tolerant reader gives the value of the LaunchLab 2026 source', () => {
     const codec = launchlabCodec();
-    const bytes = Buffer.from(LAUNCHLAB_2026, 'base64');
-    const viaAnchor = decodeEvent(codec, bytes);
-    const def = codec.eventsByDisc.get(bytes.subarray(0, 8).toString('hex'));
-    expect(def?.name).toBe('TradeEvent');
-    const tolerant = decodeStructPrefix(bytes.subarray(8), def?.fields ?? [], codec.types);
-    expect(viaAnchor?.layout).toBe('idl');
-    expect(viaAnchor?.values).toEqual(tolerant.values);
-    expect(viaAnchor?.values).toMatchObject({ amount_in: '36554', amount_out: '725708911256', trade_direction: 'Buy', exact_in: true, creator_fee: '182' });
+    const ev = decodeEvent(codec, Buffer.from(LAUNCHLAB_2026, 'base64'));
+    expect(ev?.layout).toBe('idl');
+    expect(ev?.values).toMatchObject({ amount_in: '36554', amount_out: '725708911256', trade_direction: 'Buy', exact_in: true, creator_fee: '182' });
+  });
+
+  it("when every complete event in the recording is decoded, then the values equal anchor's BorshEventCoder", () => {
+    const recording = fileURLToPath(new URL('../../recording', import.meta.url));
+    const codecs = [pumpCodec(), launchlabCodec(), pumpAmmCodec(), raydiumCpmmCodec()];
+    let compared = 0;
+    for (const f of readdirSync(recording, { recursive: true, encoding: 'utf8' }).filter((x) => x.endsWith('.json'))) {
+      const tx = normalizeTransaction(JSON.parse(readFileSync(join(recording, f), 'utf8')));
+      for (const codec of codecs) {
+        const { cpi, log } = collectEvents(tx, codec.programId);
+        for (const raw of [...cpi.values(), ...log.values()].flat()) {
+          const ev = decodeEvent(codec, raw.bytes);
+          if (ev?.layout !== 'idl') continue;
+          const viaAnchor = codec.eventCoder.decode(Buffer.from(raw.bytes).toString('base64'));
+          expect(viaAnchor?.name, f).toBe(ev.name);
+          const data = (viaAnchor?.data ?? {}) as Record<string, unknown>;
+          const def = codec.eventsByDisc.get(Buffer.from(raw.bytes.subarray(0, 8)).toString('hex'));
+          const expected = Object.fromEntries((def?.fields ?? []).map((fd) => [fd.name, fromAnchor(data[fd.name], fd.type, codec.types)]));
+          expect(ev.values, `${f} ${ev.name}`).toEqual(expected);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(5);
   });
 
   it('when a pump.fun TradeEvent is cut to the 2024 length (121 B), then only the 2024 fields are present', () => {

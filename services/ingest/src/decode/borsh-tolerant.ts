@@ -32,7 +32,15 @@ export interface IdlTypeDefEntry {
 export type DecodedValue = string | number | boolean | null | DecodedValue[] | { [k: string]: DecodedValue };
 
 /** Thrown internally when a value would run past the end of the buffer. */
-export class EndOfBuffer extends Error {}
+export class EndOfBuffer extends Error {
+  constructor(message: string) {
+    // Thrown on a hot path (older event layouts end early): skip the stack trace capture.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
+}
 
 /** Thrown when bytes cannot be a value of the declared type (bad bool, bad enum tag, bad UTF-8). */
 export class LayoutMismatch extends Error {}
@@ -250,6 +258,12 @@ export function decodeStructPrefix(
       continue;
     }
     const start = r.offset;
+    if (r.remaining === 0) {
+      // The usual end of an older, shorter layout: stop without the cost of an exception.
+      stopped = true;
+      missing.push(f.name);
+      continue;
+    }
     try {
       values[f.name] = readValue(r, f.type, types);
     } catch (err) {

@@ -18,9 +18,24 @@ export function isEventCpi(ix: NormalizedInstruction, programId: string): boolea
   return ix.programId === programId && ix.data !== null && ix.data.length >= 16 && EVENT_IX_TAG.equals(ix.data.subarray(0, 8));
 }
 
-/** Every instruction in execution order: each top-level instruction followed by its CPIs. */
+const flatCache = new WeakMap<InstructionNode[], NormalizedInstruction[]>();
+
+/**
+ * Every instruction in execution order: each top-level instruction followed by
+ * its CPIs. Memoised per instruction tree (the four program decoders all walk
+ * it); do not add instructions to a tree after flattening it.
+ */
 export function flatten(nodes: InstructionNode[]): NormalizedInstruction[] {
-  return nodes.flatMap((n) => [n.outer, ...n.inner]);
+  let flat = flatCache.get(nodes);
+  if (!flat) {
+    flat = [];
+    for (const n of nodes) {
+      flat.push(n.outer);
+      for (const ix of n.inner) flat.push(ix);
+    }
+    flatCache.set(nodes, flat);
+  }
+  return flat;
 }
 
 /**
@@ -36,14 +51,19 @@ export function flatten(nodes: InstructionNode[]): NormalizedInstruction[] {
  * instruction has no emit_cpi event.
  */
 export function collectEvents(tx: NormalizedTransaction, programId: string): { cpi: Map<number, RawEvent[]>; log: Map<number, RawEvent[]> } {
+  return { cpi: collectCpiEvents(tx, programId), log: collectLogEvents(tx, programId) };
+}
+
+function push(m: Map<number, RawEvent[]>, k: number, e: RawEvent): void {
+  const list = m.get(k);
+  if (list) list.push(e);
+  else m.set(k, [e]);
+}
+
+/** The emit_cpi half of {@link collectEvents}: cheap (no log parsing). */
+export function collectCpiEvents(tx: NormalizedTransaction, programId: string): Map<number, RawEvent[]> {
   const flat = flatten(tx.instructions);
   const cpi = new Map<number, RawEvent[]>();
-  const log = new Map<number, RawEvent[]>();
-  const push = (m: Map<number, RawEvent[]>, k: number, e: RawEvent): void => {
-    const list = m.get(k);
-    if (list) list.push(e);
-    else m.set(k, [e]);
-  };
 
   // Flat index where each top-level node starts, to keep the owner search inside one node.
   let start = 0;
@@ -64,7 +84,13 @@ export function collectEvents(tx: NormalizedTransaction, programId: string): { c
       }
     });
   }
+  return cpi;
+}
 
+/** The `Program data:` half of {@link collectEvents}: replays the log nesting. */
+export function collectLogEvents(tx: NormalizedTransaction, programId: string): Map<number, RawEvent[]> {
+  const flat = flatten(tx.instructions);
+  const log = new Map<number, RawEvent[]>();
   if (tx.logs) {
     const stack: number[] = [];
     let next = 0;
@@ -88,5 +114,5 @@ export function collectEvents(tx: NormalizedTransaction, programId: string): { c
       }
     }
   }
-  return { cpi, log };
+  return log;
 }

@@ -59,12 +59,24 @@ function buildCodec(idl: LoadedIdl): ProgramCodec {
  * package entry point is resolved and the package directory found by walking up.
  */
 export function pumpIdlPath(): string {
+  return pumpSdkIdlPath('pump.json');
+}
+
+/**
+ * Location of the official PumpSwap (pump_amm) IDL shipped in @pump-fun/pump-sdk
+ * (`src/idl/pump_amm.json`), found the same way as {@link pumpIdlPath}.
+ */
+export function pumpAmmIdlPath(): string {
+  return pumpSdkIdlPath('pump_amm.json');
+}
+
+function pumpSdkIdlPath(file: string): string {
   const require = createRequire(import.meta.url);
   let dir = dirname(require.resolve('@pump-fun/pump-sdk'));
   for (;;) {
     const pkg = join(dir, 'package.json');
     if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === '@pump-fun/pump-sdk') {
-      return join(dir, 'src', 'idl', 'pump.json');
+      return join(dir, 'src', 'idl', file);
     }
     const up = dirname(dir);
     if (up === dir) throw new Error('cannot find the @pump-fun/pump-sdk package directory');
@@ -75,8 +87,16 @@ export function pumpIdlPath(): string {
 /** Location of the LaunchLab IDL kept in this repo (services/ingest/idl, see SOURCES.md there). */
 export const launchlabIdlPath = fileURLToPath(new URL('../../idl/raydium_launchpad.json', import.meta.url));
 
+/**
+ * Location of the Raydium CPMM IDL kept in this repo (services/ingest/idl, see SOURCES.md there):
+ * the official raydium-idl JSON with the 2026 SwapEvent fields appended.
+ */
+export const raydiumCpmmIdlPath = fileURLToPath(new URL('../../idl/raydium_cp_swap.json', import.meta.url));
+
 let pump: ProgramCodec | undefined;
 let launchlab: ProgramCodec | undefined;
+let pumpAmm: ProgramCodec | undefined;
+let raydiumCpmm: ProgramCodec | undefined;
 
 /** pump.fun program codec (IDL `pump`, address 6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P). Loaded once. */
 export function pumpCodec(): ProgramCodec {
@@ -88,4 +108,16 @@ export function pumpCodec(): ProgramCodec {
 export function launchlabCodec(): ProgramCodec {
   launchlab ??= buildCodec(JSON.parse(readFileSync(launchlabIdlPath, 'utf8')) as LoadedIdl);
   return launchlab;
+}
+
+/** PumpSwap codec (IDL `pump_amm`, address pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA). Loaded once. */
+export function pumpAmmCodec(): ProgramCodec {
+  pumpAmm ??= buildCodec(JSON.parse(readFileSync(pumpAmmIdlPath(), 'utf8')) as LoadedIdl);
+  return pumpAmm;
+}
+
+/** Raydium CPMM codec (IDL `raydium_cp_swap` 0.2.0 + 2026 SwapEvent fields, address CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C). Loaded once. */
+export function raydiumCpmmCodec(): ProgramCodec {
+  raydiumCpmm ??= buildCodec(JSON.parse(readFileSync(raydiumCpmmIdlPath, 'utf8')) as LoadedIdl);
+  return raydiumCpmm;
 }

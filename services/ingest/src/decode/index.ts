@@ -1,23 +1,37 @@
 /**
  * Transaction decoder: Solana getTransaction results → trade messages
- * (ARCHITECTURE §6) for pump.fun (subject `basic.pumpfun`) and LetsBonk.fun /
- * Raydium LaunchLab (subject `basic.bonk`). See docs/decoding.md.
+ * (ARCHITECTURE §6) for pump.fun (subject `basic.pumpfun`), LetsBonk.fun /
+ * Raydium LaunchLab (subject `basic.bonk`), PumpSwap (`premium.pumpswap`) and
+ * Raydium CPMM (`premium.raydium`). See docs/decoding.md.
  */
 import { DecodeError } from './errors.js';
 import { decodeLaunchlab } from './launchlab.js';
 import { decodePumpfun } from './pumpfun.js';
+import { decodePumpswap } from './pumpswap.js';
+import { decodeRaydiumCpmm } from './raydium-cpmm.js';
 import type { DecodeOptions } from './program.js';
 import { normalizeTransaction, type NormalizedTransaction } from './transaction.js';
-import type { BonkMessage, PumpfunMessage, TradeMessage } from './types.js';
+import type { BonkMessage, PumpfunMessage, PumpswapMessage, RaydiumCpmmMessage, TradeMessage } from './types.js';
 
 export { DecodeError, normalizeTransaction };
-export type { BonkMessage, DecodeOptions, NormalizedTransaction, PumpfunMessage, TradeMessage };
+export type { BonkMessage, DecodeOptions, NormalizedTransaction, PumpfunMessage, PumpswapMessage, RaydiumCpmmMessage, TradeMessage };
+
+/** NATS subjects of the TRADES stream (ARCHITECTURE §5). */
+export type TradeSubject = 'basic.pumpfun' | 'basic.bonk' | 'premium.pumpswap' | 'premium.raydium';
+
+const SUBJECTS: Record<TradeMessage['source'], TradeSubject> = {
+  pumpfun: 'basic.pumpfun',
+  bonk: 'basic.bonk',
+  pumpswap: 'premium.pumpswap',
+  raydium_cpmm: 'premium.raydium',
+};
 
 /**
  * Decodes one getTransaction result (encoding json, jsonParsed or base64;
  * legacy, v0 or v1 wire format; a `{jsonrpc, result}` envelope is unwrapped)
- * into its pump.fun and LaunchLab trade messages, in instruction execution
- * order, one per create/buy/sell instruction (top-level or CPI).
+ * into its pump.fun, LaunchLab, PumpSwap and Raydium CPMM messages, in
+ * instruction execution order, one per create/buy/sell/swap/liquidity
+ * instruction (top-level or CPI).
  *
  * Returns [] when the transaction failed (meta.err non-null) or has no such
  * trade. Throws {@link DecodeError} (code `invalid_argument`) with a reason
@@ -35,19 +49,31 @@ export function decodeTransaction(input: unknown, options: DecodeOptions = {}): 
  */
 export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptions = {}): TradeMessage[] {
   if (tx.err !== null) return [];
-  const all: { order: number; message: TradeMessage }[] = [...decodePumpfun(tx, options), ...decodeLaunchlab(tx, options)];
+  const all: { order: number; message: TradeMessage }[] = [
+    ...decodePumpfun(tx, options),
+    ...decodeLaunchlab(tx, options),
+    ...decodePumpswap(tx, options),
+    ...decodeRaydiumCpmm(tx, options),
+  ];
   return all.sort((a, b) => a.order - b.order).map((x) => x.message);
 }
 
-/** NATS subject of a message (ARCHITECTURE §5): `basic.pumpfun` or `basic.bonk`. */
-export function subjectOf(message: TradeMessage): 'basic.pumpfun' | 'basic.bonk' {
-  return message.source === 'pumpfun' ? 'basic.pumpfun' : 'basic.bonk';
+/**
+ * NATS subject of a message (ARCHITECTURE §5) by its `source`: pumpfun →
+ * `basic.pumpfun`, bonk → `basic.bonk`, pumpswap → `premium.pumpswap`,
+ * raydium_cpmm → `premium.raydium`.
+ */
+export function subjectOf(message: TradeMessage): TradeSubject {
+  return SUBJECTS[message.source];
 }
 
 /**
  * Message id used as `Nats-Msg-Id` (ARCHITECTURE §5):
- * `${signature}:${instruction_path.join('.')}`, e.g. `5Ed…:3.0`.
+ * `${signature}:${instruction_path.join('.')}`, e.g. `5Ed…:3.0`. A COMPLETE
+ * comes from the same instruction as the BUY that filled the curve, so its id
+ * gets a `:COMPLETE` suffix to stay distinct.
  */
 export function messageId(message: TradeMessage): string {
-  return `${message.signature}:${message.instruction_path.join('.')}`;
+  const base = `${message.signature}:${message.instruction_path.join('.')}`;
+  return message.transaction_type === 'COMPLETE' ? `${base}:COMPLETE` : base;
 }

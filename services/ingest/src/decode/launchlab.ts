@@ -1,7 +1,7 @@
 import { decodeInstructionArgs } from './anchor-values.js';
 import type { LegacyLayout } from './event-decode.js';
 import { launchlabCodec } from './idl.js';
-import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, defined, isLetsbonk, mintDecimals, programCalls, ui } from './program.js';
 import type { ProgramCall } from './program.js';
 import type { DecodeOptions } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
@@ -31,6 +31,18 @@ let legacy: LegacyLayout[] | undefined;
 const CREATE = /^initialize(_v\d+|_with_token_2022)?$/;
 const BUY = /^buy_exact_(in|out)$/;
 const SELL = /^sell_exact_(in|out)$/;
+const MIGRATE = /^migrate_to_(amm|cpswap)$/;
+
+/** Raw amount by which `vault`'s token balance fell in `tx` (decimal string), or undefined when not recorded. */
+function vaultOutflow(tx: NormalizedTransaction, vault: string | undefined): string | undefined {
+  if (!vault) return undefined;
+  const i = tx.accountKeys.indexOf(vault);
+  if (i < 0) return undefined;
+  const pre = tx.preTokenBalances.find((b) => b.accountIndex === i);
+  const post = tx.postTokenBalances.find((b) => b.accountIndex === i);
+  if (!pre) return undefined;
+  return (BigInt(pre.amount) - BigInt(post?.amount ?? '0')).toString();
+}
 
 function tradeAccounts(call: ProgramCall): Record<string, string | undefined> {
   return {
@@ -61,6 +73,34 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
   const out: { order: number; message: BonkMessage }[] = [];
   for (const call of programCalls(tx, codec, legacy, options)) {
     const n = call.def.name;
+    const migrate = MIGRATE.exec(n);
+    if (migrate) {
+      // No event exists for migration; the amounts are what left the curve's vaults (chain balances).
+      // migrate_to_amm passes no platform_config account (it lives in pool_state's data): null there.
+      const platformConfig = account(call, 'platform_config') ?? null;
+      const baseVault = account(call, 'base_vault');
+      const quoteVault = account(call, 'quote_vault');
+      const message = {
+        ...common(tx, call, 'bonk', 'MIGRATE'),
+        ...defined({
+          payer: account(call, 'payer'),
+          pool_state: account(call, 'pool_state'),
+          base_mint: account(call, 'base_mint'),
+          quote_mint: account(call, 'quote_mint'),
+          base_vault: baseVault,
+          quote_vault: quoteVault,
+          global_config: account(call, 'global_config'),
+          migrate_to: migrate[1] === 'amm' ? 'raydium_amm_v4' : 'raydium_cpmm',
+          amm_pool: account(call, migrate[1] === 'amm' ? 'amm_pool' : 'cpswap_pool'),
+          base_amount: vaultOutflow(tx, baseVault),
+          quote_amount: vaultOutflow(tx, quoteVault),
+        }),
+        platform_config: platformConfig,
+        is_letsbonk: isLetsbonk(platformConfig, options),
+      } as BonkMessage;
+      out.push({ order: call.order, message });
+      continue;
+    }
     if (CREATE.test(n)) {
       const ev = call.events.find((e) => e.name === 'PoolCreateEvent');
       const args = decodeInstructionArgs(codec, call.ix.data ?? new Uint8Array(), n);
@@ -79,6 +119,7 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
         }),
         ...(ev?.values ?? {}),
         ...args,
+        is_letsbonk: isLetsbonk(account(call, 'platform_config'), options),
       } as BonkMessage;
       out.push({ order: call.order, message });
       continue;
@@ -116,6 +157,7 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
       side: isBuy ? 'buy' : 'sell',
       ...defined({ sol_amount: solAmount, token_amount: tokenAmount }),
       ...defined(derived),
+      is_letsbonk: isLetsbonk(accounts.platform_config, options),
     } as BonkMessage;
     out.push({ order: call.order, message });
   }

@@ -1,7 +1,8 @@
 import type { DecodedValue } from './borsh-tolerant.js';
 import { decodeEvent } from './event-decode.js';
 import type { DecodedEvent, LegacyLayout } from './event-decode.js';
-import { collectEvents, flatten, isEventCpi } from './events.js';
+import { collectCpiEvents, collectLogEvents, flatten, isEventCpi } from './events.js';
+import type { RawEvent } from './events.js';
 import type { LoadedIdl, ProgramCodec } from './idl.js';
 import type { NormalizedInstruction, NormalizedTransaction } from './transaction.js';
 import type { CommonMessageFields } from './types.js';
@@ -19,6 +20,29 @@ export interface DecodeOptions {
    * to be an Anchor instruction). The instruction is skipped, never fatal.
    */
   onUnknownInstruction?: (programId: string, discriminatorHex: string) => void;
+  /**
+   * LaunchLab platform configs that are LetsBonk.fun (sets `is_letsbonk` on
+   * basic.bonk messages). Default {@link DEFAULT_LETSBONK_PLATFORM_CONFIGS}.
+   */
+  letsbonkPlatformConfigs?: ReadonlySet<string>;
+}
+
+/**
+ * LetsBonk.fun's LaunchLab PlatformConfig account. Source: the platform config
+ * every LetsBonk.fun launch passes to LaunchLab's initialize/buy/sell (e.g.
+ * recording/launchlab/3USu…, captured as a "bonk" trade), the `platformId` the
+ * Raydium launchpad API uses for letsbonk.fun, and the LetsBonk address
+ * constants of public trading bots (chainstacklabs/pumpfun-bonkfun-bot,
+ * `LetsBonkAddresses.PLATFORM_CONFIG`).
+ */
+export const DEFAULT_LETSBONK_PLATFORM_CONFIGS: readonly string[] = ['FfYek5vEz23cMkWsdJwG2oa6EphsvXSHrGpdALN4g6W1'];
+
+const defaultLetsbonk = new Set(DEFAULT_LETSBONK_PLATFORM_CONFIGS);
+
+/** Whether `platformConfig` is LetsBonk.fun under `options`; null when unknown. */
+export function isLetsbonk(platformConfig: string | null | undefined, options: DecodeOptions): boolean | null {
+  if (!platformConfig) return null;
+  return (options.letsbonkPlatformConfigs ?? defaultLetsbonk).has(platformConfig);
 }
 
 /** One invocation of the program's own (non-event) instruction with the events it emitted. */
@@ -41,10 +65,15 @@ export function programCalls(
   legacy: readonly LegacyLayout[] = [],
   options: DecodeOptions = {},
 ): ProgramCall[] {
-  const { cpi, log } = collectEvents(tx, codec.programId);
+  const flat = flatten(tx.instructions);
+  const programId = codec.programId;
+  if (!flat.some((ix) => ix.programId === programId)) return [];
+  // Events are looked up lazily: log replay (regexes over every line) only when an instruction has no emit_cpi event.
+  let cpi: Map<number, RawEvent[]> | undefined;
+  let log: Map<number, RawEvent[]> | undefined;
   const out: ProgramCall[] = [];
-  flatten(tx.instructions).forEach((ix, order) => {
-    if (ix.programId !== codec.programId || ix.data === null || isEventCpi(ix, codec.programId)) return;
+  flat.forEach((ix, order) => {
+    if (ix.programId !== programId || ix.data === null || isEventCpi(ix, programId)) return;
     if (ix.data.length < 8) {
       options.onUnknownInstruction?.(codec.programId, Buffer.from(ix.data).toString('hex'));
       return;
@@ -55,7 +84,8 @@ export function programCalls(
       options.onUnknownInstruction?.(codec.programId, disc);
       return;
     }
-    const raw = cpi.get(order) ?? log.get(order) ?? [];
+    cpi ??= collectCpiEvents(tx, programId);
+    const raw = cpi.get(order) ?? (log ??= collectLogEvents(tx, programId)).get(order) ?? [];
     const events = raw.map((e) => decodeEvent(codec, e.bytes, legacy)).filter((e): e is DecodedEvent => e !== null);
     out.push({ ix, order, def, events });
   });

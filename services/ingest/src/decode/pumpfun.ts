@@ -11,14 +11,18 @@ export const PUMPFUN_TOKEN_DECIMALS = 6;
 const SOL_QUOTES = new Set(['11111111111111111111111111111111', WSOL_MINT]);
 
 const CREATE = /^create(_v\d+)?$/;
+const MIGRATE = /^migrate(_v\d+)?$/;
 const BUY = /^buy/;
 const SELL = /^sell/;
 
 /**
  * pump.fun trades in `tx`, with their execution order. Instructions: create /
  * create_v2 → CREATE (CreateEvent), every buy* variant → BUY and sell* → SELL
- * (TradeEvent; the side follows the event's is_buy). A trade instruction
- * whose event cannot be found (truncated logs, no emit_cpi) yields nothing.
+ * (TradeEvent; the side follows the event's is_buy), a CompleteEvent (the buy
+ * that fills the bonding curve) → COMPLETE right after that BUY, migrate /
+ * migrate_v2 (curve liquidity moved to a PumpSwap pool) → MIGRATE
+ * (CompletePumpAmmMigrationEvent). A trade instruction whose event cannot be
+ * found (truncated logs, no emit_cpi) yields nothing.
  */
 export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpfunMessage }[] {
   const codec = pumpCodec();
@@ -34,6 +38,39 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
   const out: { order: number; message: PumpfunMessage }[] = [];
   for (const call of calls) {
     const n = call.def.name;
+    const complete = call.events.find((e) => e.name === 'CompleteEvent');
+    if (complete) {
+      // Same instruction as the completing BUY: sorted just after it; messageId adds `:COMPLETE`.
+      const message = {
+        ...common(tx, call, 'pumpfun', 'COMPLETE'),
+        ...complete.values,
+        bonding_curve: (complete.values.bonding_curve as string | undefined) ?? account(call, 'bonding_curve'),
+      } as PumpfunMessage;
+      out.push({ order: call.order + 0.5, message });
+    }
+    if (MIGRATE.test(n)) {
+      // No event = nothing moved (e.g. a bot's late migrate logs "Bonding curve already migrated").
+      const ev = call.events.find((e) => e.name === 'CompletePumpAmmMigrationEvent');
+      if (!ev) continue;
+      const message = {
+        ...common(tx, call, 'pumpfun', 'MIGRATE'),
+        ...defined({
+          mint: account(call, 'mint') ?? account(call, 'base_mint'),
+          bonding_curve: account(call, 'bonding_curve'),
+          pool: account(call, 'pool'),
+          user: account(call, 'user'),
+          withdraw_authority: account(call, 'withdraw_authority'),
+          quote_mint: account(call, 'quote_mint'),
+        }),
+        ...ev.values,
+      } as PumpfunMessage;
+      const mint = typeof message.mint === 'string' ? names.get(message.mint) : undefined;
+      Object.assign(message, defined({ name: mint?.name, symbol: mint?.symbol }));
+      const solUi = ui(message.sol_amount, SOL_DECIMALS);
+      if (solUi !== undefined) message.sol_amount_ui = solUi;
+      out.push({ order: call.order, message });
+      continue;
+    }
     if (CREATE.test(n)) {
       const ev = call.events.find((e) => e.name === 'CreateEvent');
       const base = ev

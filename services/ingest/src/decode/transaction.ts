@@ -1,5 +1,5 @@
-import bs58 from 'bs58';
 import { DecodeError } from './errors.js';
+import { decodeBase58 as fastDecodeBase58 } from './base58.js';
 import { parseWireTransaction } from './wire.js';
 
 /** An SPL token balance from meta.pre/postTokenBalances. `amount` is raw base units (decimal string). */
@@ -59,6 +59,34 @@ export interface NormalizedTransaction {
 
 type Obj = Record<string, unknown>;
 
+/**
+ * An instruction from the json/jsonParsed encodings whose base58 `data` is
+ * decoded on first read. Most instructions of a transaction belong to other
+ * programs (compute budget, token, system, routers) and are never read, and
+ * base58 decoding is quadratic in length: doing it lazily is most of the
+ * normaliser's speed. Invalid base58 raises {@link DecodeError} on that read.
+ */
+class Base58DataInstruction implements NormalizedInstruction {
+  #encoded: string;
+  #what: string;
+  #data: Uint8Array | undefined;
+  constructor(
+    readonly programId: string,
+    readonly accounts: string[],
+    encoded: string,
+    readonly path: number[],
+    public stackHeight: number | null,
+    what: string,
+  ) {
+    this.#encoded = encoded;
+    this.#what = what;
+  }
+
+  get data(): Uint8Array {
+    return (this.#data ??= decodeBase58(this.#encoded, this.#what));
+  }
+}
+
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -76,7 +104,7 @@ function numArray(v: unknown, what: string): number[] {
 function decodeBase58(s: unknown, what: string): Uint8Array {
   if (typeof s !== 'string') fail(`${what} is not a base58 string`);
   try {
-    return bs58.decode(s);
+    return fastDecodeBase58(s);
   } catch (err) {
     return fail(`${what} is not valid base58`, err);
   }
@@ -121,19 +149,15 @@ function resolveInstruction(raw: unknown, keys: string[], path: number[], what: 
   if (typeof raw.programIdIndex === 'number') {
     const accounts = raw.accounts;
     if (!Array.isArray(accounts)) fail(`${what}.accounts is not an array`);
-    return {
-      programId: keyAt(raw.programIdIndex),
-      accounts: accounts.map(keyAt),
-      data: decodeBase58(raw.data, `${what}.data`),
-      path,
-      stackHeight,
-    };
+    if (typeof raw.data !== 'string') fail(`${what}.data is not a base58 string`);
+    return new Base58DataInstruction(keyAt(raw.programIdIndex), accounts.map(keyAt), raw.data, path, stackHeight, `${what}.data`);
   }
   if (typeof raw.programId === 'string') {
     if ('parsed' in raw) return { programId: raw.programId, accounts: [], data: null, path, stackHeight };
     const accounts = raw.accounts;
     if (!Array.isArray(accounts) || !accounts.every((a) => typeof a === 'string')) fail(`${what}.accounts is not a list of addresses`);
-    return { programId: raw.programId, accounts: accounts as string[], data: decodeBase58(raw.data, `${what}.data`), path, stackHeight };
+    if (typeof raw.data !== 'string') fail(`${what}.data is not a base58 string`);
+    return new Base58DataInstruction(raw.programId, accounts as string[], raw.data, path, stackHeight, `${what}.data`);
   }
   return fail(`${what} has neither programIdIndex nor programId`);
 }
@@ -166,7 +190,7 @@ export function normalizeTransaction(input: unknown): NormalizedTransaction {
     if (typeof payload !== 'string') fail('transaction payload is not a string');
     let bytes: Uint8Array;
     try {
-      bytes = encoding === 'base64' ? Buffer.from(payload, 'base64') : bs58.decode(payload);
+      bytes = encoding === 'base64' ? Buffer.from(payload, 'base64') : fastDecodeBase58(payload);
     } catch (err) {
       fail(`transaction payload is not valid ${encoding}`, err);
     }
@@ -218,7 +242,10 @@ export function normalizeTransaction(input: unknown): NormalizedTransaction {
       })
     : outerRaw.map((raw, i) => resolveInstruction(raw, accountKeys, [i], `instruction ${i}`));
 
-  const nodes: InstructionNode[] = outer.map((o) => ({ outer: { ...o, stackHeight: o.stackHeight ?? 1 }, inner: [] }));
+  const nodes: InstructionNode[] = outer.map((o) => {
+    o.stackHeight ??= 1; // mutated, not spread: lazy instructions keep their `data` getter
+    return { outer: o, inner: [] };
+  });
   const innerRaw = meta.innerInstructions;
   if (innerRaw !== undefined && innerRaw !== null) {
     if (!Array.isArray(innerRaw)) fail('meta.innerInstructions is not an array');

@@ -1,10 +1,21 @@
 import type { DecodedValue } from './borsh-tolerant.js';
 
+/**
+ * Kinds only the AMMs (PumpSwap, Raydium CPMM) produce: CREATE_POOL (a new pool
+ * with its initial liquidity), DEPOSIT / WITHDRAW (liquidity added / removed),
+ * SWAP (Raydium CPMM swap; PumpSwap swaps are BUY / SELL of its base token).
+ */
+export type AmmTransactionType = 'CREATE_POOL' | 'DEPOSIT' | 'WITHDRAW' | 'SWAP';
+
 /** Fields every trade message carries (ARCHITECTURE §6). */
 export interface CommonMessageFields {
-  /** Launchpad the trade happened on. */
-  source: 'pumpfun' | 'bonk';
-  transaction_type: 'CREATE' | 'BUY' | 'SELL';
+  /** Launchpad or AMM the trade happened on. */
+  source: 'pumpfun' | 'bonk' | 'pumpswap' | 'raydium_cpmm';
+  /**
+   * CREATE, BUY, SELL; COMPLETE (pump.fun bonding curve filled, from the same
+   * instruction as the completing BUY); MIGRATE (liquidity moved to an AMM).
+   */
+  transaction_type: 'CREATE' | 'BUY' | 'SELL' | 'COMPLETE' | 'MIGRATE' | AmmTransactionType;
   /** Transaction signature, base58. */
   signature: string;
   /** Slot of the block, or null when the capture lacks it. */
@@ -56,8 +67,64 @@ export interface BonkMessage extends CommonMessageFields {
   token_amount?: string;
   /** SOL per token after the trade: (virtual_quote + real_quote_after) / (virtual_base − real_base_after) × 10^(base_decimals − 9). */
   price_sol?: number;
+  /** LaunchLab PlatformConfig the pool belongs to; null only on migrate_to_amm (no such account passed). */
+  platform_config?: string | null;
+  /** Whether platform_config is one of the configured LetsBonk.fun platform configs; null when platform_config is. */
+  is_letsbonk: boolean | null;
+  [field: string]: DecodedValue | undefined;
+}
+
+/**
+ * A PumpSwap message (subject `premium.pumpswap`): buy* → BUY, sell* → SELL,
+ * create_pool → CREATE_POOL, deposit → DEPOSIT, withdraw → WITHDRAW. Carries
+ * every field of the program's BuyEvent / SellEvent / CreatePoolEvent /
+ * DepositEvent / WithdrawEvent that the event bytes hold (absent when an older
+ * layout lacks it), the instruction accounts named here, and derived values.
+ * See services/ingest/schemas/premium.pumpswap.schema.json and docs/decoding.md.
+ */
+export interface PumpswapMessage extends CommonMessageFields {
+  source: 'pumpswap';
+  transaction_type: 'BUY' | 'SELL' | 'CREATE_POOL' | 'DEPOSIT' | 'WITHDRAW';
+  /** Pool account (instruction account `pool`). */
+  pool: string;
+  /** Pool base mint (instruction account `base_mint`). */
+  base_mint: string;
+  /** Pool quote mint (instruction account `quote_mint`), WSOL for SOL pools. */
+  quote_mint: string;
+  /** The traded token: = base_mint. */
+  mint: string;
+  side?: 'buy' | 'sell';
+  /** SOL per base token after the instruction (constant-product spot price); WSOL-quoted pools only. */
+  price_sol?: number;
+  /** Quote units per base token after the instruction; pools quoted in another mint. */
+  price_quote?: number;
+  [field: string]: DecodedValue | undefined;
+}
+
+/**
+ * A Raydium CPMM message (subject `premium.raydium`): swap_base_input /
+ * swap_base_output → SWAP, initialize → CREATE_POOL, deposit → DEPOSIT,
+ * withdraw → WITHDRAW. Instruction accounts by IDL name, the instruction's
+ * limits, the SwapEvent / LpChangeEvent fields the event bytes hold, and
+ * derived values. See services/ingest/schemas/premium.raydium.schema.json.
+ */
+export interface RaydiumCpmmMessage extends CommonMessageFields {
+  source: 'raydium_cpmm';
+  transaction_type: 'SWAP' | 'CREATE_POOL' | 'DEPOSIT' | 'WITHDRAW';
+  /** Pool account (instruction account `pool_state`). */
+  pool_state: string;
+  /** SWAP: what left the payer's input token account, raw units (= SwapEvent input_amount + input_transfer_fee). */
+  amount_in?: string;
+  /** SWAP: what reached the payer's output token account, raw units (= SwapEvent output_amount − output_transfer_fee). */
+  amount_out?: string;
+  /** SWAP: mint of the token sold (instruction account `input_token_mint`). */
+  input_mint?: string;
+  /** SWAP: mint of the token bought (instruction account `output_token_mint`). */
+  output_mint?: string;
+  /** SOL per token after the instruction; pools with exactly one WSOL side only. */
+  price_sol?: number;
   [field: string]: DecodedValue | undefined;
 }
 
 /** One decoded trade: a plain JSON-serialisable object. */
-export type TradeMessage = PumpfunMessage | BonkMessage;
+export type TradeMessage = PumpfunMessage | BonkMessage | PumpswapMessage | RaydiumCpmmMessage;

@@ -12,13 +12,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NormalizedTransaction } from '../decode/transaction.js';
 
-/** The four program ids ingest decodes (IDL `address` of each; ARCHITECTURE §1). */
-export const TRADE_PROGRAM_IDS = [
-  '6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P', // Pump.fun
-  'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj', // Raydium LaunchLab (LetsBonk.fun)
-  'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA', // PumpSwap
-  'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', // Raydium CPMM
-] as const;
+/** The four program ids ingest decodes (defined beside the prefilter that uses them). */
+export { TRADE_PROGRAM_IDS } from '../decode/prefilter.js';
 
 /** Solana commitment levels (https://solana.com/docs/rpc#configuring-state-commitment). */
 export type Commitment = 'processed' | 'confirmed' | 'finalized';

@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeTransaction, type TradeMessage } from '../decode/index.js';
+import { decodeTransaction, type DecodeOptions, type TradeMessage } from '../decode/index.js';
 
 /** One recorded transaction and the trades decoded from it (in instruction order). */
 export interface RecordedTransaction {
@@ -33,13 +33,14 @@ export async function listJsonFiles(dir: string): Promise<string[]> {
  * Order: by slot ascending; captures without a slot (blockSubscribe captures) keep their
  * relative file order and come after those with one, since their place in time is unknown.
  * Transactions without trades are dropped; unreadable files are returned in `problems`.
+ * `options` are the decoder's (LetsBonk platform configs, unknown-instruction hook).
  */
-export async function loadRecording(dir: string): Promise<{ transactions: RecordedTransaction[]; problems: RecordingProblem[] }> {
+export async function loadRecording(dir: string, options: DecodeOptions = {}): Promise<{ transactions: RecordedTransaction[]; problems: RecordingProblem[] }> {
   const transactions: RecordedTransaction[] = [];
   const problems: RecordingProblem[] = [];
   for (const path of await listJsonFiles(dir)) {
     try {
-      const trades = decodeTransaction(JSON.parse(await readFile(path, 'utf8')));
+      const trades = decodeTransaction(JSON.parse(await readFile(path, 'utf8')), options);
       if (trades.length > 0) transactions.push({ path, slot: trades[0]!.slot, trades });
     } catch (err) {
       problems.push({ path, reason: err instanceof Error ? err.message : String(err) });

@@ -8,18 +8,23 @@
  * publish of the same copy still is.
  */
 import { randomUUID } from 'node:crypto';
-import { messageId, subjectOf, type TradeMessage } from '../decode/index.js';
+import { messageId, subjectOf, type TradeMessage, type TradeSubject } from '../decode/index.js';
 import type { RecordedTransaction } from './recording.js';
 
-/** A message ready to publish. */
+/** A message ready to publish: its subject, `Nats-Msg-Id` and body. */
 export interface OutgoingTrade {
-  readonly subject: 'basic.pumpfun' | 'basic.bonk';
+  readonly subject: TradeSubject;
   readonly msgId: string;
+  readonly message: TradeMessage;
+}
+
+/** A replayed copy of a recorded trade. */
+export interface ReplayedTrade extends OutgoingTrade {
   readonly message: TradeMessage & { replayed: true; replay_loop: number; replayed_at_ms: number };
 }
 
 /** Marks one trade as a replayed copy. */
-export function replayCopy(trade: TradeMessage, runId: string, loop: number, nowMs: number): OutgoingTrade {
+export function replayCopy(trade: TradeMessage, runId: string, loop: number, nowMs: number): ReplayedTrade {
   return {
     subject: subjectOf(trade),
     msgId: `${messageId(trade)}:replay:${runId}:${loop}`,
@@ -35,7 +40,7 @@ export function replayCopy(trade: TradeMessage, runId: string, loop: number, now
 export async function* replay(
   transactions: readonly RecordedTransaction[],
   options: { transactionsPerSecond: number; loop: boolean; signal: AbortSignal; runId?: string; now?: () => number },
-): AsyncGenerator<OutgoingTrade[]> {
+): AsyncGenerator<ReplayedTrade[]> {
   if (transactions.length === 0) return;
   const runId = options.runId ?? randomUUID().slice(0, 8);
   const now = options.now ?? Date.now;

@@ -1,0 +1,144 @@
+/**
+ * `npm run bench [-- <suite> ...] [-- --seconds N]`: throughput benchmarks.
+ *
+ * Suites:
+ *   decode  ingest's hot path on one core (this process is single-threaded):
+ *           raw getTransaction JSON text → prefilter → JSON.parse → normalise →
+ *           decode → JSON.stringify per message, over the bundled real
+ *           transactions; and the prefilter alone over real transactions that
+ *           touch none of the four programs. Baseline measured in the same run:
+ *           bare JSON.parse of the same texts (the floor any JSON source pays).
+ *
+ * Output: human-readable lines, then ONE final line of JSON with the figures
+ * (`decode_tx_per_s`, `filter_tx_per_s`, ...), for CI and for comparisons.
+ * Figures depend on the machine: compare ratios, not absolute numbers.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeNormalized, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const TRADE_DIR = join(repo, 'services/ingest/recording');
+const NON_TRADE_DIR = join(repo, 'services/ingest/bench/non-trade');
+
+function args(): { suites: string[]; seconds: number } {
+  const argv = process.argv.slice(2);
+  const i = argv.indexOf('--seconds');
+  const seconds = i >= 0 ? Number(argv[i + 1]) : 2;
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error('--seconds needs a positive number');
+  const suites = argv.filter((a, j) => !a.startsWith('--') && !(i >= 0 && j === i + 1));
+  return { suites: suites.length ? suites : ['decode'], seconds };
+}
+
+/** Compact JSON text of each *.json under `dir` (as an RPC sends it: no indentation). */
+function corpus(dir: string): { name: string; text: string }[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({ name: f, text: JSON.stringify(JSON.parse(readFileSync(join(dir, f), 'utf8'))) }));
+}
+
+/** Runs `fn` over `items` repeatedly for `seconds` (after a 0.5 s warm-up); returns items per second. */
+function rate<T>(items: readonly T[], seconds: number, fn: (item: T) => void): number {
+  const run = (ms: number): number => {
+    let n = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) {
+      for (const it of items) fn(it);
+      n += items.length;
+    }
+    return (n / (performance.now() - t0)) * 1000;
+  };
+  run(500);
+  return run(seconds * 1000);
+}
+
+function decodeSuite(seconds: number): Record<string, number | string> {
+  const trades = corpus(TRADE_DIR);
+  const others = corpus(NON_TRADE_DIR);
+  const texts = trades.map((t) => t.text);
+  const otherTexts = others.map((t) => t.text);
+  let messages = 0;
+  for (const t of texts) messages += decodeNormalized(normalizeTransaction(JSON.parse(t))).length;
+  const avg = (xs: string[]) => Math.round(xs.reduce((a, x) => a + x.length, 0) / xs.length);
+  console.log(`decode: ${texts.length} real trade transactions (${messages} messages, avg ${avg(texts)} B compact JSON), ${otherTexts.length} real non-trade transactions (avg ${avg(otherTexts)} B)`);
+
+  const parseRate = rate(texts, seconds, (t) => JSON.parse(t));
+  const pipeline = (t: string): void => {
+    if (!mayTouchPrograms(t)) return;
+    for (const m of decodeNormalized(normalizeTransaction(JSON.parse(t)))) JSON.stringify(m);
+  };
+  const decodeRate = rate(texts, seconds, pipeline);
+  const filterRate = rate(otherTexts, seconds, (t) => mayTouchPrograms(t));
+  const rejected = otherTexts.filter((t) => !mayTouchPrograms(t)).length;
+  // Mainnet-like mix: for every trade transaction, 9 that touch none of the programs.
+  const mix = texts.flatMap((t, i) => [t, ...Array.from({ length: 9 }, (_, j) => otherTexts[(i * 9 + j) % otherTexts.length] ?? '')]);
+  const mixRate = rate(mix, seconds, pipeline);
+
+  // Cost split, measured separately so the timers do not slow the rates above.
+  const split = { filter: 0, parse: 0, normalize: 0, decode: 0, serialize: 0 };
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < seconds * 1000) {
+    for (const t of texts) {
+      const a = performance.now();
+      mayTouchPrograms(t);
+      const b = performance.now();
+      const raw: unknown = JSON.parse(t);
+      const c = performance.now();
+      const tx = normalizeTransaction(raw);
+      const d = performance.now();
+      const msgs = decodeNormalized(tx);
+      const e = performance.now();
+      for (const m of msgs) JSON.stringify(m);
+      const f = performance.now();
+      split.filter += b - a;
+      split.parse += c - b;
+      split.normalize += d - c;
+      split.decode += e - d;
+      split.serialize += f - e;
+      n++;
+    }
+  }
+  const us = (v: number) => Number(((v / n) * 1000).toFixed(2));
+  const total = Object.values(split).reduce((a, b) => a + b, 0);
+  const pct = (v: number) => `${((v / total) * 100).toFixed(0)}%`;
+
+  const r = (x: number) => Math.round(x);
+  console.log(`  baseline JSON.parse only        ${r(parseRate).toLocaleString('en')} tx/s`);
+  console.log(`  filter+parse+decode+serialize   ${r(decodeRate).toLocaleString('en')} tx/s  (${(decodeRate / parseRate).toFixed(2)} × baseline)`);
+  console.log(`  prefilter over non-trade txs    ${r(filterRate).toLocaleString('en')} tx/s  (${(filterRate / parseRate).toFixed(2)} × baseline; ${rejected}/${otherTexts.length} rejected)`);
+  console.log(`  mix 1 trade : 9 non-trade       ${r(mixRate).toLocaleString('en')} tx/s`);
+  console.log(`  per trade tx: filter ${us(split.filter)} µs (${pct(split.filter)}), parse ${us(split.parse)} µs (${pct(split.parse)}), normalize ${us(split.normalize)} µs (${pct(split.normalize)}), decode ${us(split.decode)} µs (${pct(split.decode)}), serialize ${us(split.serialize)} µs (${pct(split.serialize)})`);
+  console.log(`  target 20,000 tx/s on one core: decode ${decodeRate >= 20_000 ? 'met' : 'NOT met'} (${(decodeRate / 20_000).toFixed(2)} ×), filter ${filterRate >= 20_000 ? 'met' : 'NOT met'} (${(filterRate / 20_000).toFixed(2)} ×)`);
+  return {
+    decode_tx_per_s: r(decodeRate),
+    filter_tx_per_s: r(filterRate),
+    mix_tx_per_s: r(mixRate),
+    baseline_json_parse_tx_per_s: r(parseRate),
+    decode_vs_baseline: Number((decodeRate / parseRate).toFixed(3)),
+    filter_vs_baseline: Number((filterRate / parseRate).toFixed(3)),
+    filter_us: us(split.filter),
+    parse_us: us(split.parse),
+    normalize_us: us(split.normalize),
+    decode_us: us(split.decode),
+    serialize_us: us(split.serialize),
+    trade_transactions: texts.length,
+    non_trade_transactions: otherTexts.length,
+  };
+}
+
+const SUITES: Record<string, (seconds: number) => Record<string, number | string>> = { decode: decodeSuite };
+
+const { suites, seconds } = args();
+const result: Record<string, number | string> = { node: process.version };
+for (const s of suites) {
+  const suite = SUITES[s];
+  if (!suite) {
+    console.error(`unknown bench suite "${s}"; known: ${Object.keys(SUITES).join(', ')}`);
+    process.exit(2);
+  }
+  Object.assign(result, suite(seconds));
+}
+console.log(JSON.stringify(result));

@@ -1,0 +1,190 @@
+import type { DecodedValue } from './borsh-tolerant.js';
+import type { DecodedEvent } from './event-decode.js';
+import { pumpAmmCodec, pumpCodec } from './idl.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
+import type { DecodeOptions, ProgramCall } from './program.js';
+import type { NormalizedTransaction } from './transaction.js';
+import type { PumpswapMessage } from './types.js';
+
+const BUY = /^buy/;
+const SELL = /^sell/;
+
+/** Instruction → message kind and the event that carries its amounts. */
+const KINDS: { test: (name: string) => boolean; type: PumpswapMessage['transaction_type']; event: string }[] = [
+  { test: (n) => BUY.test(n), type: 'BUY', event: 'BuyEvent' },
+  { test: (n) => SELL.test(n), type: 'SELL', event: 'SellEvent' },
+  { test: (n) => n === 'create_pool', type: 'CREATE_POOL', event: 'CreatePoolEvent' },
+  { test: (n) => n === 'deposit', type: 'DEPOSIT', event: 'DepositEvent' },
+  { test: (n) => n === 'withdraw', type: 'WITHDRAW', event: 'WithdrawEvent' },
+];
+
+const big = (v: DecodedValue | undefined): bigint | undefined => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : undefined);
+
+/**
+ * Pool reserves (raw base units) right after the instruction, from the event.
+ * PumpSwap events report `pool_*_token_reserves` as the vault balances BEFORE
+ * the instruction (checked against meta.preTokenBalances of every recorded
+ * transaction); the change follows the program's token transfers, as the
+ * pump-swap-sdk models them (src/sdk/buy.ts, sell.ts):
+ *  - buy: base − base_amount_out, quote + quote_amount_in + lp_fee (the LP fee
+ *    stays in the pool; protocol and coin-creator fees go to their own accounts);
+ *  - sell: base + base_amount_in, quote − (quote_amount_out − lp_fee);
+ *  - deposit: + base_amount_in, + quote_amount_in; withdraw: − base_amount_out, − quote_amount_out;
+ *  - create_pool: pool_base_amount, pool_quote_amount.
+ * Undefined when a field is missing.
+ */
+function reservesAfter(type: PumpswapMessage['transaction_type'], v: Record<string, DecodedValue>): { base: bigint; quote: bigint } | undefined {
+  const base = big(v.pool_base_token_reserves);
+  const quote = big(v.pool_quote_token_reserves);
+  const lpFee = big(v.lp_fee);
+  switch (type) {
+    case 'BUY': {
+      const out = big(v.base_amount_out);
+      const qin = big(v.quote_amount_in);
+      return base !== undefined && quote !== undefined && out !== undefined && qin !== undefined && lpFee !== undefined
+        ? { base: base - out, quote: quote + qin + lpFee }
+        : undefined;
+    }
+    case 'SELL': {
+      const inp = big(v.base_amount_in);
+      const qout = big(v.quote_amount_out);
+      return base !== undefined && quote !== undefined && inp !== undefined && qout !== undefined && lpFee !== undefined
+        ? { base: base + inp, quote: quote - (qout - lpFee) }
+        : undefined;
+    }
+    case 'DEPOSIT': {
+      const b = big(v.base_amount_in);
+      const q = big(v.quote_amount_in);
+      return base !== undefined && quote !== undefined && b !== undefined && q !== undefined ? { base: base + b, quote: quote + q } : undefined;
+    }
+    case 'WITHDRAW': {
+      const b = big(v.base_amount_out);
+      const q = big(v.quote_amount_out);
+      return base !== undefined && quote !== undefined && b !== undefined && q !== undefined ? { base: base - b, quote: quote - q } : undefined;
+    }
+    case 'CREATE_POOL': {
+      const b = big(v.pool_base_amount);
+      const q = big(v.pool_quote_amount);
+      return b !== undefined && q !== undefined ? { base: b, quote: q } : undefined;
+    }
+  }
+}
+
+/** The base and quote amounts the user moved, raw: what `token_amount_ui` and `sol_amount_ui` / `quote_amount_ui` show. */
+function userAmounts(type: PumpswapMessage['transaction_type'], v: Record<string, DecodedValue>): { base?: DecodedValue; quote?: DecodedValue } {
+  switch (type) {
+    case 'BUY':
+      return { base: v.base_amount_out, quote: v.user_quote_amount_in };
+    case 'SELL':
+      return { base: v.base_amount_in, quote: v.user_quote_amount_out };
+    case 'DEPOSIT':
+    case 'CREATE_POOL':
+      return { base: v.base_amount_in, quote: v.quote_amount_in };
+    case 'WITHDRAW':
+      return { base: v.base_amount_out, quote: v.quote_amount_out };
+  }
+}
+
+/** Token names known from pump.fun CreateEvents in the same transaction (a create and a PumpSwap trade together). */
+function pumpfunNames(tx: NormalizedTransaction): Map<string, { name?: string; symbol?: string }> {
+  const names = new Map<string, { name?: string; symbol?: string }>();
+  for (const c of programCalls(tx, pumpCodec())) {
+    for (const e of c.events) {
+      if (e.name === 'CreateEvent' && typeof e.values.mint === 'string') {
+        names.set(e.values.mint, { name: e.values.name as string | undefined, symbol: e.values.symbol as string | undefined });
+      }
+    }
+  }
+  return names;
+}
+
+function accounts(call: ProgramCall, type: PumpswapMessage['transaction_type']): Record<string, string | undefined> {
+  const base = account(call, 'base_mint');
+  return {
+    pool: account(call, 'pool'),
+    base_mint: base,
+    quote_mint: account(call, 'quote_mint'),
+    mint: base,
+    pool_base_token_account: account(call, 'pool_base_token_account'),
+    pool_quote_token_account: account(call, 'pool_quote_token_account'),
+    lp_mint: type === 'BUY' || type === 'SELL' ? undefined : account(call, 'lp_mint'),
+  };
+}
+
+/**
+ * PumpSwap (pump_amm, pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA) messages in
+ * `tx` with their execution order: every buy* instruction (buy,
+ * buy_exact_quote_in, …) → BUY (BuyEvent), sell* → SELL (SellEvent),
+ * create_pool → CREATE_POOL (CreatePoolEvent), deposit → DEPOSIT
+ * (DepositEvent), withdraw → WITHDRAW (WithdrawEvent). An instruction whose
+ * event cannot be found yields nothing (the amounts exist only in the event).
+ *
+ * Each message: every event field present in the bytes, instruction accounts
+ * `pool, base_mint, quote_mint, pool_base_token_account,
+ * pool_quote_token_account` (+ `lp_mint` for CREATE_POOL/DEPOSIT/WITHDRAW),
+ * `mint` (= base_mint), `side` for BUY/SELL, name/symbol when a pump.fun
+ * CreateEvent for the mint is in the same transaction, and derived values:
+ * `pool_base_token_reserves_after` / `pool_quote_token_reserves_after` (raw),
+ * `token_amount_ui`, `sol_amount_ui` (WSOL quote) or `quote_amount_ui`, and
+ * `price_sol` (WSOL quote) or `price_quote` = effective quote reserves after /
+ * base reserves after, in human units (docs/decoding.md).
+ */
+export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpswapMessage }[] {
+  const codec = pumpAmmCodec();
+  const calls = programCalls(tx, codec, [], options);
+  if (calls.length === 0) return [];
+  const names = pumpfunNames(tx);
+  // Decimals announced by CreatePoolEvents in this transaction (for mints with no token balance entry).
+  const announced = new Map<string, number>();
+  for (const c of calls) {
+    for (const e of c.events) {
+      if (e.name !== 'CreatePoolEvent') continue;
+      const { base_mint, quote_mint, base_mint_decimals, quote_mint_decimals } = e.values;
+      if (typeof base_mint === 'string' && typeof base_mint_decimals === 'number') announced.set(base_mint, base_mint_decimals);
+      if (typeof quote_mint === 'string' && typeof quote_mint_decimals === 'number') announced.set(quote_mint, quote_mint_decimals);
+    }
+  }
+  const decimals = (mint: string | undefined): number | undefined =>
+    mint === undefined ? undefined : mint === WSOL_MINT ? SOL_DECIMALS : (mintDecimals(tx, mint) ?? announced.get(mint));
+
+  const out: { order: number; message: PumpswapMessage }[] = [];
+  for (const call of calls) {
+    const kind = KINDS.find((k) => k.test(call.def.name));
+    if (!kind) continue;
+    const ev: DecodedEvent | undefined = call.events.find((e) => e.name === kind.event);
+    if (!ev) continue;
+    const v = ev.values;
+    const acc = accounts(call, kind.type);
+    const solQuoted = acc.quote_mint === WSOL_MINT;
+    const baseDecimals = decimals(acc.base_mint);
+    const quoteDecimals = decimals(acc.quote_mint);
+    const derived: Record<string, DecodedValue | undefined> = {};
+    const after = reservesAfter(kind.type, v);
+    if (after) {
+      derived.pool_base_token_reserves_after = after.base.toString();
+      derived.pool_quote_token_reserves_after = after.quote.toString();
+    }
+    const moved = userAmounts(kind.type, v);
+    if (baseDecimals !== undefined) derived.token_amount_ui = ui(moved.base, baseDecimals);
+    if (quoteDecimals !== undefined) derived[solQuoted ? 'sol_amount_ui' : 'quote_amount_ui'] = ui(moved.quote, quoteDecimals);
+    if (after && after.base > 0n && baseDecimals !== undefined && quoteDecimals !== undefined) {
+      // Constant-product spot price on the effective quote reserves (pump-fun/pump-public-docs
+      // NEGATIVE_VIRTUAL_QUOTE_RESERVES.md: effective = quote vault + virtual_quote_reserves, signed;
+      // 2025 events lack the field: 0).
+      const effectiveQuote = after.quote + (big(v.virtual_quote_reserves) ?? 0n);
+      const price = (Number(effectiveQuote) / 10 ** quoteDecimals) / (Number(after.base) / 10 ** baseDecimals);
+      derived[solQuoted ? 'price_sol' : 'price_quote'] = price;
+    }
+    const meta = acc.mint ? names.get(acc.mint) : undefined;
+    const message = {
+      ...common(tx, call, 'pumpswap', kind.type),
+      ...v,
+      ...defined(acc),
+      ...(kind.type === 'BUY' ? { side: 'buy' } : kind.type === 'SELL' ? { side: 'sell' } : {}),
+      ...defined(derived),
+      ...defined({ name: meta?.name, symbol: meta?.symbol }),
+    } as PumpswapMessage;
+    out.push({ order: call.order, message });
+  }
+  return out;
+}

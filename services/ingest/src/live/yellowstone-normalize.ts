@@ -1,0 +1,238 @@
+/**
+ * Yellowstone `SubscribeUpdateTransaction` (geyser.proto, as decoded by
+ * `@triton-one/yellowstone-grpc`: ts-proto objects, u64 as decimal strings,
+ * bytes as Uint8Array) → {@link NormalizedTransaction}, the shape the decoder
+ * reads.
+ *
+ * This runs once per streamed transaction, so it is written for speed: account
+ * keys go through a fixed-size cache of their base58 form (program ids,
+ * sysvars, pump.fun/LaunchLab global accounts and busy mints repeat from one
+ * transaction to the next), base58 itself uses an encoder specialised for
+ * 32/64-byte values (≈4× faster than `bs58`), and instruction data is handed
+ * on as the protobuf's own byte views, not copied.
+ */
+import { txErrDecode, type SubscribeUpdateTransaction } from '@triton-one/yellowstone-grpc';
+import { DecodeError } from '../decode/errors.js';
+import type { InstructionNode, NormalizedInstruction, NormalizedTransaction, TokenBalance } from '../decode/transaction.js';
+
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const ALPHABET_CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+/** 58^5: five base58 digits per limb; a limb × 2^16 + carry stays below 2^53, so doubles are exact. */
+const LIMB = 656_356_768;
+const INV_LIMB = 1 / LIMB;
+/** Scratch space: 64 input bytes need ⌈64·log(256)/log(58^5)⌉ = 18 limbs and ≤ 88 digits. */
+const limbs = new Float64Array(64);
+const digits = Buffer.alloc(256);
+
+/**
+ * Bitcoin-alphabet base58 of `bytes` (what Solana uses for addresses and
+ * signatures); the same output as `bs58.encode`. Inputs up to 128 bytes.
+ */
+export function encodeBase58(bytes: Uint8Array): string {
+  const n = bytes.length;
+  if (n > 128) throw new RangeError(`encodeBase58: ${n} bytes is more than the 128 supported`);
+  let zeros = 0;
+  while (zeros < n && bytes[zeros] === 0) zeros++;
+  // Big number in base 58^5, least significant limb first, fed 16 bits at a time.
+  let len = 0;
+  let i = zeros;
+  if ((n - i) & 1) {
+    limbs[0] = bytes[i]!;
+    len = 1;
+    i++;
+  }
+  for (; i < n; i += 2) {
+    let carry = (bytes[i]! << 8) | bytes[i + 1]!;
+    for (let j = 0; j < len; j++) {
+      const x = limbs[j]! * 65_536 + carry;
+      // x < 2^47: multiply by the reciprocal and fix the possible off-by-one.
+      let q = (x * INV_LIMB) | 0;
+      let r = x - q * LIMB;
+      if (r < 0) {
+        q--;
+        r += LIMB;
+      } else if (r >= LIMB) {
+        q++;
+        r -= LIMB;
+      }
+      limbs[j] = r;
+      carry = q;
+    }
+    while (carry > 0) {
+      const q = Math.floor(carry / LIMB);
+      limbs[len++] = carry - q * LIMB;
+      carry = q;
+    }
+  }
+  let p = digits.length;
+  for (let j = 0; j < len - 1; j++) {
+    let v = limbs[j]! | 0;
+    for (let k = 0; k < 5; k++) {
+      const q = (v / 58) | 0;
+      digits[--p] = ALPHABET_CODES[v - q * 58]!;
+      v = q;
+    }
+  }
+  if (len > 0) {
+    let v = limbs[len - 1]! | 0;
+    while (v > 0) {
+      const q = (v / 58) | 0;
+      digits[--p] = ALPHABET_CODES[v - q * 58]!;
+      v = q;
+    }
+  }
+  for (let z = 0; z < zeros; z++) digits[--p] = 49; // '1'
+  return digits.toString('latin1', p, digits.length);
+}
+
+/**
+ * Direct-mapped cache of 32-byte keys → base58: 2^16 slots (2 MiB of key bytes
+ * plus the strings). A slot is picked from 4 key bytes (addresses are hashes or
+ * curve points, so their bytes are uniform; the all-zero System Program lands in
+ * slot 0) and verified byte for byte; a collision just replaces the entry.
+ */
+const CACHE_SLOTS = 1 << 16;
+const cacheKeys = new Uint8Array(CACHE_SLOTS * 32);
+const cacheValues: (string | undefined)[] = new Array<string | undefined>(CACHE_SLOTS).fill(undefined);
+
+/** base58 of a 32-byte address, through the cache; other lengths are encoded directly. */
+export function addressToBase58(key: Uint8Array): string {
+  if (key.length !== 32) return encodeBase58(key);
+  const slot = (key[0]! | (key[1]! << 8)) ^ (key[31]! | (key[30]! << 8));
+  const cached = cacheValues[slot];
+  const off = slot * 32;
+  if (cached !== undefined) {
+    let j = 0;
+    while (j < 32 && cacheKeys[off + j] === key[j]) j++;
+    if (j === 32) return cached;
+  }
+  const s = encodeBase58(key);
+  cacheKeys.set(key, off);
+  cacheValues[slot] = s;
+  return s;
+}
+
+function fail(reason: string): never {
+  throw new DecodeError(`yellowstone transaction update: ${reason}`);
+}
+
+/**
+ * meta.err is a bincode `TransactionError` in a bytes field (empty or absent on
+ * success). Decoded to the RPC's JSON form (e.g. `{InstructionError: [0, {Custom: 6003}]}`)
+ * with the package's native decoder; when that fails, `{bincode: <base64>}`, still
+ * non-null so the transaction stays failed.
+ */
+function transactionError(err: Uint8Array | undefined): unknown {
+  if (err === undefined || err.length === 0) return null;
+  try {
+    return txErrDecode.decode(err);
+  } catch {
+    return { bincode: Buffer.from(err).toString('base64') };
+  }
+}
+
+function u64List(values: string[]): number[] {
+  const out = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = Number(values[i]);
+  return out;
+}
+
+type YellowstoneMeta = NonNullable<NonNullable<SubscribeUpdateTransaction['transaction']>['meta']>;
+
+function tokenBalances(list: YellowstoneMeta['preTokenBalances'], what: string): TokenBalance[] {
+  const out = new Array<TokenBalance>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const b = list[i]!;
+    const ui = b.uiTokenAmount;
+    if (ui === undefined) fail(`${what}[${i}] has no uiTokenAmount`);
+    out[i] = { accountIndex: b.accountIndex, mint: b.mint, owner: b.owner === '' ? null : b.owner, amount: ui.amount, decimals: ui.decimals };
+  }
+  return out;
+}
+
+/**
+ * Converts one Yellowstone transaction update into a {@link NormalizedTransaction}.
+ *
+ * - `signature`: base58 of the update's signature (= signatures[0]).
+ * - `slot`: the update's slot. `blockTimeMs`: the caller's argument — Yellowstone
+ *   transaction updates carry no block time; the source passes the `blocksMeta`
+ *   block time of the slot when it already has it (the server sends a slot's
+ *   BlockMeta after the slot's transactions, so usually only for transactions
+ *   that waited in the queue), else null.
+ * - `accountKeys`: static keys, then meta.loadedWritableAddresses, then
+ *   meta.loadedReadonlyAddresses: address lookup tables come resolved.
+ * - instructions: compiled (index-based) outer instructions with paths `[i]` and
+ *   stack height 1; meta.innerInstructions under their outer instruction with paths
+ *   `[i, j]` and their stackHeight (null when the node did not record it).
+ * - `logs`: meta.logMessages, null when meta.logMessagesNone.
+ * - `err`: null on success, else the decoded TransactionError (see above).
+ * - `fee`, balances: lamports as numbers (u64 strings; balances stay below 2^53).
+ * - token balances: raw `amount` string and `decimals`; an empty owner becomes null.
+ *
+ * Instruction `data` is a view into the update's buffer (not copied).
+ * Throws {@link DecodeError} (`invalid_argument`) when the update lacks the
+ * transaction, message or meta, or an index points outside the account list.
+ */
+export function normalizeYellowstoneTransaction(update: SubscribeUpdateTransaction, blockTimeMs: number | null = null): NormalizedTransaction {
+  const info = update.transaction;
+  if (info === undefined) fail('no transaction');
+  const message = info.transaction?.message;
+  const meta = info.meta;
+  if (message === undefined) fail('no transaction message');
+  if (meta === undefined) fail('no transaction meta (status, balances and inner instructions are needed)');
+
+  const staticKeys = message.accountKeys;
+  const writable = meta.loadedWritableAddresses;
+  const readonly = meta.loadedReadonlyAddresses;
+  const nStatic = staticKeys.length;
+  const nWritable = writable.length;
+  const accountKeys = new Array<string>(nStatic + nWritable + readonly.length);
+  for (let i = 0; i < nStatic; i++) accountKeys[i] = addressToBase58(staticKeys[i]!);
+  for (let i = 0; i < nWritable; i++) accountKeys[nStatic + i] = addressToBase58(writable[i]!);
+  for (let i = 0; i < readonly.length; i++) accountKeys[nStatic + nWritable + i] = addressToBase58(readonly[i]!);
+  const nKeys = accountKeys.length;
+
+  const resolve = (programIdIndex: number, indices: Uint8Array, data: Uint8Array, path: number[], stackHeight: number | null): NormalizedInstruction => {
+    if (programIdIndex >= nKeys) fail(`instruction ${path.join('.')} refers to program account ${programIdIndex} of ${nKeys}`);
+    const accounts = new Array<string>(indices.length);
+    for (let k = 0; k < indices.length; k++) {
+      const a = indices[k]!;
+      if (a >= nKeys) fail(`instruction ${path.join('.')} refers to account ${a} of ${nKeys}`);
+      accounts[k] = accountKeys[a]!;
+    }
+    return { programId: accountKeys[programIdIndex]!, accounts, data, path, stackHeight };
+  };
+
+  const outer = message.instructions;
+  const instructions = new Array<InstructionNode>(outer.length);
+  for (let i = 0; i < outer.length; i++) {
+    const ix = outer[i]!;
+    instructions[i] = { outer: resolve(ix.programIdIndex, ix.accounts, ix.data, [i], 1), inner: [] };
+  }
+  if (!meta.innerInstructionsNone) {
+    for (const group of meta.innerInstructions) {
+      const node = instructions[group.index];
+      if (node === undefined) fail(`meta.innerInstructions refers to instruction ${group.index} of ${outer.length}`);
+      const list = group.instructions;
+      for (let j = 0; j < list.length; j++) {
+        const ix = list[j]!;
+        node.inner.push(resolve(ix.programIdIndex, ix.accounts, ix.data, [group.index, j], ix.stackHeight ?? null));
+      }
+    }
+  }
+
+  return {
+    signature: encodeBase58(info.signature),
+    slot: Number(update.slot),
+    blockTimeMs,
+    accountKeys,
+    instructions,
+    logs: meta.logMessagesNone ? null : meta.logMessages,
+    err: transactionError(meta.err?.err),
+    fee: Number(meta.fee),
+    preBalances: u64List(meta.preBalances),
+    postBalances: u64List(meta.postBalances),
+    preTokenBalances: tokenBalances(meta.preTokenBalances, 'meta.preTokenBalances'),
+    postTokenBalances: tokenBalances(meta.postTokenBalances, 'meta.postTokenBalances'),
+  };
+}
