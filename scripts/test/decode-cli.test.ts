@@ -24,11 +24,12 @@ describe('scripts/decode.ts', () => {
     const r = run([recording, notJson, list]);
     expect(r.status).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(24);
+    // 24 pump.fun / LaunchLab messages, 10 PumpSwap and Raydium CPMM ones, and the pump.fun MIGRATE in pumpswap/2ffH….
+    expect(lines).toHaveLength(40);
     for (const line of lines) {
       const m = JSON.parse(line) as Record<string, unknown>;
-      expect(['pumpfun', 'bonk']).toContain(m.source);
-      expect(['CREATE', 'BUY', 'SELL']).toContain(m.transaction_type);
+      expect(['pumpfun', 'bonk', 'pumpswap', 'raydium_cpmm']).toContain(m.source);
+      expect(['CREATE', 'BUY', 'SELL', 'COMPLETE', 'MIGRATE', 'CREATE_POOL', 'DEPOSIT', 'WITHDRAW', 'SWAP']).toContain(m.transaction_type);
     }
     expect(r.stderr).toContain(`${notJson}: not valid JSON`);
     expect(r.stderr).toContain(`${list}: input is a JSON array`);

@@ -41,6 +41,11 @@ const EXPECTED: Record<string, string[]> = {
   // the same transaction sells on PumpSwap (instruction 5.0) → one premium.pumpswap SELL.
   'pumpfun/5dnX': ['SELL'],
   'pumpfun/JBnr': ['BUY', 'BUY', 'BUY', 'BUY'],
+  'pumpfun/36dH': ['SELL'],
+  // migrate_v2 (2026): CompletePumpAmmMigrationEvent, then PumpSwap create_pool by CPI.
+  'pumpfun/3gsR': ['MIGRATE', 'CREATE_POOL'],
+  // A create that failed on-chain (mint already in use).
+  'pumpfun/3zC4': [],
   'pumpfun/ZEu5': ['BUY'],
   'pumpfun/a9ty': ['CREATE', 'BUY'],
   'launchlab/1Dnj': ['SELL'],
@@ -52,6 +57,10 @@ const EXPECTED: Record<string, string[]> = {
   'pumpswap/2ffH': ['MIGRATE', 'CREATE_POOL', 'BUY'],
   'pumpswap/59GX': ['BUY'],
   'pumpswap/63PQ': ['DEPOSIT'],
+  // A sell that failed with ExceededSlippage.
+  'pumpswap/3yWp': [],
+  'pumpswap/4Urr': ['BUY'],
+  'pumpswap/5FoZ': ['SELL'],
   // Failed on-chain (meta.err: Jupiter slippage): its CPMM SwapEvent log line was reverted → nothing.
   'raydium-cpmm/1tBM': [],
   'raydium-cpmm/2Eaw': ['SWAP'],
@@ -114,7 +123,7 @@ describe('agreement with the chain balances', () => {
       const raw = load(rel);
       const tx = normalizeTransaction(raw);
       // pump.fun messages only (pumpfun/5dnX also sells on PumpSwap; AMM agreement: test/decode-amm.test.ts).
-      const trades = decodeTransaction(raw).filter((m) => m.source === 'pumpfun' && m.transaction_type !== 'CREATE');
+      const trades = decodeTransaction(raw).filter((m) => m.source === 'pumpfun' && (m.transaction_type === 'BUY' || m.transaction_type === 'SELL'));
       // Σ signed token_amount per (user, mint) = the user's token-balance change (several trades may touch one user).
       const perUser = new Map<string, bigint>();
       const perCurve = new Map<string, bigint>();

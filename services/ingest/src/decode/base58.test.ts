@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeBase58 } from './base58.js';
+import { decodeBase58, encodeBase58 } from './base58.js';
 
 describe('decodeBase58', () => {
   it('when random byte strings (with leading zeros) are encoded by bs58, then decoding gives the same bytes', () => {
@@ -25,5 +25,20 @@ describe('decodeBase58', () => {
     expect(() => decodeBase58('abc0def')).toThrow('position 3');
     expect(() => decodeBase58('abcIdef')).toThrow('position 3');
     expect(() => decodeBase58('ab€')).toThrow('position 2');
+  });
+});
+
+describe('encodeBase58', () => {
+  it('when random byte strings (with leading zeros) are encoded, then the text equals bs58 and decodes back', () => {
+    for (let len = 0; len <= 300; len += 1 + (len >> 3)) {
+      for (let r = 0; r < 5; r++) {
+        const bytes = randomBytes(len);
+        for (let z = 0; z < Math.min(len, r); z++) bytes[z] = 0;
+        const s = encodeBase58(bytes);
+        expect(s, `len ${len}`).toBe(bs58.encode(bytes));
+        expect(Buffer.from(decodeBase58(s)).equals(bytes)).toBe(true);
+      }
+    }
+    expect(encodeBase58(new Uint8Array(32))).toBe('11111111111111111111111111111111');
   });
 });

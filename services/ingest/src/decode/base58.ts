@@ -60,3 +60,44 @@ export function decodeBase58(s: string): Uint8Array {
   }
   return out;
 }
+
+const BIG = 58 ** 5; // 656,356,768 < 2^30: one limb holds 5 base58 digits
+
+/**
+ * Encodes bytes as base58 (keys, signatures). Byte-identical to `bs58.encode`;
+ * works in base 58^5 limbs for the same reason as {@link decodeBase58}.
+ */
+export function encodeBase58(bytes: Uint8Array): string {
+  const n = bytes.length;
+  let zeros = 0;
+  while (zeros < n && bytes[zeros] === 0) zeros++;
+  // log(256)/log(58^5) ≈ 0.2731 limbs per byte.
+  const limbs = new Float64Array(Math.ceil((n - zeros) * 0.2731) + 2);
+  let used = 0;
+  for (let i = zeros; i < n; i++) {
+    let carry = bytes[i] as number;
+    for (let j = 0; j < used; j++) {
+      const t = (limbs[j] as number) * 256 + carry;
+      carry = Math.floor(t / BIG);
+      limbs[j] = t - carry * BIG;
+    }
+    while (carry > 0) {
+      const q = Math.floor(carry / BIG);
+      limbs[used++] = carry - q * BIG;
+      carry = q;
+    }
+  }
+  let out = '1'.repeat(zeros);
+  for (let j = used - 1; j >= 0; j--) {
+    let v = limbs[j] as number;
+    let digits = '';
+    for (let k = 0; k < 5; k++) {
+      const q = Math.floor(v / 58);
+      digits = ALPHABET[v - q * 58] + digits;
+      v = q;
+    }
+    // The most significant limb carries no leading '1' padding.
+    out += j === used - 1 ? digits.replace(/^1+/, '') : digits;
+  }
+  return out;
+}

@@ -6,7 +6,7 @@ import { decodeEvent } from './event-decode.js';
 import { EVENT_IX_TAG } from './events.js';
 import { pumpAmmCodec } from './idl.js';
 import { WSOL_MINT } from './program.js';
-import { decodePumpswap } from './pumpswap.js';
+import { decodePumpswap, pumpswapCodec } from './pumpswap.js';
 import type { NormalizedInstruction, NormalizedTransaction, TokenBalance } from './transaction.js';
 
 // 2026 PumpSwap emit_cpi inner-instruction data (event-CPI tag + discriminator + payload), from the shared
@@ -32,6 +32,17 @@ const CREATE_POOL_2026 =
   '81b21753ec40de147c7cd24d5f02b38aadee59e9eac91fd9d0741436d9957a1708e6d66d8053c73712d620b67eca4f6d1b1e' +
   '7f659b03b41086a053fed43f7c985b49a586e5349a518ccd5119ee521031537f3fef62d3f500084fc1fb90d9aa630e460b55' +
   '3a94679a0febe151c1a2352689c90190b969833a3cd2cb7b1068f5f7d046096a936d57188899d6fa2200';
+
+// 2026-10 BuyEvent of a buy_exact_quote_in (discriminator + 496-byte payload = the installed IDL's 488 bytes + the
+// 8-byte creator_fee_unclaimed), the `Program data:` line of recording pumpswap/4Urr… (slot 453665150).
+const BUY_EXACT_QUOTE_IN_2026 =
+  'Z/RSHyz1d3cW8sNqAAAAANXQKAsAAAAAnG0cAAAAAAAAAAAAAAAAAGqkKgAAAAAAb4L8gqMqAABTHEhzZwAAAJxtHAAAAAAAFAAA' +
+  'AAAAAABqDgAAAAAAAAUAAAAAAAAAmwMAAAAAAAD2MxwAAAAAAIwlHAAAAAAA/CmDkovtScO/hY9wAksOi3tpZFzjk0zoGsKoYRp3' +
+  'e4ob/pzqDcJSKVWM423U+yjwYqN2s8cwwDb7Spk+nMH+NueIsjXXIGjOjlE4C+fKhc69fbZCnQUotRzuGwtE42E16jR+Qk/T8OV2' +
+  'GQFJDxfVPmTRJHaGUQf4fUP3cawE/FFKwvjQ3Vy8l+MonBl8tQYqVPPZVrnOblEV+WVnqlyz5nfZFZVfiIBzHOtKdaDMlsF0+kCV' +
+  'xOHZlnrPxChFrmeuCQsNA/Jh2wlOe3AH0Xgn9j8a94SL2ZA+VS5f8P/mB9xLAAAAAAAAAAs2AAAAAAAAAAAAAAAAAAAAAAAAAAAA' +
+  'AAAAAAAAAAAAAAAAAAAAAAAA0rOdBQAAAAASAAAAYnV5X2V4YWN0X3F1b3RlX2luAAAAAAAAAAAAAAAAAAAAAIgTAAAAAAAAzQEA' +
+  'AAAAAACqtwYYBAAAAAAAAAAAAAAAAZYTbMjMhgMAAAAAAAAAAAAAAAAAAAAAAB6KFwAAAAAA';
 
 const PUMP_AMM = 'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA';
 /** A made-up base mint for the synthetic transactions below (the event bytes do not name theirs). */
@@ -142,6 +153,27 @@ describe('PumpSwap 2026 event layouts', () => {
     expect(ev?.values).toMatchObject({ ix_name: 'buy', track_volume: true, buyback_fee: '7', min_base_amount_out: '7' });
     for (const k of ['virtual_quote_reserves', 'can_boost', 'base_supply', 'holder_rewards']) expect(ev && k in ev.values).toBe(false);
   });
+
+  it('when the 2026-10 BuyEvent (496 B) is decoded with pumpswapCodec, then the 8 bytes after holder_rewards are creator_fee_unclaimed', () => {
+    const bytes = Uint8Array.from(Buffer.from(BUY_EXACT_QUOTE_IN_2026, 'base64'));
+    const ev = decodeEvent(pumpswapCodec(), bytes);
+    expect(ev).toMatchObject({ name: 'BuyEvent', payloadBytes: 496, layout: 'idl' });
+    expect(ev?.values).toMatchObject({ ix_name: 'buy_exact_quote_in', holder_rewards: '0', virtual_quote_reserves: '17582962602', creator_fee_unclaimed: '1542686' });
+    // The installed IDL alone stops at holder_rewards and ignores the 8 bytes.
+    const plain = decodeEvent(pumpAmmCodec(), bytes);
+    expect(plain?.layout).toBe('idl');
+    expect(plain && 'creator_fee_unclaimed' in plain.values).toBe(false);
+    // Without them (a Buy/SellEvent emitted before the field existed) the field is absent, the rest read as before.
+    const older = decodeEvent(pumpswapCodec(), bytes.subarray(0, bytes.length - 8));
+    expect(older).toMatchObject({ payloadBytes: 488, layout: 'idl-prefix' });
+    expect(older?.values.holder_rewards).toBe('0');
+    expect(older && 'creator_fee_unclaimed' in older.values).toBe(false);
+    // Only BuyEvent and SellEvent get the field; the base codec is left as it is.
+    const names = (c: ReturnType<typeof pumpAmmCodec>): string[] =>
+      [...c.eventsByDisc.values()].filter((e) => e.fields.some((f) => f.name === 'creator_fee_unclaimed')).map((e) => e.name).sort();
+    expect(names(pumpswapCodec())).toEqual(['BuyEvent', 'SellEvent']);
+    expect(names(pumpAmmCodec())).toEqual([]);
+  });
 });
 
 describe('decodePumpswap on synthetic transactions', () => {
@@ -168,6 +200,7 @@ describe('decodePumpswap on synthetic transactions', () => {
       pool_base_token_reserves_after: '1352628175146',
       pool_quote_token_reserves_after: '7512132071278068',
       token_amount_ui: 1.937887,
+      user_quote_amount: '10730229564',
       sol_amount_ui: 10.730229564,
     });
     expect(m?.price_sol).toBeCloseTo(7512132071278068 / 1e9 / (1352628175146 / 1e6), 9);
@@ -201,6 +234,32 @@ describe('decodePumpswap on synthetic transactions', () => {
     expect(m).toMatchObject({ transaction_type: 'CREATE_POOL', mint: named.base_mint, lp_mint: named.lp_mint, token_amount_ui: 206900000, sol_amount_ui: 84.990359156 });
     expect(m && 'side' in m).toBe(false);
     expect(m?.price_sol).toBeCloseTo(84.990359156 / 206900000, 15);
+    expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('when buy_exact_quote_in emits its BuyEvent, then the user quote is quote_amount_in (the all-in spend) and the vault grows by quote_amount_in_with_lp_fee', () => {
+    // The recorded 4Urr… BuyEvent, as emit_cpi. buy_exact_quote_in fills quote_amount_in with the spend
+    // (1863068 = spendable_quote_in) and user_quote_amount_in with the curve input net of fees (1844620).
+    const named = { pool: 'HyLTPacbYR4V8yQw5bbWwAETZkjcsRw9xzCbayMnU45o', base_mint: BASE_MINT, quote_mint: WSOL_MINT };
+    const data = Uint8Array.from([...disc('buy_exact_quote_in'), ...u64le(1863068n), ...u64le(94221266n)]);
+    const outer = { programId: PUMP_AMM, accounts: accountsFor('buy_exact_quote_in', named), data, path: [0], stackHeight: 1 };
+    const event = Uint8Array.from([...EVENT_IX_TAG, ...Buffer.from(BUY_EXACT_QUOTE_IN_2026, 'base64')]);
+    const bal: TokenBalance = { accountIndex: 0, mint: BASE_MINT, owner: null, amount: '0', decimals: 6 };
+    const m = decodePumpswap(syntheticTx(outer, event, [bal]))[0]?.message;
+    expect(m).toMatchObject({
+      transaction_type: 'BUY',
+      side: 'buy',
+      ix_name: 'buy_exact_quote_in',
+      quote_amount_in: '1863068',
+      user_quote_amount_in: '1844620',
+      user_quote_amount: '1863068',
+      sol_amount_ui: 0.001863068,
+      creator_fee_unclaimed: '1542686',
+      // 46881765622383 − 187224277; 444315737171 + 1848310
+      pool_base_token_reserves_after: '46881578398106',
+      pool_quote_token_reserves_after: '444317585481',
+    });
+    expect(m?.price_sol).toBeCloseTo((444317585481 + 17582962602) / 1e9 / (46881578398106 / 1e6), 15);
     expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
   });
 

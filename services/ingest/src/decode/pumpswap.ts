@@ -1,6 +1,7 @@
 import type { DecodedValue } from './borsh-tolerant.js';
 import type { DecodedEvent } from './event-decode.js';
 import { pumpAmmCodec, pumpCodec } from './idl.js';
+import type { ProgramCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
 import type { DecodeOptions, ProgramCall } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
@@ -21,13 +22,65 @@ const KINDS: { test: (name: string) => boolean; type: PumpswapMessage['transacti
 const big = (v: DecodedValue | undefined): bigint | undefined => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : undefined);
 
 /**
+ * Trade-event fields appended after the installed IDL's last one (`holder_rewards`).
+ *
+ * `creator_fee_unclaimed` (u64): "the creator fee waiting in the pool after this trade"
+ * (pump-fun/pump-public-docs docs/instructions/PUMP_SWAP_TRADE_V2.md § Events, and
+ * docs/VIRTUAL_QUOTE_RESERVES_FEE_ADJUSTMENT.md § Indexers: the trade events report
+ * virtual_quote_reserves, protocol_fee, coin_creator_fee and creator_fee_unclaimed), i.e.
+ * `Pool.creator_fees`, kept in the quote vault by v2 trades until swept. The same u64 right after
+ * holder_rewards is read by SemyonShilin/sol-parser-sdk src/logs/pump_amm.rs (`parse_trade_tail`,
+ * offset 73 of the tail). The 2026-10 mainnet Buy/SellEvents (recording pumpswap/4Urr…, 5FoZ…) are
+ * exactly 8 bytes longer than @pump-fun/pump-sdk 2.0.0's `src/idl/pump_amm.json`, and in 4Urr…
+ * virtual_quote_reserves + creator_fee_unclaimed = 17584505288, the boost init_boost puts into a
+ * migrated pool (InitBoostEvent in pumpfun/3gsR…), as Pool::virtual_quote_reserves = boost −
+ * protocol_fees − creator_fees says.
+ */
+const TRADE_EVENT_TAIL: { name: string; type: string }[] = [{ name: 'creator_fee_unclaimed', type: 'u64' }];
+
+let extendedCodec: ProgramCodec | undefined;
+
+/**
+ * The PumpSwap codec used for messages: the installed IDL (@pump-fun/pump-sdk
+ * `src/idl/pump_amm.json`) with {@link TRADE_EVENT_TAIL} appended to BuyEvent and SellEvent
+ * when that IDL ends them with `holder_rewards` and lacks the field. Events without the trailing
+ * bytes (2025, early 2026) still decode as prefixes, the new field absent.
+ */
+export function pumpswapCodec(): ProgramCodec {
+  if (extendedCodec) return extendedCodec;
+  const base = pumpAmmCodec();
+  const eventsByDisc = new Map(base.eventsByDisc);
+  for (const [disc, ev] of base.eventsByDisc) {
+    if (ev.name !== 'BuyEvent' && ev.name !== 'SellEvent') continue;
+    if (ev.fields.at(-1)?.name !== 'holder_rewards' || ev.fields.some((f) => f.name === 'creator_fee_unclaimed')) continue;
+    eventsByDisc.set(disc, { name: ev.name, fields: [...ev.fields, ...TRADE_EVENT_TAIL] });
+  }
+  extendedCodec = { ...base, eventsByDisc };
+  return extendedCodec;
+}
+
+/**
+ * buy_exact_quote_in fills its BuyEvent the other way round from buy: `quote_amount_in` is the
+ * all-in spend (= spendable_quote_in, fees included) and `user_quote_amount_in` the curve input net
+ * of every fee (pump-swap-sdk src/__tests__/buyQuoteSimulation.spec.ts: "the chain emits
+ * userQuoteAmountIn = the post-fee curve input ..., which matches the SDK's
+ * internalQuoteWithoutFees"; recording pumpswap/4Urr…: quote_amount_in 1863068 is what left the
+ * buyer, user_quote_amount_in 1844620 = 1863068 − lp_fee − protocol_fee − coin_creator_fee).
+ * `quote_amount_in_with_lp_fee` means the same in both: what the pool quote vault receives.
+ */
+const isExactQuoteIn = (instruction: string): boolean => instruction === 'buy_exact_quote_in';
+
+/**
  * Pool reserves (raw base units) right after the instruction, from the event.
  * PumpSwap events report `pool_*_token_reserves` as the vault balances BEFORE
  * the instruction (checked against meta.preTokenBalances of every recorded
  * transaction); the change follows the program's token transfers, as the
- * pump-swap-sdk models them (src/sdk/buy.ts, sell.ts):
- *  - buy: base − base_amount_out, quote + quote_amount_in + lp_fee (the LP fee
- *    stays in the pool; protocol and coin-creator fees go to their own accounts);
+ * pump-swap-sdk models them (src/sdk/buy.ts, sell.ts) and the recorded inner
+ * transfers show:
+ *  - buy / buy_exact_quote_in: base − base_amount_out, quote + quote_amount_in_with_lp_fee
+ *    (curve input + LP fee; the LP fee stays in the pool, protocol (incl. buyback) and
+ *    coin-creator fees go to their own accounts). For buy this is quote_amount_in + lp_fee;
+ *    for buy_exact_quote_in it is user_quote_amount_in + lp_fee (see {@link isExactQuoteIn});
  *  - sell: base + base_amount_in, quote − (quote_amount_out − lp_fee);
  *  - deposit: + base_amount_in, + quote_amount_in; withdraw: − base_amount_out, − quote_amount_out;
  *  - create_pool: pool_base_amount, pool_quote_amount.
@@ -40,9 +93,9 @@ function reservesAfter(type: PumpswapMessage['transaction_type'], v: Record<stri
   switch (type) {
     case 'BUY': {
       const out = big(v.base_amount_out);
-      const qin = big(v.quote_amount_in);
-      return base !== undefined && quote !== undefined && out !== undefined && qin !== undefined && lpFee !== undefined
-        ? { base: base - out, quote: quote + qin + lpFee }
+      const toVault = big(v.quote_amount_in_with_lp_fee);
+      return base !== undefined && quote !== undefined && out !== undefined && toVault !== undefined
+        ? { base: base - out, quote: quote + toVault }
         : undefined;
     }
     case 'SELL': {
@@ -70,11 +123,15 @@ function reservesAfter(type: PumpswapMessage['transaction_type'], v: Record<stri
   }
 }
 
-/** The base and quote amounts the user moved, raw: what `token_amount_ui` and `sol_amount_ui` / `quote_amount_ui` show. */
-function userAmounts(type: PumpswapMessage['transaction_type'], v: Record<string, DecodedValue>): { base?: DecodedValue; quote?: DecodedValue } {
+/**
+ * The base and quote amounts the user moved, raw: what `token_amount_ui`, `user_quote_amount` and
+ * `sol_amount_ui` / `quote_amount_ui` show. BUY quote = what the user paid, fees included
+ * (buy: user_quote_amount_in; buy_exact_quote_in: quote_amount_in, see {@link isExactQuoteIn}).
+ */
+function userAmounts(type: PumpswapMessage['transaction_type'], v: Record<string, DecodedValue>, instruction: string): { base?: DecodedValue; quote?: DecodedValue } {
   switch (type) {
     case 'BUY':
-      return { base: v.base_amount_out, quote: v.user_quote_amount_in };
+      return { base: v.base_amount_out, quote: isExactQuoteIn(instruction) ? v.quote_amount_in : v.user_quote_amount_in };
     case 'SELL':
       return { base: v.base_amount_in, quote: v.user_quote_amount_out };
     case 'DEPOSIT':
@@ -119,18 +176,20 @@ function accounts(call: ProgramCall, type: PumpswapMessage['transaction_type']):
  * (DepositEvent), withdraw → WITHDRAW (WithdrawEvent). An instruction whose
  * event cannot be found yields nothing (the amounts exist only in the event).
  *
- * Each message: every event field present in the bytes, instruction accounts
+ * Events are read with {@link pumpswapCodec} (the installed IDL + the 2026-10 trailing
+ * `creator_fee_unclaimed`). Each message: every event field present in the bytes, instruction accounts
  * `pool, base_mint, quote_mint, pool_base_token_account,
  * pool_quote_token_account` (+ `lp_mint` for CREATE_POOL/DEPOSIT/WITHDRAW),
  * `mint` (= base_mint), `side` for BUY/SELL, name/symbol when a pump.fun
  * CreateEvent for the mint is in the same transaction, and derived values:
  * `pool_base_token_reserves_after` / `pool_quote_token_reserves_after` (raw),
+ * `user_quote_amount` (raw quote the user paid / received / deposited / withdrew),
  * `token_amount_ui`, `sol_amount_ui` (WSOL quote) or `quote_amount_ui`, and
  * `price_sol` (WSOL quote) or `price_quote` = effective quote reserves after /
  * base reserves after, in human units (docs/decoding.md).
  */
 export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpswapMessage }[] {
-  const codec = pumpAmmCodec();
+  const codec = pumpswapCodec();
   const calls = programCalls(tx, codec, [], options);
   if (calls.length === 0) return [];
   const names = pumpfunNames(tx);
@@ -164,7 +223,8 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
       derived.pool_base_token_reserves_after = after.base.toString();
       derived.pool_quote_token_reserves_after = after.quote.toString();
     }
-    const moved = userAmounts(kind.type, v);
+    const moved = userAmounts(kind.type, v, call.def.name);
+    if (typeof moved.quote === 'string') derived.user_quote_amount = moved.quote;
     if (baseDecimals !== undefined) derived.token_amount_ui = ui(moved.base, baseDecimals);
     if (quoteDecimals !== undefined) derived[solQuoted ? 'sol_amount_ui' : 'quote_amount_ui'] = ui(moved.quote, quoteDecimals);
     if (after && after.base > 0n && baseDecimals !== undefined && quoteDecimals !== undefined) {

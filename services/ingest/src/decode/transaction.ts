@@ -136,21 +136,29 @@ function loadedAddresses(meta: Obj): string[] {
   return [...list(la.writable), ...list(la.readonly)];
 }
 
+/** Resolves account index `i` (module level, not a per-call closure: this runs per instruction). */
+function keyAt(keys: string[], i: unknown, what: string): string {
+  if (typeof i !== 'number') fail(`${what} has a non-numeric account index`);
+  const k = keys[i];
+  if (k === undefined) fail(`${what} refers to account ${i} but the transaction has ${keys.length}`);
+  return k;
+}
+
+function keysAt(keys: string[], indices: unknown[], what: string): string[] {
+  const out = new Array<string>(indices.length);
+  for (let j = 0; j < indices.length; j++) out[j] = keyAt(keys, indices[j], what);
+  return out;
+}
+
 /** A compiled (index-based) instruction from json/base64 encodings, or a jsonParsed one. */
 function resolveInstruction(raw: unknown, keys: string[], path: number[], what: string): NormalizedInstruction {
   if (!isObj(raw)) fail(`${what} is not an object`);
   const stackHeight = typeof raw.stackHeight === 'number' ? raw.stackHeight : null;
-  const keyAt = (i: unknown): string => {
-    if (typeof i !== 'number') fail(`${what} has a non-numeric account index`);
-    const k = keys[i];
-    if (k === undefined) fail(`${what} refers to account ${i} but the transaction has ${keys.length}`);
-    return k;
-  };
   if (typeof raw.programIdIndex === 'number') {
     const accounts = raw.accounts;
     if (!Array.isArray(accounts)) fail(`${what}.accounts is not an array`);
     if (typeof raw.data !== 'string') fail(`${what}.data is not a base58 string`);
-    return new Base58DataInstruction(keyAt(raw.programIdIndex), accounts.map(keyAt), raw.data, path, stackHeight, `${what}.data`);
+    return new Base58DataInstruction(keyAt(keys, raw.programIdIndex, what), keysAt(keys, accounts, what), raw.data, path, stackHeight, `${what}.data`);
   }
   if (typeof raw.programId === 'string') {
     if ('parsed' in raw) return { programId: raw.programId, accounts: [], data: null, path, stackHeight };

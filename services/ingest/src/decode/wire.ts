@@ -1,4 +1,4 @@
-import bs58 from 'bs58';
+import { encodeBase58 } from './base58.js';
 import { ByteReader, EndOfBuffer } from './borsh-tolerant.js';
 
 /** One compiled instruction as it appears on the wire: indices into the account list. */
@@ -39,15 +39,31 @@ function shortvec(r: ByteReader): number {
   throw new Error('shortvec longer than 3 bytes');
 }
 
+/**
+ * Base58 of recently seen 32-byte keys. Program ids, token programs, popular pools and
+ * mints repeat across transactions; encoding them once saves most key work. Bounded:
+ * cleared when full (KEY_CACHE_MAX entries ≈ 10 MB).
+ */
+const keyCache = new Map<string, string>();
+const KEY_CACHE_MAX = 50_000;
+
 function key(r: ByteReader): string {
-  return bs58.encode(r.take(32));
+  const bytes = r.take(32);
+  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, 32).toString('latin1');
+  let k = keyCache.get(raw);
+  if (k === undefined) {
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    k = encodeBase58(bytes);
+    keyCache.set(raw, k);
+  }
+  return k;
 }
 
 function parseLegacyOrV0(bytes: Uint8Array): WireTransaction {
   const r = new ByteReader(bytes);
   const signatures: string[] = [];
   const nSig = shortvec(r);
-  for (let i = 0; i < nSig; i++) signatures.push(bs58.encode(r.take(64)));
+  for (let i = 0; i < nSig; i++) signatures.push(encodeBase58(r.take(64)));
   let version: 'legacy' | 0 = 'legacy';
   const first = r.u8();
   let numRequiredSignatures = first;
@@ -144,7 +160,7 @@ function parseV1Order(bytes: Uint8Array, order: 'mask-first' | 'count-first'): W
     throw new Error(`${r.remaining} bytes left for ${header.numRequiredSignatures} signatures`);
   }
   const signatures: string[] = [];
-  for (let i = 0; i < header.numRequiredSignatures; i++) signatures.push(bs58.encode(r.take(64)));
+  for (let i = 0; i < header.numRequiredSignatures; i++) signatures.push(encodeBase58(r.take(64)));
   return { version: 1, signatures, header, staticAccountKeys, recentBlockhash, instructions, addressTableLookups: [] };
 }
 

@@ -24,6 +24,7 @@
  *   @solana/web3.js `makeWebsocketUrl` does), the same host with ws/wss otherwise
  *   (providers).
  */
+import { setMaxListeners } from 'node:events';
 import WebSocket from 'ws';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, type ErrorCode, type Logger } from '@tradewind/lib';
@@ -75,6 +76,13 @@ export interface RpcWebSocketSourceOptions {
   commitment: 'confirmed' | 'finalized';
   /** First slot to deliver (inclusive, back-filled with getSignaturesForAddress at start); null = from the tip. */
   fromSlot: number | null;
+  /**
+   * With `fromSlot`: signature of the last transaction processed before a restart (a
+   * checkpoint), in `fromSlot`. The back-fill then starts right after it (it is the
+   * getSignaturesForAddress `until`), so neither it nor what precedes it in its block is
+   * delivered again. A node that no longer knows it lists the whole of `fromSlot`.
+   */
+  fromSignature?: string | null;
   /** Reconnect backoff; also paces retries of HTTP failures. */
   backoff: BackoffOptions;
   /** getTransaction requests in flight at most (≥ 1). Transactions are still yielded in notification order. */
@@ -85,6 +93,7 @@ export interface RpcWebSocketSourceOptions {
   logger: Logger;
   /** Programs to subscribe to; default {@link TRADE_PROGRAM_IDS}. */
   programIds?: readonly string[];
+  // The rest: meaning, unit and default in RPC_WEBSOCKET_DEFAULTS.
   getTransactionRetries?: number;
   getTransactionRetryDelayMs?: number;
   maxSupportedTransactionVersion?: number;
@@ -425,7 +434,8 @@ type FetchOutcome =
 interface QueueItem {
   signature: string;
   slot: number;
-  started: boolean;
+  /** Identity of the fetch in progress; null = not started. A stale fetch's answer is ignored. */
+  fetch: object | null;
   outcome?: FetchOutcome;
 }
 
@@ -499,6 +509,10 @@ class RpcWebSocketSource implements TransactionSource {
     this.#rpcMetrics = options.rpcMetrics;
     this.#log = options.logger.child({ component: 'rpc-websocket-source' });
     this.#resume = new ResumeState(options.fromSlot);
+    if (options.fromSlot !== null && options.fromSignature) {
+      this.#resume.add(options.fromSlot, options.fromSignature);
+      this.#lastSeen = { signature: options.fromSignature, slot: options.fromSlot, err: null };
+    }
     this.#needsCatchUp = options.fromSlot !== null;
     this.#lag = new LagTracker(options.metrics, this.name, options.now);
   }
@@ -510,6 +524,8 @@ class RpcWebSocketSource implements TransactionSource {
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) stop.abort();
+    // Each fetch waiting out a retry listens on it; more than Node's default 10 is expected.
+    setMaxListeners(this.#s.fetchConcurrency + 16, stop.signal);
     this.#fetchSignal = stop.signal;
     this.#log.info({ http: endpointForLog(this.#s.httpUrl), ws: endpointForLog(this.#s.wsUrl), commitment: this.#s.commitment, from_slot: this.#resume.lastSlot }, 'RPC WebSocket source starting');
     const supervisor = this.#supervise(stop.signal).catch((err: unknown) => this.#log.error({ err }, 'RPC WebSocket supervisor stopped on an error'));
@@ -547,7 +563,7 @@ class RpcWebSocketSource implements TransactionSource {
       // Fetches cut short by the stop are redone if the source is iterated again.
       for (const item of this.#queue) {
         if (!item.outcome?.ok) {
-          item.started = false;
+          item.fetch = null;
           delete item.outcome;
         }
       }
@@ -584,9 +600,10 @@ class RpcWebSocketSource implements TransactionSource {
     const n = Math.min(this.#queue.length, this.#s.fetchConcurrency);
     for (let i = 0; i < n; i++) {
       const item = this.#queue[i]!;
-      if (item.started) continue;
-      item.started = true;
+      if (item.fetch) continue;
+      const token = (item.fetch = {});
       void this.#fetch(item.signature, this.#fetchSignal).then((outcome) => {
+        if (item.fetch !== token) return;
         item.outcome = outcome;
         this.#wake();
       });
@@ -606,7 +623,7 @@ class RpcWebSocketSource implements TransactionSource {
       return;
     }
     this.#pendingSignatures.add(info.signature);
-    this.#queue.push({ signature: info.signature, slot: info.slot, started: false });
+    this.#queue.push({ signature: info.signature, slot: info.slot, fetch: null });
     if (origin === 'gap') this.#rpcMetrics.gapTransactions.inc(this.#labels);
     this.#rpcMetrics.queueLength.set(this.#labels, this.#queue.length);
     this.#pump();
@@ -618,7 +635,7 @@ class RpcWebSocketSource implements TransactionSource {
     let first = true;
     while (!signal.aborted) {
       if (!first) {
-        const delay = this.#s.backoff.initialMs;
+        const delay = backoffDelayMs(attempt, this.#s.backoff);
         attempt++;
         this.#metrics.reconnects.inc(this.#labels);
         this.#log.info({ delay_ms: delay, attempt }, 'reconnecting to the RPC WebSocket');

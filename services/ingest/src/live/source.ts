@@ -24,7 +24,8 @@ export interface TransactionSource {
   readonly name: string;
   /**
    * Transactions in the order the chain delivered them (slot order), each at most
-   * once, failed ones included (the decoder drops them). Reconnects with
+   * once. A source may leave out failed transactions (it is told to filter them
+   * server-side where the protocol allows); the decoder drops any that arrive. Reconnects with
    * {@link backoffDelayMs} on any connection error and resumes after the last
    * transaction the consumer took. Ends (returns) only when `signal` aborts.
    */

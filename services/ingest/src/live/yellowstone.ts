@@ -32,11 +32,13 @@ import { normalizeYellowstoneTransaction } from './yellowstone-normalize.js';
 
 /**
  * Default bound of the in-memory queue between the gRPC stream and the consumer,
- * in transactions: half a second at the 20,000 tx/s ingest is sized for. A
- * decoded update takes a few KiB of heap (keys, logs, inner instructions), so a
- * full queue holds some tens of MiB.
+ * in transactions: 0.1 s at the 20,000 tx/s ingest is sized for, enough to
+ * smooth bursts (the server keeps its own per-client buffer behind it). A
+ * decoded update holds ≈30 KiB (measured on the recording: 10,000 updates ≈
+ * 215 MiB of heap + 83 MiB of buffers; logs and keys dominate), so a full queue
+ * is ≈60 MiB.
  */
-export const DEFAULT_QUEUE_MAX_TRANSACTIONS = 10_000;
+export const DEFAULT_QUEUE_MAX_TRANSACTIONS = 2_000;
 
 /**
  * Default for {@link YellowstoneSourceOptions.idleTimeoutMs}: three periods of the
@@ -181,6 +183,25 @@ function unavailableFrom(message: string): number | null | undefined {
   return undefined;
 }
 
+/** `promise`, or a rejection as soon as `signal` aborts (connect and unary calls take no signal). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}
+
 function origin(endpoint: string): string {
   try {
     return new URL(endpoint).origin;
@@ -253,6 +274,7 @@ class Session {
   /** Next transaction update; null when `signal` aborted; throws the stream's error once the queue is empty. */
   async take(): Promise<SubscribeUpdateTransaction | null> {
     for (;;) {
+      if (this.ctx.signal.aborted) return null;
       if (this.#head < this.#items.length) {
         const u = this.#items[this.#head]!;
         this.#items[this.#head++] = undefined;
@@ -269,7 +291,6 @@ class Session {
         }
         return u;
       }
-      if (this.ctx.signal.aborted) return null;
       if (this.#failure) throw this.#failure;
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
@@ -336,8 +357,9 @@ class Session {
  *
  * Each connection: a new native `Client` (the package's built-in reconnect is
  * NOT enabled: reconnecting here keeps one backoff, resume and metrics contract
- * for every source), `connect()`, then one Subscribe stream with
- * {@link buildSubscribeRequest}. Server pings are answered.
+ * for every source), `connect()`, GetSlot while the run has no resume point yet
+ * (see Resume), then one Subscribe stream with {@link buildSubscribeRequest}.
+ * Server pings are answered.
  *
  * Delivery: transactions are yielded in arrival order through a bounded queue
  * (`queueMaxTransactions`; at the bound the stream pauses, so the server's
@@ -350,7 +372,8 @@ class Session {
  * handed out, then the source waits {@link backoffDelayMs} (attempt 0 after a
  * connection that delivered data) and subscribes again with `fromSlot` = the
  * slot of the last transaction the consumer took (inclusive; before any, the
- * configured `fromSlot`, else the first slot seen on the first stream). The
+ * configured `fromSlot`, else the server's slot when the run started: GetSlot on
+ * the first connection, or the first slot seen if the server refuses GetSlot). The
  * replayed part of that slot is skipped through {@link ResumeState}
  * (`duplicatesSkipped`). When the server no longer holds that slot it answers
  * "broadcast from N is not available, last available: M": the source resumes
@@ -368,8 +391,9 @@ class Session {
  * block time of the slot when the source already has it (the server sends a
  * slot's BlockMeta after its transactions, so in practice only for
  * transactions that waited in the queue), else null. The seconds-behind metric
- * uses it, or else an estimate from the newest known block time + 400 ms per
- * slot.
+ * uses the slot's block time once known (it usually is by the time the consumer
+ * is done with the transaction), else an estimate from the newest known block
+ * time + 400 ms per slot.
  */
 export function createYellowstoneSource(options: YellowstoneSourceOptions): TransactionSource {
   const name = 'yellowstone';
@@ -392,8 +416,13 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
     const lag = new LagTracker(metrics, name, now);
     const blockTimes = new Map<number, number>();
     let newestBlock: { slot: number; ms: number } | null = null;
-    /** First slot seen on the first stream: where to resume when nothing was processed yet. */
-    let firstSeenSlot: number | null = null;
+    /**
+     * Where this run started when it was not given `fromSlot`: the server's slot
+     * (GetSlot) at the first connection, else the first slot seen. A reconnect
+     * before any transaction was processed resumes there, so a connection lost
+     * early (with updates still unread in the native layer) leaves no gap.
+     */
+    let startSlot: number | null = null;
     /** Lowest slot the server can still replay, learnt from a refused resume. */
     let floor: number | null = null;
     let replayUnsupported = false;
@@ -402,7 +431,7 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
 
     const resumeSlot = (): number | null => {
       if (replayUnsupported) return null;
-      const s = resume.lastSlot ?? firstSeenSlot;
+      const s = resume.lastSlot ?? startSlot;
       if (s === null) return null;
       return floor !== null && floor > s ? floor : s;
     };
@@ -422,9 +451,24 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
       let session: Session | null = null;
       try {
         const client = new YellowstoneClient(options.endpoint, options.xToken, channelOptions);
-        await client.connect();
+        await abortable(client.connect(), signal);
+        if (resume.lastSlot === null && startSlot === null) {
+          try {
+            startSlot = Number((await abortable(client.getSlot(COMMITMENT_LEVEL[commitment]), signal)).slot);
+          } catch (err) {
+            if (signal.aborted) throw err;
+            // Servers without block-meta storage answer "method disabled": fall back to the first slot seen.
+            log.debug({ err: errorMessage(err) }, 'GetSlot failed; the start slot will be the first one seen');
+          }
+        }
         const request = buildSubscribeRequest({ commitment, programIds, includeFailed, fromSlot });
-        const stream = await client.subscribe(request);
+        const stream = await abortable(
+          client.subscribe(request).then((s) => {
+            if (signal.aborted) s.destroy(); // resolved after the abort: nobody else will close it
+            return s;
+          }),
+          signal,
+        );
         session = new Session(stream, {
           max,
           idleTimeoutMs,
@@ -435,7 +479,7 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
             metrics.connected.set(label, 1);
           },
           onSlot: (slot) => {
-            firstSeenSlot ??= slot;
+            startSlot ??= slot;
             lag.tip(slot);
           },
           onBlockTime: (slot, ms) => {
@@ -465,7 +509,7 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
           if (update === null) return;
           let tx: NormalizedTransaction;
           const slot = Number(update.slot);
-          firstSeenSlot ??= slot;
+          startSlot ??= slot;
           try {
             tx = normalizeYellowstoneTransaction(update, blockTimes.get(slot) ?? null);
           } catch (err) {
@@ -481,7 +525,8 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
           // The consumer asked for the next one: this one is processed.
           resume.add(slot, tx.signature);
           metrics.transactions.inc(label);
-          lag.processed(slot, tx.blockTimeMs ?? estimateBlockTime(slot));
+          // The slot's BlockMeta may have arrived while the consumer held the transaction.
+          lag.processed(slot, tx.blockTimeMs ?? blockTimes.get(slot) ?? estimateBlockTime(slot));
         }
       } catch (err) {
         if (signal.aborted) break;

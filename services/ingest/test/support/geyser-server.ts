@@ -414,6 +414,69 @@ function unary<Req, Res>(
   };
 }
 
+/** SubscribeRequest map fields (geyser.proto field number → property) and the default of their value message. */
+const REQUEST_MAPS: Record<number, [keyof SubscribeRequest, () => unknown]> = {
+  1: ['accounts', () => ({ account: [], owner: [], filters: [] })],
+  2: ['slots', () => ({})],
+  3: ['transactions', () => ({ accountInclude: [], accountExclude: [], accountRequired: [] })],
+  4: ['blocks', () => ({ accountInclude: [] })],
+  5: ['blocksMeta', () => ({})],
+  8: ['entry', () => ({})],
+  10: ['transactionsStatus', () => ({ accountInclude: [], accountExclude: [], accountRequired: [] })],
+};
+
+/**
+ * Decodes a SubscribeRequest. The client's native layer re-encodes requests with
+ * prost, which writes a map entry whose value is an empty message (`blocksMeta:
+ * {name: {}}`, `slots: {name: {}}`) without the value field; ts-proto's decoder
+ * then drops the entry, while proto3 (and the real server) read it as the
+ * default message. Such keys are restored here with their default value.
+ */
+function decodeSubscribeRequest(bytes: Uint8Array): SubscribeRequest {
+  const request = SubscribeRequest.decode(bytes);
+  let pos = 0;
+  const varint = (): number => {
+    let v = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = bytes[pos++]!;
+      v += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return v;
+    }
+  };
+  while (pos < bytes.length) {
+    const tag = varint();
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    if (wire === 0) varint();
+    else if (wire === 1) pos += 8;
+    else if (wire === 5) pos += 4;
+    else if (wire === 2) {
+      const len = varint();
+      const end = pos + len;
+      const map = REQUEST_MAPS[field];
+      if (map) {
+        let key = '';
+        while (pos < end) {
+          const t = varint();
+          if (t === 10) {
+            const l = varint();
+            key = Buffer.from(bytes.subarray(pos, pos + l)).toString('utf8');
+            pos += l;
+          } else if ((t & 7) === 2) {
+            const l = varint(); // (not `pos += varint()`: that reads pos before varint() moves it)
+            pos += l;
+          } else if ((t & 7) === 0) varint();
+          else throw new Error(`SubscribeRequest: unexpected wire type in map entry of field ${field}`);
+        }
+        const target = request[map[0]] as Record<string, unknown>;
+        if (!(key in target)) target[key] = map[1]();
+      }
+      pos = end;
+    } else throw new Error(`SubscribeRequest: unsupported wire type ${wire}`);
+  }
+  return request;
+}
+
 /** The geyser.Geyser service definition (paths as in geyser.proto, package `geyser`). */
 const GEYSER_SERVICE = {
   Subscribe: {
@@ -421,7 +484,7 @@ const GEYSER_SERVICE = {
     requestStream: true,
     responseStream: true,
     requestSerialize: (m: SubscribeRequest) => Buffer.from(SubscribeRequest.encode(m).finish()),
-    requestDeserialize: (b: Buffer) => SubscribeRequest.decode(b),
+    requestDeserialize: (b: Buffer) => decodeSubscribeRequest(b),
     responseSerialize: (m: SubscribeUpdate) => Buffer.from(SubscribeUpdate.encode(m).finish()),
     responseDeserialize: (b: Buffer) => SubscribeUpdate.decode(b),
   } satisfies grpc.MethodDefinition<SubscribeRequest, SubscribeUpdate>,
@@ -459,6 +522,7 @@ export class GeyserTestServer {
   /** Index in #chain of the first slot the chain has not produced yet ("now"). */
   #head = 0;
   #dropAfter: number | null = null;
+  #dropSubscribes = 0;
 
   constructor(options: GeyserTestServerOptions) {
     this.#options = options;
@@ -521,6 +585,11 @@ export class GeyserTestServer {
   /** Cuts every connection right after the `n`-th next transaction update is written (once). */
   dropAfterTransactions(n: number): void {
     this.#dropAfter = this.transactionsSent + n;
+  }
+
+  /** Cuts every connection as soon as each of the next `n` Subscribe calls has sent its filters (before any update). */
+  dropNextSubscribes(n: number): void {
+    this.#dropSubscribes = n;
   }
 
   /** Server down: stops listening (connections are refused) and cuts the open ones. */
@@ -609,6 +678,11 @@ export class GeyserTestServer {
       const invalid = filterError(request.transactions);
       if (invalid) {
         call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: invalid });
+        return;
+      }
+      if (this.#dropSubscribes > 0) {
+        this.#dropSubscribes--;
+        this.dropConnections();
         return;
       }
       // A new filter replaces the previous one, as on the real server.
