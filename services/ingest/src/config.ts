@@ -34,6 +34,26 @@ export const IngestConfigSchema = CommonConfig.extend({
   RPC_COMMITMENT: z.enum(['confirmed', 'finalized']).default('confirmed'),
   /** getTransaction calls in flight at once (results are still handed on in notification order). */
   RPC_FETCH_CONCURRENCY: PositiveInt.max(256).default(16),
+  /** getTransaction retries when the node answers null (it may trail the PubSub node by a slot). */
+  RPC_GET_TRANSACTION_RETRIES: z.coerce.number().int().min(0).max(100).default(6),
+  /** Wait between those retries, ms. */
+  RPC_GET_TRANSACTION_RETRY_DELAY_MS: PositiveInt.default(500),
+  /** Highest transaction version getTransaction is asked for (1: v1 / SIMD-0385 transactions exist on mainnet). */
+  RPC_MAX_SUPPORTED_TRANSACTION_VERSION: z.coerce.number().int().min(0).max(1).default(1),
+  /** WebSocket ping interval of the RPC source, ms. */
+  RPC_PING_INTERVAL_MS: PositiveInt.default(10_000),
+  /** Reconnect when nothing arrived on the RPC WebSocket for this long, ms. */
+  RPC_IDLE_TIMEOUT_MS: PositiveInt.default(30_000),
+  /** Deadline for the RPC WebSocket handshake and all subscriptions, ms. */
+  RPC_CONNECT_TIMEOUT_MS: PositiveInt.default(10_000),
+  /** Deadline of one HTTP JSON-RPC request, ms. */
+  RPC_REQUEST_TIMEOUT_MS: PositiveInt.default(15_000),
+  /** Transactions a Yellowstone stream may hold for ingest before it pauses reading (back-pressure). */
+  YELLOWSTONE_QUEUE_MAX_TRANSACTIONS: PositiveInt.max(1_000_000).default(2_000),
+  /** Reconnect when no Yellowstone update (not even a ping or slot) arrived for this long, ms. */
+  YELLOWSTONE_IDLE_TIMEOUT_MS: PositiveInt.default(30_000),
+  /** Also stream failed transactions (they decode to nothing; off saves bandwidth). */
+  LIVE_INCLUDE_FAILED: Bool.default(false),
   /** Slot to start from when no checkpoint exists (default: the chain tip). */
   LIVE_FROM_SLOT: z.coerce.number().int().nonnegative().optional(),
   /** First reconnect delay of a live source, ms; doubles per failed attempt up to LIVE_RECONNECT_MAX_MS. */

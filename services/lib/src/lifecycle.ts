@@ -36,7 +36,8 @@ export function installShutdown(options: {
         await options.stop();
         options.logger.info('stopped');
         options.logger.flush?.();
-        process.exit(0);
+        // A shutdown a component asked for after a fatal error keeps its non-zero exit code.
+        process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
       } catch (err) {
         options.logger.error({ err }, 'shutdown failed');
         process.exit(1);

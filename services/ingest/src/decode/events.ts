@@ -15,7 +15,11 @@ export interface RawEvent {
 
 /** True when `ix` is an emit_cpi self-invocation carrying an event. */
 export function isEventCpi(ix: NormalizedInstruction, programId: string): boolean {
-  return ix.programId === programId && ix.data !== null && ix.data.length >= 16 && EVENT_IX_TAG.equals(ix.data.subarray(0, 8));
+  // emit_cpi passes exactly one account, the program's event authority (anchor-lang `emit_cpi!`):
+  // checked first so that other instructions' data is never decoded here.
+  if (ix.programId !== programId || ix.accounts.length !== 1) return false;
+  const data = ix.data;
+  return data !== null && data.length >= 16 && EVENT_IX_TAG.equals(data.subarray(0, 8));
 }
 
 const flatCache = new WeakMap<InstructionNode[], NormalizedInstruction[]>();
@@ -95,22 +99,28 @@ export function collectLogEvents(tx: NormalizedTransaction, programId: string): 
     const stack: number[] = [];
     let next = 0;
     for (const line of tx.logs) {
-      if (line.startsWith('Log truncated')) break;
-      const invoke = /^Program (\w+) invoke \[(\d+)\]$/.exec(line);
-      if (invoke) {
-        const ix = flat[next];
-        if (!ix || ix.programId !== invoke[1]) break;
-        stack.push(next++);
-        continue;
-      }
-      if (/^Program \w+ (success|failed)/.test(line)) {
-        stack.pop();
-        continue;
-      }
+      // String tests instead of regexes: this runs over every log line of every transaction.
       if (line.startsWith('Program data: ')) {
         const top = stack[stack.length - 1];
         if (top === undefined || flat[top]?.programId !== programId) continue;
-        push(log, top, { bytes: Buffer.from(line.slice('Program data: '.length).trim(), 'base64'), via: 'log' });
+        push(log, top, { bytes: Buffer.from(line.slice(14).trim(), 'base64'), via: 'log' });
+        continue;
+      }
+      if (!line.startsWith('Program ')) {
+        if (line.startsWith('Log truncated')) break;
+        continue;
+      }
+      const sp = line.indexOf(' ', 8);
+      if (sp < 0) continue;
+      const id = line.slice(8, sp);
+      if (id.endsWith(':')) continue; // "Program log: …", "Program return: …", never a program id
+      const rest = line.slice(sp + 1);
+      if (rest.startsWith('invoke [') && rest.endsWith(']')) {
+        const ix = flat[next];
+        if (!ix || ix.programId !== id) break;
+        stack.push(next++);
+      } else if (rest === 'success' || rest.startsWith('failed')) {
+        stack.pop();
       }
     }
   }

@@ -71,6 +71,7 @@ describe('pump.fun COMPLETE', () => {
   it('when the completing buy also emits CompleteEvent, then COMPLETE follows its BUY with a distinct message id', () => {
     const [buy] = decodeNormalized(normalizeTransaction(raw));
     const tx = normalizeTransaction(raw); // a fresh tree: flatten() memoises per tree
+    tx.logs = null; // the event is added as emit_cpi only: without logs the decoder reads the CPI form
     expect(buy?.transaction_type).toBe('BUY');
     const disc = pumpCodec().idl.events?.find((e) => e.name === 'CompleteEvent')?.discriminator ?? [];
     // CompleteEvent {user, mint, bonding_curve, timestamp i64} (the 2024–25 layout, without the 2026 quote_mint).

@@ -65,15 +65,33 @@ export function programCalls(
   legacy: readonly LegacyLayout[] = [],
   options: DecodeOptions = {},
 ): ProgramCall[] {
+  // Memoised per instruction tree and codec: the PumpSwap decoder reads pump.fun's calls too
+  // (token names), and unknown instructions must be reported once. One decode pass passes
+  // the same legacy layouts and options for a codec, so the first call's result holds.
+  let perCodec = callsCache.get(tx.instructions);
+  if (!perCodec) callsCache.set(tx.instructions, (perCodec = new Map()));
+  let calls = perCodec.get(codec);
+  if (!calls) perCodec.set(codec, (calls = findProgramCalls(tx, codec, legacy, options)));
+  return calls;
+}
+
+const callsCache = new WeakMap<NormalizedTransaction['instructions'], Map<ProgramCodec, ProgramCall[]>>();
+
+function findProgramCalls(tx: NormalizedTransaction, codec: ProgramCodec, legacy: readonly LegacyLayout[], options: DecodeOptions): ProgramCall[] {
   const flat = flatten(tx.instructions);
   const programId = codec.programId;
   if (!flat.some((ix) => ix.programId === programId)) return [];
-  // Events are looked up lazily: log replay (regexes over every line) only when an instruction has no emit_cpi event.
+  // Events are looked up lazily, only once an instruction of this program is found.
   let cpi: Map<number, RawEvent[]> | undefined;
   let log: Map<number, RawEvent[]> | undefined;
   const out: ProgramCall[] = [];
   flat.forEach((ix, order) => {
-    if (ix.programId !== programId || ix.data === null || isEventCpi(ix, programId)) return;
+    if (ix.programId !== programId) return;
+    // A one-account self-invocation below the top level is an emit_cpi event (anchor's
+    // `emit_cpi!` passes only the event authority), never an instruction to decode; skipping it
+    // here keeps its long base58 data undecoded unless the log lines lack the event.
+    if (ix.accounts.length === 1 && ix.stackHeight !== 1) return;
+    if (ix.data === null || isEventCpi(ix, programId)) return;
     if (ix.data.length < 8) {
       options.onUnknownInstruction?.(codec.programId, Buffer.from(ix.data).toString('hex'));
       return;
@@ -84,8 +102,12 @@ export function programCalls(
       options.onUnknownInstruction?.(codec.programId, disc);
       return;
     }
-    cpi ??= collectCpiEvents(tx, programId);
-    const raw = cpi.get(order) ?? (log ??= collectLogEvents(tx, programId)).get(order) ?? [];
+    // Log lines first: they hold the same event bytes as the emit_cpi inner instructions but in
+    // base64, while inner-instruction data is base58 (quadratic to decode: the decoder's largest
+    // cost). An instruction the log replay attributes no event to (truncated logs, LaunchLab
+    // 2025, which emits only via CPI) falls back to its emit_cpi events.
+    log ??= collectLogEvents(tx, programId);
+    const raw = log.get(order) ?? (cpi ??= collectCpiEvents(tx, programId)).get(order) ?? [];
     const events = raw.map((e) => decodeEvent(codec, e.bytes, legacy)).filter((e): e is DecodedEvent => e !== null);
     out.push({ ix, order, def, events });
   });

@@ -75,7 +75,8 @@ function accountsFor(name: string, named: Record<string, string>): string[] {
 
 /** A one-instruction PumpSwap transaction whose outer instruction emitted `eventCpi` (if any) by emit_cpi. */
 function syntheticTx(outer: NormalizedInstruction, eventCpi: Uint8Array | null, balances: TokenBalance[] = []): NormalizedTransaction {
-  const inner: NormalizedInstruction[] = eventCpi ? [{ programId: PUMP_AMM, accounts: [], data: eventCpi, path: [0, 0], stackHeight: 2 }] : [];
+  // emit_cpi passes one account, the program's event authority (PDA "__event_authority").
+  const inner: NormalizedInstruction[] = eventCpi ? [{ programId: PUMP_AMM, accounts: ['GS4CU59F31iL7aR2Q8zVS8DRrcRnXX1yjQ66TqNVQnaR'], data: eventCpi, path: [0, 0], stackHeight: 2 }] : [];
   return {
     signature: '1111111111111111111111111111111111111111111111111111111111111111',
     slot: 1,

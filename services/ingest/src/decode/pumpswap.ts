@@ -143,9 +143,9 @@ function userAmounts(type: PumpswapMessage['transaction_type'], v: Record<string
 }
 
 /** Token names known from pump.fun CreateEvents in the same transaction (a create and a PumpSwap trade together). */
-function pumpfunNames(tx: NormalizedTransaction): Map<string, { name?: string; symbol?: string }> {
+function pumpfunNames(tx: NormalizedTransaction, options: DecodeOptions): Map<string, { name?: string; symbol?: string }> {
   const names = new Map<string, { name?: string; symbol?: string }>();
-  for (const c of programCalls(tx, pumpCodec())) {
+  for (const c of programCalls(tx, pumpCodec(), [], options)) {
     for (const e of c.events) {
       if (e.name === 'CreateEvent' && typeof e.values.mint === 'string') {
         names.set(e.values.mint, { name: e.values.name as string | undefined, symbol: e.values.symbol as string | undefined });
@@ -192,7 +192,7 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
   const codec = pumpswapCodec();
   const calls = programCalls(tx, codec, [], options);
   if (calls.length === 0) return [];
-  const names = pumpfunNames(tx);
+  const names = pumpfunNames(tx, options);
   // Decimals announced by CreatePoolEvents in this transaction (for mints with no token balance entry).
   const announced = new Map<string, number>();
   for (const c of calls) {

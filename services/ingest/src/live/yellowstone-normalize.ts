@@ -166,8 +166,7 @@ function tokenBalances(list: YellowstoneMeta['preTokenBalances'], what: string):
  *   `[i, j]` and their stackHeight (null when the node did not record it).
  * - `logs`: meta.logMessages, null when meta.logMessagesNone.
  * - `err`: null on success, else the decoded TransactionError (see above).
- * - `fee`, balances: lamports as numbers (u64 strings; balances stay below 2^53);
- *   pre/postBalances are converted on first read.
+ * - `fee`, balances: lamports as numbers (u64 strings; balances stay below 2^53).
  * - token balances: raw `amount` string and `decimals`; an empty owner becomes null.
  *
  * Instruction `data` is a view into the update's buffer (not copied).
@@ -222,11 +221,6 @@ export function normalizeYellowstoneTransaction(update: SubscribeUpdateTransacti
     }
   }
 
-  // Lamport balances are converted on first read: the decoder never reads them, and
-  // ~60 string→number conversions are a sixth of this function's time. Own getters
-  // (not prototype ones), so a spread copy still carries the values.
-  let preBalances: number[] | undefined;
-  let postBalances: number[] | undefined;
   return {
     signature: encodeBase58(info.signature),
     slot: Number(update.slot),
@@ -236,12 +230,8 @@ export function normalizeYellowstoneTransaction(update: SubscribeUpdateTransacti
     logs: meta.logMessagesNone ? null : meta.logMessages,
     err: transactionError(meta.err?.err),
     fee: Number(meta.fee),
-    get preBalances(): number[] {
-      return (preBalances ??= u64List(meta.preBalances));
-    },
-    get postBalances(): number[] {
-      return (postBalances ??= u64List(meta.postBalances));
-    },
+    preBalances: u64List(meta.preBalances),
+    postBalances: u64List(meta.postBalances),
     preTokenBalances: tokenBalances(meta.preTokenBalances, 'meta.preTokenBalances'),
     postTokenBalances: tokenBalances(meta.postTokenBalances, 'meta.postTokenBalances'),
   };

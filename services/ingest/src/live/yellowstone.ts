@@ -448,6 +448,11 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
         if (signal.aborted) break;
       }
       const fromSlot = resumeSlot();
+      if (replayUnsupported && (resume.lastSlot ?? startSlot) !== null) {
+        // Every reconnect to a server without replay can miss what happened meanwhile.
+        own.resumeGaps.inc(label);
+        log.warn({ last_slot: resume.lastSlot }, 'resubscribing at the tip (server cannot replay): transactions since the last processed slot may be missed');
+      }
       let session: Session | null = null;
       try {
         const client = new YellowstoneClient(options.endpoint, options.xToken, channelOptions);
@@ -533,11 +538,11 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
         const message = errorMessage(err);
         const available = unavailableFrom(message);
         if (available !== undefined && fromSlot !== null) {
-          own.resumeGaps.inc(label);
           if (available === null) {
-            replayUnsupported = true;
-            log.error({ from_slot: fromSlot }, 'server cannot replay (from_slot not supported): resuming at the tip, transactions since the last processed slot are missed');
+            replayUnsupported = true; // counted as a gap at each resubscription
+            log.error({ from_slot: fromSlot }, 'server cannot replay (from_slot not supported): resuming at the tip from now on');
           } else {
+            own.resumeGaps.inc(label);
             floor = available;
             log.error({ from_slot: fromSlot, first_available: available }, `server no longer holds slot ${fromSlot}: resuming from ${available}, transactions of slots ${fromSlot}..${available - 1} are missed`);
           }

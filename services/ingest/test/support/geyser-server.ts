@@ -20,7 +20,8 @@
  *
  * Clients connect through a TCP relay owned by the server, so a test can cut
  * every connection mid-stream ({@link GeyserTestServer.dropConnections},
- * {@link GeyserTestServer.dropAfterTransactions}), take the server down
+ * {@link GeyserTestServer.dropAfterTransactions},
+ * {@link GeyserTestServer.dropNextSubscribes}), take the server down
  * ({@link GeyserTestServer.stop}: connections refused) and bring it back on the
  * same port ({@link GeyserTestServer.restart}).
  */
@@ -559,6 +560,7 @@ export class GeyserTestServer {
     return `http://127.0.0.1:${this.#port}`;
   }
 
+  /** The relay's port on 127.0.0.1 (kept across {@link stop} / {@link restart}). */
   get port(): number {
     return this.#port;
   }
