@@ -9,7 +9,7 @@ import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } f
 import type { IngestConfig } from './config.js';
 import { decodeNormalized, messageId, subjectOf, type DecodeOptions, type TradeMessage } from './decode/index.js';
 import { TRADE_PROGRAM_IDS } from './decode/prefilter.js';
-import type { CheckpointStore } from './live/checkpoint.js';
+import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
 import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
@@ -88,21 +88,33 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   async function runLive(js: JetStreamClient, source: TransactionSource): Promise<void> {
     logger.info({ source: source.name }, 'streaming live transactions');
     let lastSaved = 0;
-    for await (const tx of source.transactions(abort.signal)) {
-      let messages: TradeMessage[];
-      try {
-        messages = decodeNormalized(tx, decodeOptions);
-      } catch (err) {
-        decodeErrors.inc();
-        logger.error({ err, signature: tx.signature, slot: tx.slot }, 'live transaction could not be decoded; skipped');
-        continue;
+    let pending: Checkpoint | null = null;
+    const save = async (c: Checkpoint): Promise<void> => {
+      await deps.checkpoints?.save(c).catch((err: unknown) => logger.warn({ err }, 'checkpoint not saved'));
+    };
+    try {
+      for await (const tx of source.transactions(abort.signal)) {
+        let messages: TradeMessage[];
+        try {
+          messages = decodeNormalized(tx, decodeOptions);
+        } catch (err) {
+          decodeErrors.inc();
+          logger.error({ err, signature: tx.signature, slot: tx.slot }, 'live transaction could not be decoded; skipped');
+          continue;
+        }
+        const done = await publishAll(js, messages, metrics);
+        if (!done) return; // stopping: this transaction is not checkpointed, the next run redoes it
+        if (tx.slot === null) continue;
+        pending = { slot: tx.slot, signature: tx.signature, savedAtMs: Date.now() };
+        if (pending.savedAtMs - lastSaved >= config.LIVE_CHECKPOINT_INTERVAL_MS) {
+          lastSaved = pending.savedAtMs;
+          await save(pending);
+          pending = null;
+        }
       }
-      const done = await publishAll(js, messages, metrics);
-      if (!done) return; // stopping: this transaction is not checkpointed, the next run redoes it
-      if (deps.checkpoints && tx.slot !== null && Date.now() - lastSaved >= config.LIVE_CHECKPOINT_INTERVAL_MS) {
-        lastSaved = Date.now();
-        await deps.checkpoints.save({ slot: tx.slot, signature: tx.signature, savedAtMs: lastSaved }).catch((err: unknown) => logger.warn({ err }, 'checkpoint not saved'));
-      }
+    } finally {
+      // A graceful stop records the last published transaction, so a restart repeats nothing.
+      if (pending) await save(pending);
     }
   }
 

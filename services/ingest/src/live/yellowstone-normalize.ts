@@ -12,78 +12,9 @@
  * on as the protobuf's own byte views, not copied.
  */
 import { txErrDecode, type SubscribeUpdateTransaction } from '@triton-one/yellowstone-grpc';
+import { encodeBase58 } from '../decode/base58.js';
 import { DecodeError } from '../decode/errors.js';
 import type { InstructionNode, NormalizedInstruction, NormalizedTransaction, TokenBalance } from '../decode/transaction.js';
-
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const ALPHABET_CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
-/** 58^5: five base58 digits per limb; a limb × 2^16 + carry stays below 2^53, so doubles are exact. */
-const LIMB = 656_356_768;
-const INV_LIMB = 1 / LIMB;
-/** Scratch space: 64 input bytes need ⌈64·log(256)/log(58^5)⌉ = 18 limbs and ≤ 88 digits. */
-const limbs = new Float64Array(64);
-const digits = Buffer.alloc(256);
-
-/**
- * Bitcoin-alphabet base58 of `bytes` (what Solana uses for addresses and
- * signatures); the same output as `bs58.encode`. Inputs up to 128 bytes.
- */
-export function encodeBase58(bytes: Uint8Array): string {
-  const n = bytes.length;
-  if (n > 128) throw new RangeError(`encodeBase58: ${n} bytes is more than the 128 supported`);
-  let zeros = 0;
-  while (zeros < n && bytes[zeros] === 0) zeros++;
-  // Big number in base 58^5, least significant limb first, fed 16 bits at a time.
-  let len = 0;
-  let i = zeros;
-  if ((n - i) & 1) {
-    limbs[0] = bytes[i]!;
-    len = 1;
-    i++;
-  }
-  for (; i < n; i += 2) {
-    let carry = (bytes[i]! << 8) | bytes[i + 1]!;
-    for (let j = 0; j < len; j++) {
-      const x = limbs[j]! * 65_536 + carry;
-      // x < 2^47: multiply by the reciprocal and fix the possible off-by-one.
-      let q = (x * INV_LIMB) | 0;
-      let r = x - q * LIMB;
-      if (r < 0) {
-        q--;
-        r += LIMB;
-      } else if (r >= LIMB) {
-        q++;
-        r -= LIMB;
-      }
-      limbs[j] = r;
-      carry = q;
-    }
-    while (carry > 0) {
-      const q = Math.floor(carry / LIMB);
-      limbs[len++] = carry - q * LIMB;
-      carry = q;
-    }
-  }
-  let p = digits.length;
-  for (let j = 0; j < len - 1; j++) {
-    let v = limbs[j]! | 0;
-    for (let k = 0; k < 5; k++) {
-      const q = (v / 58) | 0;
-      digits[--p] = ALPHABET_CODES[v - q * 58]!;
-      v = q;
-    }
-  }
-  if (len > 0) {
-    let v = limbs[len - 1]! | 0;
-    while (v > 0) {
-      const q = (v / 58) | 0;
-      digits[--p] = ALPHABET_CODES[v - q * 58]!;
-      v = q;
-    }
-  }
-  for (let z = 0; z < zeros; z++) digits[--p] = 49; // '1'
-  return digits.toString('latin1', p, digits.length);
-}
 
 /**
  * Direct-mapped cache of 32-byte keys → base58: 2^16 slots (2 MiB of key bytes
