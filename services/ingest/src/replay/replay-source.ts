@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { messageId, subjectOf, type TradeMessage, type TradeSubject } from '../decode/index.js';
+import { sleep } from '../live/source.js';
 import type { RecordedTransaction } from './recording.js';
 
 /** A message ready to publish: its subject, `Nats-Msg-Id` and body. */
@@ -57,16 +58,4 @@ export async function* replay(
     }
     if (!options.loop) return;
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
