@@ -8,20 +8,15 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { IngestConfig } from './config.js';
 import { decodeNormalized, messageId, subjectOf, type DecodeOptions, type TradeMessage } from './decode/index.js';
-import { TRADE_PROGRAM_IDS } from './decode/prefilter.js';
+import { TRADE_PROGRAMS } from './decode/prefilter.js';
 import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
 import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
-import { publishTrade, publisherMetrics, type PublisherMetrics } from './publisher.js';
+import { publishTrade, publisherMetrics } from './publisher.js';
 
-/** Metric label of each trade program. */
-const PROGRAM_LABELS: Record<string, string> = {
-  [TRADE_PROGRAM_IDS[0] ?? '']: 'pumpfun',
-  [TRADE_PROGRAM_IDS[1] ?? '']: 'launchlab',
-  [TRADE_PROGRAM_IDS[2] ?? '']: 'pumpswap',
-  [TRADE_PROGRAM_IDS[3] ?? '']: 'raydium_cpmm',
-};
+/** Metric label of each trade program: its short name. */
+const PROGRAM_LABELS: Record<string, string> = Object.fromEntries(Object.entries(TRADE_PROGRAMS).map(([name, id]) => [id, name]));
 
 export interface IngestDeps {
   logger: Logger;
@@ -102,7 +97,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
           logger.error({ err, signature: tx.signature, slot: tx.slot }, 'live transaction could not be decoded; skipped');
           continue;
         }
-        const done = await publishAll(js, messages, metrics);
+        const done = await publishAll(js, messages);
         if (!done) return; // stopping: this transaction is not checkpointed, the next run redoes it
         if (tx.slot === null) continue;
         pending = { slot: tx.slot, signature: tx.signature, savedAtMs: Date.now() };
@@ -119,10 +114,10 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   }
 
   /** Publishes one transaction's trades together (JetStream keeps their order); false when aborted first. */
-  async function publishAll(js: JetStreamClient, messages: TradeMessage[], m: PublisherMetrics): Promise<boolean> {
+  async function publishAll(js: JetStreamClient, messages: TradeMessage[]): Promise<boolean> {
     const results = await Promise.all(
       messages.map((message) =>
-        publishTrade(js, { subject: subjectOf(message), msgId: messageId(message), message }, { logger, metrics: m, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal }),
+        publishTrade(js, { subject: subjectOf(message), msgId: messageId(message), message }, { logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal }),
       ),
     );
     return !results.includes('aborted');

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
 import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
+import { DEFAULT_BACKOFF } from './live/source.js';
 
 /** The bundled default recording: real mainnet transactions (see recording/SOURCES.md). */
 export const BUNDLED_RECORDING_DIR = fileURLToPath(new URL('../recording', import.meta.url));
@@ -57,9 +58,9 @@ export const IngestConfigSchema = CommonConfig.extend({
   /** Slot to start from when no checkpoint exists (default: the chain tip). */
   LIVE_FROM_SLOT: z.coerce.number().int().nonnegative().optional(),
   /** First reconnect delay of a live source, ms; doubles per failed attempt up to LIVE_RECONNECT_MAX_MS. */
-  LIVE_RECONNECT_INITIAL_MS: PositiveInt.default(1_000),
+  LIVE_RECONNECT_INITIAL_MS: PositiveInt.default(DEFAULT_BACKOFF.initialMs),
   /** Longest reconnect delay of a live source, ms. */
-  LIVE_RECONNECT_MAX_MS: PositiveInt.default(30_000),
+  LIVE_RECONNECT_MAX_MS: PositiveInt.default(DEFAULT_BACKOFF.maxMs),
   /** How often the live source's resume point is written to JetStream KV `ingest_checkpoints`, ms. */
   LIVE_CHECKPOINT_INTERVAL_MS: PositiveInt.default(1_000),
   /**

@@ -619,17 +619,4 @@ describe('peer comparison with solana-dex-parser', () => {
       if (r.ours.length > 0) expect(r.compared + r.disagreements.length).toBeGreaterThan(0);
     });
   });
-
-  // `PEER_SUMMARY=1 npx vitest run services/ingest/test/peer-parser.test.ts` prints the table of docs/peer-comparison.md.
-  it.runIf(Boolean(process.env.PEER_SUMMARY))('prints the per-file results table', () => {
-    const lines = ['| file | enc | our messages | peer in scope (trades / memeEvents / liquidities) | peer out of scope | fields compared | disagreements |', '|---|---|---|---|---|---|---|'];
-    for (const file of files) {
-      const r = resultOf(file);
-      const n = (c: Category): number => r.inScope.filter((p) => p.category === c).length;
-      const msgs = r.ours.map(label).join(', ') || '— ';
-      const dis = r.disagreements.map((d) => `${d.pairing}: ${Object.keys(d.fields).join(', ')}`).join('; ') || 'none';
-      lines.push(`| ${file.replace(/^(\w[\w-]*\/\w{4})\w*\.json$/, '$1…')} | ${r.encoding} | ${msgs} | ${n('trade')} / ${n('meme')} / ${n('liquidity')} | ${r.outOfScope.join('; ') || '—'} | ${r.compared} | ${dis} |`);
-    }
-    console.log(`\n${lines.join('\n')}\n`);
-  });
 });

@@ -131,3 +131,30 @@ export function encodeBase58(bytes: Uint8Array): string {
   for (let z = 0; z < zeros; z++) digits[--p] = 49; // '1'
   return digits.toString('latin1', p, digits.length);
 }
+
+/**
+ * Direct-mapped cache of 32-byte keys → base58: 2^16 slots (2 MiB of key bytes
+ * plus the strings). A slot is picked from 4 key bytes (addresses are hashes or
+ * curve points, so their bytes are uniform; the all-zero System Program lands in
+ * slot 0) and verified byte for byte; a collision just replaces the entry.
+ */
+const CACHE_SLOTS = 1 << 16;
+const cacheKeys = new Uint8Array(CACHE_SLOTS * 32);
+const cacheValues: (string | undefined)[] = new Array<string | undefined>(CACHE_SLOTS).fill(undefined);
+
+/** base58 of a 32-byte address, through the cache; other lengths are encoded directly. */
+export function addressToBase58(key: Uint8Array): string {
+  if (key.length !== 32) return encodeBase58(key);
+  const slot = (key[0]! | (key[1]! << 8)) ^ (key[31]! | (key[30]! << 8));
+  const cached = cacheValues[slot];
+  const off = slot * 32;
+  if (cached !== undefined) {
+    let j = 0;
+    while (j < 32 && cacheKeys[off + j] === key[j]) j++;
+    if (j === 32) return cached;
+  }
+  const s = encodeBase58(key);
+  cacheKeys.set(key, off);
+  cacheValues[slot] = s;
+  return s;
+}

@@ -9,13 +9,16 @@
  */
 import { parseWireTransaction } from './wire.js';
 
-/** The four program ids ingest decodes (each IDL's `address`). */
-export const TRADE_PROGRAM_IDS: readonly string[] = [
-  '6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P', // Pump.fun
-  'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj', // Raydium LaunchLab (LetsBonk.fun)
-  'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA', // PumpSwap
-  'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', // Raydium CPMM
-];
+/** The four programs ingest decodes, by short name (also the metric label): each IDL's `address`. */
+export const TRADE_PROGRAMS = {
+  pumpfun: '6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P', // Pump.fun
+  launchlab: 'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj', // Raydium LaunchLab (LetsBonk.fun)
+  pumpswap: 'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA', // PumpSwap
+  raydium_cpmm: 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', // Raydium CPMM
+} as const;
+
+/** The four program ids, in the order of {@link TRADE_PROGRAMS}. */
+export const TRADE_PROGRAM_IDS: readonly string[] = Object.values(TRADE_PROGRAMS);
 
 const BASE64_TX = /"transaction"\s*:\s*\[\s*"([A-Za-z0-9+/=]*)"\s*,\s*"base64"/;
 

@@ -1,4 +1,4 @@
-import { encodeBase58 } from './base58.js';
+import { addressToBase58, encodeBase58 } from './base58.js';
 import { ByteReader, EndOfBuffer } from './borsh-tolerant.js';
 
 /** One compiled instruction as it appears on the wire: indices into the account list. */
@@ -39,24 +39,8 @@ function shortvec(r: ByteReader): number {
   throw new Error('shortvec longer than 3 bytes');
 }
 
-/**
- * Base58 of recently seen 32-byte keys. Program ids, token programs, popular pools and
- * mints repeat across transactions; encoding them once saves most key work. Bounded:
- * cleared when full (KEY_CACHE_MAX entries ≈ 10 MB).
- */
-const keyCache = new Map<string, string>();
-const KEY_CACHE_MAX = 50_000;
-
 function key(r: ByteReader): string {
-  const bytes = r.take(32);
-  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, 32).toString('latin1');
-  let k = keyCache.get(raw);
-  if (k === undefined) {
-    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-    k = encodeBase58(bytes);
-    keyCache.set(raw, k);
-  }
-  return k;
+  return addressToBase58(r.take(32));
 }
 
 function parseLegacyOrV0(bytes: Uint8Array): WireTransaction {

@@ -9,8 +9,8 @@ import { normalizeTransaction, type NormalizedTransaction } from '../decode/tran
 import { encodeTransactionError, loadRecordedGeyserTransactions, type RecordedGeyserTransaction } from '../../test/support/geyser-server.js';
 import { backoffDelayMs, DEFAULT_BACKOFF, TRADE_PROGRAM_IDS } from './source.js';
 import { buildSubscribeRequest } from './yellowstone.js';
-import { encodeBase58 } from '../decode/base58.js';
-import { addressToBase58, normalizeYellowstoneTransaction } from './yellowstone-normalize.js';
+import { addressToBase58, encodeBase58 } from '../decode/base58.js';
+import { normalizeYellowstoneTransaction } from './yellowstone-normalize.js';
 
 let recorded: RecordedGeyserTransaction[];
 beforeAll(async () => {
