@@ -8,3 +8,23 @@ export { connectNats, ensureTradesStream, tradesManager, DEFAULT_TRADES_STREAM, 
 export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, type Plan, type PlanId } from './plans.js';
 export { TRADES_STREAM, TRADE_SUBJECTS, isTradeSubject, type TradeSubject } from './subjects.js';
 export { freePort, isListening, waitForPort } from './testing/ports.js';
+export { startNatsServer, type TestNatsServer } from './testing/nats-server.js';
+export { createTestDatabase, DEFAULT_TEST_DATABASE_URL, type TestDatabase } from './testing/postgres.js';
+export { createDb, migrate, pingDb, sql, type DbOptions, type Migrations, type Kysely, type Migration, type Transaction, type Selectable, type Insertable, type Updateable, type Generated, type ColumnType } from './db.js';
+export {
+  EVENTS_STREAM, DEAD_LETTER_STREAM, EVENT_SUBJECTS, EVENT_SCHEMA_VERSIONS, DEFAULT_EVENTS_STREAM,
+  deadLetterSubject, isEventSubject, newEventMeta, encodeEvent, decodeEvent, ensureEventsStreams,
+  UserCreated, SubscriptionChanged, CredentialsRotated,
+  type EventMeta, type EventTypes, type EventSubject, type EventsStreamOptions,
+} from './events.js';
+export { appendEvent, createOutboxRelay, outboxMigration, type OutboxTable, type OutboxDatabase, type OutboxRelay, type OutboxRelayOptions } from './outbox.js';
+export { createEventConsumer, consumerMigration, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventContext, type EventHandlers } from './event-consumer.js';
+export { unary, fromGrpcError, startGrpcServer, insecureChannel, callUnary, Metadata, grpcCredentials, grpcStatus } from './grpc.js';
+export { createHttpApp, errorBody, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
+export { startLocalOidcProvider, type LocalOidcProvider } from './local-oidc.js';
+export { ACCESS_TOKEN_AUDIENCE, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, createAccessTokenVerifier, type AccessTokenClaims } from './access-token.js';
+export {
+  AuthServiceClient, AuthServiceService, User as AuthUser, UserMetadata as AuthUserMetadata,
+  GetUserRequest, GetUserResponse, UpdateUserMetadataRequest, UpdateUserMetadataResponse,
+  type AuthServiceServer,
+} from './gen/tradewind/v1/auth.js';

@@ -11,6 +11,8 @@ export const REDACT_PATHS = [
   'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
   'jwt', 'nkey', 'seed', 'user_jwt', 'user_nkey_seed', 'password', 'secret', '*.jwt', '*.nkey', '*.seed',
   '*.user_nkey_seed', '*.secret',
+  'access_token', 'refresh_token', 'id_token', 'code_verifier', '*.access_token', '*.refresh_token', '*.id_token', '*.code_verifier',
+  'res.headers["set-cookie"]', 'req.headers["set-cookie"]',
 ];
 
 /**

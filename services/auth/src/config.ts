@@ -1,0 +1,64 @@
+/** auth configuration: every key validated at start; local defaults for a developer machine. */
+import { z } from 'zod';
+import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
+
+const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
+
+export const AuthConfigSchema = CommonConfig.extend({
+  NODE_ENV: z.string().default('development'),
+  ADMIN_PORT: Port.default(9304),
+  /** Public HTTP API (`/auth/*`), reached through the ingress / local proxy. */
+  PORT: Port.default(8081),
+  HOST: z.string().default('0.0.0.0'),
+  /** gRPC (`tradewind.v1.AuthService`); other services dial AUTH_ADDR=host:GRPC_PORT. */
+  GRPC_PORT: Port.default(50051),
+  /** PostgreSQL; auth keeps its tables in schema `auth`. */
+  DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
+  DATABASE_POOL_SIZE: PositiveInt.default(10),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  /** `.creds` file of the services' NATS user (operator mode); unset for a server without auth. */
+  NATS_CREDS: optionalString,
+  /** Origin the browser uses for the web app and `/auth/*` (the ingress); callback and redirects are built from it. */
+  PUBLIC_URL: urlWithScheme(['http', 'https']).default('http://localhost:8080'),
+  /** Google OAuth 2.0 client (https://console.cloud.google.com/apis/credentials); redirect URI `<PUBLIC_URL>/auth/callback`. */
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  /** Issuer URL of the local OpenID Connect provider (`npm start` sets it when Google is not configured). */
+  LOCAL_OIDC_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), urlWithScheme(['http', 'https']).optional()),
+  /** ES256 private key (PKCS#8 PEM) signing access tokens; required in production (one key for all replicas). */
+  AUTH_JWT_PRIVATE_KEY: optionalString,
+  /** File holding that key; `npm start` keeps one in the state directory. */
+  AUTH_JWT_PRIVATE_KEY_FILE: optionalString,
+  /** Access-token lifetime in seconds (default 900 = 15 min). */
+  ACCESS_TOKEN_TTL_SECONDS: PositiveInt.default(900),
+  /** Refresh-token (session) lifetime in seconds without use (default 30 days). */
+  REFRESH_TOKEN_TTL_SECONDS: PositiveInt.default(30 * 24 * 3600),
+  /** How long a started sign-in (state, nonce, PKCE verifier) stays valid, seconds (default 600). */
+  LOGIN_ATTEMPT_TTL_SECONDS: PositiveInt.default(600),
+  /** Outbox relay poll interval in ms (default 500) and batch size (default 100). */
+  OUTBOX_POLL_MS: PositiveInt.default(500),
+  OUTBOX_BATCH_SIZE: PositiveInt.default(100),
+  /** Largest accepted request body in bytes (default 16 KiB). */
+  HTTP_BODY_LIMIT_BYTES: PositiveInt.default(16 * 1024),
+}).superRefine((c, ctx) => {
+  const production = c.NODE_ENV === 'production';
+  if (c.LOCAL_OIDC_ISSUER && (c.GOOGLE_CLIENT_ID || production)) {
+    ctx.addIssue({ code: 'custom', path: ['LOCAL_OIDC_ISSUER'], message: 'the local OpenID Connect provider is refused when GOOGLE_CLIENT_ID is set or NODE_ENV=production' });
+  }
+  if (!c.LOCAL_OIDC_ISSUER && !c.GOOGLE_CLIENT_ID) {
+    ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_ID'], message: 'set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (or LOCAL_OIDC_ISSUER on a developer machine)' });
+  }
+  if (c.GOOGLE_CLIENT_ID && !c.GOOGLE_CLIENT_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'required with GOOGLE_CLIENT_ID' });
+  }
+  if (production && !c.AUTH_JWT_PRIVATE_KEY && !c.AUTH_JWT_PRIVATE_KEY_FILE) {
+    ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_PRIVATE_KEY'], message: 'required in production so every replica signs with the same key' });
+  }
+});
+
+export type AuthConfig = z.infer<typeof AuthConfigSchema>;
+
+/** Parses the environment. @throws ConfigError listing every bad key. */
+export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): Readonly<AuthConfig> {
+  return loadConfig(AuthConfigSchema, env);
+}

@@ -1,0 +1,91 @@
+/**
+ * Public HTTP APIs (auth, billing, credential-issuer, token-price) on fastify: request ids from
+ * `x-request-id` (or a new UUID) echoed in the response, pino child logging without payloads,
+ * one error shape `{status, code, message}`, and a request-duration histogram labelled by route
+ * pattern (never the raw path).
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Histogram, type Registry } from 'prom-client';
+import { AppError, toAppError, type ErrorCode } from './errors.js';
+import type { Logger } from './logger.js';
+
+/** AppError code → HTTP status. */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  conflict: 409,
+  resource_exhausted: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** JSON body of every error response. */
+export interface ErrorBody {
+  status: number;
+  code: ErrorCode;
+  message: string;
+}
+
+/** The body for `err`: internal errors never leak their message. */
+export function errorBody(err: AppError): ErrorBody {
+  return { status: HTTP_STATUS[err.code], code: err.code, message: err.code === 'internal' ? 'internal error' : err.message };
+}
+
+/** Options of {@link createHttpApp}. */
+export interface HttpAppOptions {
+  logger: Logger;
+  registry: Registry;
+  /** Service name for the metric name: `tradewind_<service>_http_request_duration_seconds`. */
+  service: string;
+  /** Largest accepted request body in bytes (default 64 KiB). */
+  bodyLimitBytes?: number;
+  /** Set when running behind the ingress / local proxy so `request.ip` and protocol come from X-Forwarded-*. */
+  trustProxy?: boolean;
+}
+
+/**
+ * A fastify instance with the shared conventions. Routes throw AppError; the error handler
+ * maps it (and fastify's own validation/body errors) to `{status, code, message}`.
+ */
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: options.bodyLimitBytes ?? 64 * 1024,
+    trustProxy: options.trustProxy ?? false,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+  });
+  const duration = new Histogram({
+    name: `tradewind_${options.service.replace(/-/g, '_')}_http_request_duration_seconds`,
+    help: 'HTTP request duration by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [options.registry],
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    duration.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  app.setErrorHandler((err, request, reply) => {
+    let appErr: AppError;
+    const fastifyErr = err as { statusCode?: number; code?: string; message?: string };
+    if (err instanceof AppError) appErr = err;
+    else if (fastifyErr.statusCode === 413) appErr = new AppError('invalid_argument', `request body larger than ${options.bodyLimitBytes ?? 64 * 1024} bytes`);
+    else if (typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500) appErr = new AppError('invalid_argument', fastifyErr.message ?? 'bad request');
+    else appErr = toAppError(err);
+    if (appErr.code === 'internal') request.log.error({ err }, 'request failed');
+    const body = errorBody(appErr);
+    void reply.status(fastifyErr.statusCode === 413 ? 413 : body.status).send(fastifyErr.statusCode === 413 ? { ...body, status: 413 } : body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send(errorBody(new AppError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`)));
+  });
+  return app;
+}
