@@ -4,6 +4,7 @@
  * `iss` = auth's issuer, `aud` = "tradewind", `sub` = user id (UUID), `sid` = session id,
  * `plan` = plan id at issue time, `exp` ≤ 15 min by default.
  */
+import type { KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { AppError } from './errors.js';
 import { isPlanId, type PlanId } from './plans.js';
@@ -37,7 +38,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * Verifies `token` (signature by a key in `keys`, ES256, issuer, audience, expiry with 5 s leeway).
  * @throws AppError('unauthenticated', 'No active session') for a missing, malformed, expired or foreign token.
  */
-export async function verifyAccessToken(token: string | undefined, keys: JWTVerifyGetKey | CryptoKey, issuer: string): Promise<AccessTokenClaims> {
+export async function verifyAccessToken(token: string | undefined, keys: JWTVerifyGetKey | KeyObject, issuer: string): Promise<AccessTokenClaims> {
   if (!token) throw new AppError('unauthenticated', NO_ACTIVE_SESSION);
   try {
     const { payload } = await jwtVerify(token, keys as JWTVerifyGetKey, { issuer, audience: ACCESS_TOKEN_AUDIENCE, algorithms: ['ES256'], clockTolerance: 5 });

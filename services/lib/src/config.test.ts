@@ -31,3 +31,10 @@ describe('loadConfig', () => {
     expect((caught as Error).message).not.toContain('pk_live_oops');
   });
 });
+
+describe('loadConfig with a URL holding credentials', () => {
+  it('when a URL key is invalid, then its user:password part is masked in the error', () => {
+    const schema = z.object({ DATABASE_URL: urlWithScheme(['postgres']) });
+    expect(() => loadConfig(schema, { DATABASE_URL: 'mysql://admin:hunter2@db:3306/x' })).toThrow(/got "mysql:\/\/\*\*\*@db:3306\/x"/);
+  });
+});

@@ -46,8 +46,13 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   const problems = result.error.issues.map((issue) => {
     const key = issue.path.join('.');
     const raw = env[key];
-    const shown = raw === undefined ? 'unset' : /SECRET|SEED|KEY|PASSWORD|TOKEN|CREDS/i.test(key) ? 'hidden' : JSON.stringify(raw);
+    const shown = raw === undefined ? 'unset' : /SECRET|SEED|KEY|PASSWORD|TOKEN|CREDS/i.test(key) ? 'hidden' : JSON.stringify(withoutUserinfo(raw));
     return `${key}: ${issue.message} (got ${shown})`;
   });
   throw new ConfigError(problems);
+}
+
+/** `raw` with any `user:password@` part of a URL masked, so a bad DATABASE_URL never echoes its password. */
+function withoutUserinfo(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@');
 }

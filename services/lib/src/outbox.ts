@@ -69,15 +69,15 @@ export const outboxMigration: Migration = {
  * @param headers extra NATS headers, e.g. `{ 'x-request-id': ... }`.
  * @throws AppError('invalid_argument') when the event has no meta.eventId.
  */
-export async function appendEvent<S extends EventSubject>(
-  trx: Transaction<OutboxDatabase> | Kysely<OutboxDatabase>,
+export async function appendEvent<S extends EventSubject, DB extends OutboxDatabase>(
+  trx: Transaction<DB> | Kysely<DB>,
   subject: S,
   event: EventTypes[S],
   headers: Record<string, string> = {},
 ): Promise<void> {
   const id = event.meta?.eventId;
   if (!id) throw new AppError('invalid_argument', `event on ${subject} has no meta.eventId`);
-  await trx
+  await (trx as unknown as Kysely<OutboxDatabase>)
     .insertInto('outbox')
     .values({ id, subject, payload: encodeEvent(subject, event), headers: JSON.stringify(headers), published_at: null, stream_seq: null, last_error: null })
     .execute();
@@ -238,6 +238,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           continue;
         }
         total += result.published;
+        if (result.published > 0) metrics?.published.inc({ schema: options.schema }, result.published);
         if (result.failed) throw new AppError('unavailable', 'outbox publish failed; rows stay pending');
         if (!result.full) return total;
       }

@@ -1,0 +1,87 @@
+/**
+ * auth: createApp(config, deps) → {start, stop}. No I/O on import; tests run it in-process on
+ * port 0 against real PostgreSQL and NATS.
+ */
+import cookie from '@fastify/cookie';
+import { Counter, type Registry } from 'prom-client';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { createHttpApp, createOutboxRelay, migrate, startGrpcServer, type Kysely, type Logger } from '@tradewind/lib';
+import type { AuthConfig } from './config.js';
+import type { AuthDatabase } from './db/schema.js';
+import { AUTH_SCHEMA, authMigrations } from './db/migrations.js';
+import { purgeExpired } from './db/sessions.js';
+import { registerRoutes } from './http/routes.js';
+import { authGrpcService } from './grpc/auth-service.js';
+import { createIdentityProvider, type IdentityProvider } from './domain/identity-provider.js';
+import { loadSigningKey } from './domain/signing-key.js';
+
+export interface AuthDeps {
+  db: Kysely<AuthDatabase>;
+  js: JetStreamClient;
+  logger: Logger;
+  registry: Registry;
+  /** Overrides the provider built from config (tests of provider failures). */
+  provider?: IdentityProvider;
+}
+
+type AppConfig = Pick<AuthConfig,
+  'PORT' | 'HOST' | 'GRPC_PORT' | 'PUBLIC_URL' | 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET' | 'LOCAL_OIDC_ISSUER' | 'AUTH_JWT_PRIVATE_KEY'
+  | 'AUTH_JWT_PRIVATE_KEY_FILE' | 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_SECONDS' | 'LOGIN_ATTEMPT_TTL_SECONDS' | 'OUTBOX_POLL_MS'
+  | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES'>;
+
+/** Issuer (`iss`) of auth's access tokens: `<PUBLIC_URL>/auth`. */
+export function accessTokenIssuer(publicUrl: string): string {
+  return `${publicUrl.replace(/\/$/, '')}/auth`;
+}
+
+/** Interval of the purge of expired sign-in attempts and old sessions (ms). */
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+export function createApp(config: AppConfig, deps: AuthDeps) {
+  const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
+  const issuer = accessTokenIssuer(publicUrl);
+  const relay = createOutboxRelay({ db: deps.db, js: deps.js, schema: AUTH_SCHEMA, logger: deps.logger.child({ component: 'outbox-relay' }), registry: deps.registry, pollIntervalMs: config.OUTBOX_POLL_MS, batchSize: config.OUTBOX_BATCH_SIZE });
+  const signIns = new Counter({ name: 'tradewind_auth_sign_ins_total', help: 'Sign-in callbacks by outcome', labelNames: ['outcome'], registers: [deps.registry] });
+  const refreshes = new Counter({ name: 'tradewind_auth_token_refreshes_total', help: 'Refresh-token exchanges by outcome', labelNames: ['outcome'], registers: [deps.registry] });
+  const http = createHttpApp({ logger: deps.logger, registry: deps.registry, service: 'auth', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
+  let grpc: { port: number; stop(): Promise<void> } | undefined;
+  let purge: NodeJS.Timeout | undefined;
+
+  return {
+    /** Migrates, then serves HTTP and gRPC and starts the outbox relay. @returns the bound ports. */
+    async start(): Promise<{ httpPort: number; grpcPort: number }> {
+      await migrate(deps.db, AUTH_SCHEMA, authMigrations, deps.logger);
+      const key = await loadSigningKey({ pem: config.AUTH_JWT_PRIVATE_KEY, file: config.AUTH_JWT_PRIVATE_KEY_FILE });
+      if (key.ephemeral) deps.logger.warn('no AUTH_JWT_PRIVATE_KEY: access tokens are signed with a key generated for this process');
+      const provider = deps.provider ?? createIdentityProvider({
+        redirectUri: `${issuer}/callback`,
+        google: config.GOOGLE_CLIENT_ID ? { clientId: config.GOOGLE_CLIENT_ID, clientSecret: config.GOOGLE_CLIENT_SECRET ?? '' } : undefined,
+        localIssuer: config.LOCAL_OIDC_ISSUER,
+      });
+      if (provider.name === 'local-oidc') deps.logger.warn({ issuer: config.LOCAL_OIDC_ISSUER }, 'sign-in uses the LOCAL OpenID Connect provider (no GOOGLE_CLIENT_ID)');
+      await http.register(cookie);
+      registerRoutes(http, {
+        db: deps.db, key, provider, relay, logger: deps.logger, signIns, refreshes,
+        config: { publicUrl, issuer, accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, loginAttemptTtlSeconds: config.LOGIN_ATTEMPT_TTL_SECONDS },
+      });
+      await http.listen({ port: config.PORT, host: config.HOST });
+      const address = http.server.address();
+      const httpPort = typeof address === 'object' && address ? address.port : config.PORT;
+      grpc = await startGrpcServer([authGrpcService(deps.db, deps.logger)], { host: config.HOST, port: config.GRPC_PORT });
+      relay.start();
+      purge = setInterval(() => {
+        purgeExpired(deps.db).catch((err: unknown) => deps.logger.warn({ err }, 'purge of expired sessions failed'));
+      }, PURGE_INTERVAL_MS);
+      purge.unref();
+      return { httpPort, grpcPort: grpc.port };
+    },
+    /** Stops accepting, lets in-flight requests finish, stops the relay after its batch. */
+    async stop(): Promise<void> {
+      if (purge) clearInterval(purge);
+      await http.close();
+      await grpc?.stop();
+      await relay.stop();
+    },
+    relay,
+  };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@tradewind/lib';
+import { loadAuthConfig } from './config.js';
+
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' };
+
+describe('auth config', () => {
+  it('when only the local provider is configured on a developer machine, then it loads with the documented defaults', () => {
+    const c = loadAuthConfig({ ...base, LOCAL_OIDC_ISSUER: 'http://localhost:8091' });
+    expect(c).toMatchObject({ PORT: 8081, GRPC_PORT: 50051, ADMIN_PORT: 9304, ACCESS_TOKEN_TTL_SECONDS: 900, PUBLIC_URL: 'http://localhost:8080' });
+  });
+
+  it.each([
+    ['Google is configured', { GOOGLE_CLIENT_ID: 'id', GOOGLE_CLIENT_SECRET: 'secret', LOCAL_OIDC_ISSUER: 'http://localhost:8091' }, 'LOCAL_OIDC_ISSUER'],
+    ['NODE_ENV=production', { NODE_ENV: 'production', LOCAL_OIDC_ISSUER: 'http://localhost:8091', AUTH_JWT_PRIVATE_KEY: 'x' }, 'LOCAL_OIDC_ISSUER'],
+  ])('when %s, then the local provider is refused', (_what, env, key) => {
+    expect(() => loadAuthConfig({ ...base, ...env })).toThrow(new RegExp(`${key}: the local OpenID Connect provider is refused`));
+  });
+
+  it('when DATABASE_URL is missing, then the error names it', () => {
+    expect(() => loadAuthConfig({ LOCAL_OIDC_ISSUER: 'http://localhost:8091' })).toThrow(/DATABASE_URL: .*\(got unset\)/);
+  });
+
+  it('when Google has no secret and production has no signing key, then both problems are reported at once', () => {
+    try {
+      loadAuthConfig({ ...base, NODE_ENV: 'production', GOOGLE_CLIENT_ID: 'id' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems.join('\n');
+      expect(problems).toMatch(/GOOGLE_CLIENT_SECRET: required with GOOGLE_CLIENT_ID/);
+      expect(problems).toMatch(/AUTH_JWT_PRIVATE_KEY: required in production/);
+    }
+  });
+});

@@ -1,0 +1,62 @@
+/** auth's migrations, applied at start by `migrate()` in schema `auth`. Never edit one that has shipped; add a new one. */
+import { outboxMigration, sql, type Migrations } from '@tradewind/lib';
+
+export const AUTH_SCHEMA = 'auth';
+
+export const authMigrations: Migrations = {
+  '0001_users_sessions': {
+    async up(db) {
+      await sql`
+        CREATE TABLE users (
+          id uuid PRIMARY KEY,
+          identity_provider text NOT NULL,
+          subject text NOT NULL,
+          email text NOT NULL,
+          name text NOT NULL DEFAULT '',
+          avatar_url text NOT NULL DEFAULT '',
+          tier text NOT NULL DEFAULT 'starter' CHECK (tier IN ('starter', 'plus', 'pro')),
+          billing_period text NOT NULL DEFAULT 'indefinite' CHECK (billing_period IN ('indefinite', 'monthly', 'yearly')),
+          subscription_status text NOT NULL DEFAULT 'active',
+          subscription_type text NOT NULL DEFAULT 'free' CHECK (subscription_type IN ('free', 'paid', 'trial')),
+          trial_end_date timestamptz,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          last_sign_in_at timestamptz,
+          UNIQUE (identity_provider, subject)
+        )`.execute(db);
+      await sql`CREATE INDEX users_email ON users (lower(email))`.execute(db);
+      await sql`
+        CREATE TABLE login_attempts (
+          state_hash text PRIMARY KEY,
+          code_verifier text NOT NULL,
+          nonce text NOT NULL,
+          tier text,
+          period text,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          expires_at timestamptz NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX login_attempts_expires ON login_attempts (expires_at)`.execute(db);
+      await sql`
+        CREATE TABLE sessions (
+          id uuid PRIMARY KEY,
+          user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          last_refreshed_at timestamptz,
+          expires_at timestamptz NOT NULL,
+          revoked_at timestamptz,
+          revoked_reason text,
+          user_agent text NOT NULL DEFAULT ''
+        )`.execute(db);
+      await sql`CREATE INDEX sessions_user ON sessions (user_id)`.execute(db);
+      await sql`
+        CREATE TABLE refresh_tokens (
+          token_hash text PRIMARY KEY,
+          session_id uuid NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          rotated_at timestamptz
+        )`.execute(db);
+      await sql`CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id)`.execute(db);
+    },
+  },
+  '0002_outbox': outboxMigration,
+};

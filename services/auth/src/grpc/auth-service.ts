@@ -1,0 +1,47 @@
+/** gRPC `tradewind.v1.AuthService` (proto/tradewind/v1/auth.proto): internal user queries. */
+import { AppError, AuthServiceService, unary, type AuthServiceServer, type AuthUser, type GetUserRequest, type GetUserResponse, type Kysely, type Logger, type UpdateUserMetadataRequest, type UpdateUserMetadataResponse } from '@tradewind/lib';
+import type { AuthDatabase } from '../db/schema.js';
+import { findUser, updateUserMetadata, type UserRow } from '../db/users.js';
+import { validateMetadataUpdate } from '../domain/user.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function toProto(row: UserRow): AuthUser {
+  return {
+    id: row.id, email: row.email, name: row.name, avatarUrl: row.avatar_url, plan: row.tier,
+    metadata: {
+      tier: row.tier, billingPeriod: row.billing_period, subscriptionStatus: row.subscription_status,
+      subscriptionType: row.subscription_type, trialEndDate: row.trial_end_date ?? undefined,
+    },
+    createdAt: row.created_at, updatedAt: row.updated_at,
+  };
+}
+
+function requireUuid(id: string): void {
+  if (!UUID.test(id)) throw new AppError('invalid_argument', 'user_id must be a UUID');
+}
+
+/** The service definition and implementation to pass to `startGrpcServer`. */
+export function authGrpcService(db: Kysely<AuthDatabase>, logger: Logger) {
+  const implementation: AuthServiceServer = {
+    getUser: unary<GetUserRequest, GetUserResponse>(logger, 'GetUser', async (request) => {
+      requireUuid(request.userId);
+      const user = await findUser(db, request.userId);
+      if (!user) throw new AppError('not_found', `no user ${request.userId}`);
+      return { user: toProto(user) };
+    }),
+    updateUserMetadata: unary<UpdateUserMetadataRequest, UpdateUserMetadataResponse>(logger, 'UpdateUserMetadata', async (request) => {
+      requireUuid(request.userId);
+      validateMetadataUpdate(request);
+      const user = await updateUserMetadata(db, request.userId, {
+        tier: request.tier, billing_period: request.billingPeriod, subscription_status: request.subscriptionStatus,
+        subscription_type: request.subscriptionType,
+        trial_end_date: request.clearTrialEndDate ? null : request.trialEndDate,
+      });
+      if (!user) throw new AppError('not_found', `no user ${request.userId}`);
+      logger.info({ user_id: user.id, tier: user.tier, billing_period: user.billing_period }, 'user metadata updated');
+      return { user: toProto(user) };
+    }),
+  };
+  return { definition: AuthServiceService, implementation };
+}
