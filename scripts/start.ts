@@ -1,34 +1,64 @@
 /**
- * `npm start`: the whole local stack in one command.
+ * `npm start`: the whole local stack in one command (docs/local-stack.md).
  *
  * Installs what is missing (nats-server, redis-server through apt when run as root on
  * Debian/Ubuntu; otherwise prints the exact command), creates the NATS operator keys in the
  * state directory on first run, starts nats-server (operator mode, JetStream, :4223), a private
- * redis-server (unless REDIS_URL is set), then ingest, credential-issuer and ws-fanout; waits
- * until each is ready, checks that a trade reaches a WebSocket client, and prints the URLs and a
- * ready-to-paste example. Ctrl-C (or SIGTERM) stops everything and leaves no process behind.
+ * redis-server (unless REDIS_URL is set), an embedded PostgreSQL (unless DATABASE_URL is set;
+ * scripts/local-postgres.ts), the local OpenID Connect provider (unless GOOGLE_CLIENT_ID is set;
+ * scripts/local-oidc.ts), then credential-issuer, ingest, ws-fanout and auth, and the local
+ * ingress proxy on :8080 (scripts/ingress-proxy.ts, routes from deploy/routes.json); waits until
+ * each is ready, checks that a trade reaches a WebSocket client, and prints the URLs and a
+ * ready-to-paste example. Ctrl-C (or SIGTERM) stops the proxy, then the services, then the
+ * servers they depend on, PostgreSQL last, and leaves no process behind; a run that was killed
+ * hard is cleaned up by the next one (pids.json, postgres's postmaster.pid).
  *
  * Environment: TRADEWIND_STATE_DIR (default .tradewind), REDIS_URL, LOCAL_REDIS_PORT (6390),
- * REPLAY_TRANSACTIONS_PER_SECOND and the services' own variables, which are passed through.
+ * DATABASE_URL, LOCAL_POSTGRES_PORT (5433), GOOGLE_CLIENT_ID/GOOGLE_CLIENT_SECRET,
+ * LOCAL_OIDC_PORT (8091), PUBLIC_URL (http://localhost:8080), REPLAY_TRANSACTIONS_PER_SECOND and
+ * the services' own variables, which are passed through.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { isListening, waitForPort } from '@tradewind/lib';
 import { issueUserCredentials, startLocalNats, type LocalNats } from '@tradewind/credential-issuer';
+import { loadRouteTable, startIngressProxy, type IngressProxy } from './ingress-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
 const stateDir = resolve(root, process.env.TRADEWIND_STATE_DIR ?? '.tradewind');
 const logDir = join(stateDir, 'logs');
-const PORTS = { nats: 4223, natsMonitor: 8223, ws: 9223, admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301 } } as const;
-const redisPort = Number(process.env.LOCAL_REDIS_PORT ?? 6390);
+const PORTS = {
+  nats: 4223, natsMonitor: 8223, ws: 9223, ingress: 8080,
+  auth: { http: 8081, grpc: 50051 },
+  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304 },
+} as const;
+
+/** A port from the environment; exits with a clear message on a bad value. */
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+    process.stderr.write(`npm start: ${name} must be a port number 1-65535, got "${raw}"\n`);
+    process.exit(1);
+  }
+  return port;
+}
+const redisPort = portFromEnv('LOCAL_REDIS_PORT', 6390);
+const postgresPort = portFromEnv('LOCAL_POSTGRES_PORT', 5433);
+const oidcPort = portFromEnv('LOCAL_OIDC_PORT', 8091);
+const postgresDataDir = join(stateDir, 'postgres');
+const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${PORTS.ingress}`;
 const t0 = Date.now();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = () => ((Date.now() - t0) / 1000).toFixed(1);
 
 const children: Array<{ name: string; proc: ChildProcess }> = [];
 let nats: LocalNats | undefined;
+let ingress: IngressProxy | undefined;
 let stopping = false;
 
 function isDebianLike(): boolean {
@@ -60,11 +90,12 @@ function ensureSystemPackages(): void {
   throw new Error(`missing ${missing.join(', ')}. Install ${missing.length > 1 ? 'them' : 'it'} first:\n  sudo sh -c '${command}'\n(on other systems install nats-server ≥ 2.9 and redis-server from your package manager, or set REDIS_URL)`);
 }
 
-function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+/** @param options.ipc open an IPC channel (the child reports readiness with `process.send`). */
+function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, options: { ipc?: boolean } = {}): ChildProcess {
   const log = openSync(join(logDir, `${name}.log`), 'a');
   // Own process group: a terminal Ctrl-C reaches only this script, which stops the services
   // first and the servers they depend on last.
-  const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', log, log], detached: true });
+  const proc = spawn(command, args, { cwd: root, env, stdio: options.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log], detached: true });
   children.push({ name, proc });
   recordPids();
   proc.once('exit', (code, signal) => {
@@ -84,32 +115,75 @@ function recordPids(): void {
   writeFileSync(pidFile, JSON.stringify(children.map((c) => c.proc.pid).filter((p) => p !== undefined)));
 }
 
+/** Files of the scripts npm start runs as children, recognised in a leftover process's command line. */
+const OUR_SCRIPTS = ['scripts/local-postgres.ts', 'scripts/local-oidc.ts'];
+
+const isAlive = (pid: number) => existsSync(`/proc/${pid}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The pid of a PostgreSQL server still running on our data directory (its postmaster.pid names
+ * it), or undefined. Checks the process's command line, so a stale file whose pid was reused by
+ * another program is ignored.
+ */
+function runningPostmaster(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0) return undefined;
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return cmd.some((arg) => arg.endsWith('postgres')) && cmd.includes(dataDir) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stops a PostgreSQL server left on our data directory: SIGINT (fast shutdown: rolls back open
+ * transactions, writes a checkpoint), then SIGQUIT (immediate; crash recovery on next start),
+ * then SIGKILL.
+ */
+async function stopPostmaster(dataDir: string): Promise<void> {
+  const pid = runningPostmaster(dataDir);
+  if (pid === undefined) return;
+  for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 2_000]] as const) {
+    try { process.kill(pid, signal); } catch { return; }
+    const deadline = Date.now() + waitMs;
+    while (isAlive(pid) && Date.now() < deadline) await sleep(100);
+    if (!isAlive(pid)) return;
+  }
+}
+
 /** Stops processes a previous run left behind (it was killed with SIGKILL or lost its terminal). */
 async function stopLeftovers(): Promise<void> {
   let pids: number[] = [];
   try {
     pids = JSON.parse(readFileSync(pidFile, 'utf8')) as number[];
   } catch {
-    return;
+    // no earlier run recorded; a server on the data directory may still be left (below)
   }
   const ours = pids.filter((pid) => {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      return cmd.includes(stateDir) || cmd.includes('nats-server') || cmd.includes('redis-server') || cmd.includes('/src/main.ts');
+      return cmd.includes(stateDir) || cmd.includes('nats-server') || cmd.includes('redis-server') || cmd.includes('/src/main.ts')
+        || OUR_SCRIPTS.some((script) => cmd.includes(script));
     } catch {
       return false;
     }
   });
-  if (ours.length === 0) return;
-  say(`Stopping ${ours.length} process(es) left over from a previous run…`);
+  const postmaster = runningPostmaster(postgresDataDir);
+  if (ours.length === 0 && postmaster === undefined) return;
+  say(`Stopping ${ours.length + (postmaster === undefined ? 0 : 1)} process(es) left over from a previous run${postmaster === undefined ? '' : ' (including PostgreSQL)'}…`);
   for (const pid of ours) {
     try { process.kill(pid, 'SIGTERM'); } catch { /* already gone */ }
   }
+  // The services go first; postgres gets its fast-shutdown request at the same time (they are being stopped anyway).
+  const postgresStopped = stopPostmaster(postgresDataDir);
   const deadline = Date.now() + 10_000;
-  while (ours.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (ours.some(isAlive) && Date.now() < deadline) await sleep(100);
   for (const pid of ours) {
     try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
   }
+  await postgresStopped;
 }
 
 function tail(file: string, lines: number): string {
@@ -120,12 +194,13 @@ function tail(file: string, lines: number): string {
   }
 }
 
-async function waitReady(name: string, adminPort: number, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+/** Resolves once `url` (default: the admin port's /readyz) answers 2xx. */
+async function waitReady(name: string, adminPort: number, proc: ChildProcess, timeoutMs = 60_000, url = `http://127.0.0.1:${adminPort}/readyz`): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${name} exited before becoming ready`);
     try {
-      const res = await fetch(`http://127.0.0.1:${adminPort}/readyz`);
+      const res = await fetch(url);
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -145,10 +220,16 @@ async function shutdown(code: number): Promise<never> {
     proc.kill('SIGTERM');
     setTimeout(() => proc.kill('SIGKILL'), 12_000).unref();
   });
-  const infra = new Set(['nats-server', 'redis-server']);
-  await Promise.all(children.filter((c) => !infra.has(c.name)).map((c) => terminate(c.proc)));
-  await Promise.all(children.filter((c) => c.name === 'redis-server').map((c) => terminate(c.proc)));
+  const stop = (names: string[]) => Promise.all(children.filter((c) => names.includes(c.name)).map((c) => terminate(c.proc)));
+  // The edge first (no new requests), then the services, then what they depend on; PostgreSQL last.
+  await ingress?.close();
+  const infra = ['nats-server', 'redis-server', 'local-oidc', 'local-postgres'];
+  await Promise.all(children.filter((c) => !infra.includes(c.name)).map((c) => terminate(c.proc)));
+  await stop(['redis-server', 'local-oidc']);
   await nats?.stop();
+  await stop(['local-postgres']);
+  // The postgres server outlives its launcher if that was killed; never leave it running.
+  await stopPostmaster(postgresDataDir);
   say('Stopped.');
   process.exit(code);
 }
@@ -170,18 +251,100 @@ function firstTradeOverWebSocket(creds: { user_jwt: string; user_nkey_seed: stri
   });
 }
 
+/** Starts scripts/local-postgres.ts and resolves with its DATABASE_URL once the database exists. */
+function startLocalPostgres(): Promise<string> {
+  const proc = startChild('local-postgres', process.execPath,
+    ['--import', 'tsx', 'scripts/local-postgres.ts', '--data-dir', postgresDataDir, '--port', String(postgresPort), '--database', 'tradewind'],
+    process.env, { ipc: true });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`PostgreSQL not ready after 120 s; see ${join(logDir, 'local-postgres.log')}`)), 120_000);
+    proc.on('message', (msg: { type?: string; url?: string }) => {
+      if (msg.type === 'ready' && msg.url) { clearTimeout(timer); resolvePromise(msg.url); }
+    });
+    proc.once('exit', () => { clearTimeout(timer); reject(new Error('local PostgreSQL exited before becoming ready')); });
+  });
+}
+
+/** Starts scripts/local-oidc.ts and resolves with its issuer once discovery answers. */
+async function startLocalOidc(): Promise<string> {
+  const proc = startChild('local-oidc', process.execPath, ['--import', 'tsx', 'scripts/local-oidc.ts'], { ...process.env, LOCAL_OIDC_PORT: String(oidcPort) });
+  await waitReady('local-oidc', oidcPort, proc, 60_000, `http://127.0.0.1:${oidcPort}/.well-known/openid-configuration`);
+  return `http://localhost:${oidcPort}`;
+}
+
+/**
+ * The ES256 key auth signs access tokens with: a P-256 private key, PKCS#8 PEM, mode 0600, made
+ * once so sessions survive restarts. @returns its path.
+ */
+function ensureJwtKey(): string {
+  const dir = join(stateDir, 'auth');
+  const file = join(dir, 'jwt-es256.pem');
+  if (existsSync(file)) return file;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  writeFileSync(file, privateKey, { mode: 0o600, flag: 'wx' });
+  say(`Created the access-token signing key ${relative(root, file) || file} (ES256).`);
+  return file;
+}
+
+/** A connection URL fit for the terminal: the password replaced by ***. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
+}
+
 async function main(): Promise<void> {
   // 'on', not 'once': npm and tsx relay the terminal's signal again; a second one must not kill us mid-shutdown.
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   process.on('SIGHUP', () => void shutdown(0));
+
+  const externalDatabaseUrl = process.env.DATABASE_URL || undefined;
+  const google = Boolean(process.env.GOOGLE_CLIENT_ID);
+  if (!google && process.env.NODE_ENV === 'production') {
+    throw new Error('NODE_ENV=production needs GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: the local sign-in provider is refused in production');
+  }
+  const routeTable = loadRouteTable();
   ensureSystemPackages();
   mkdirSync(logDir, { recursive: true });
   await stopLeftovers();
 
-  for (const [what, port] of [['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor], ...Object.entries(PORTS.admin)] as const) {
+  const ports: Array<[string, number]> = [
+    ['web/API ingress proxy', PORTS.ingress], ['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor],
+    ['auth HTTP', PORTS.auth.http], ['auth gRPC', PORTS.auth.grpc],
+    ...Object.entries(PORTS.admin).map(([name, port]): [string, number] => [`${name} admin`, port]),
+  ];
+  if (!externalDatabaseUrl) ports.push(['local PostgreSQL; set LOCAL_POSTGRES_PORT or DATABASE_URL', postgresPort]);
+  if (!google) ports.push(['local OpenID Connect provider; set LOCAL_OIDC_PORT', oidcPort]);
+  if (!process.env.REDIS_URL) ports.push(['local redis; set LOCAL_REDIS_PORT or REDIS_URL', redisPort]);
+  for (const [what, port] of ports) {
     if (await isListening(port)) throw new Error(`port ${port} (${what}) is already in use — is Tradewind already running?`);
   }
+
+  // PostgreSQL and the sign-in provider start alongside NATS and Redis; awaited before auth.
+  let databaseUrl: Promise<string>;
+  if (externalDatabaseUrl) {
+    say(`Using PostgreSQL from DATABASE_URL (${withoutPassword(externalDatabaseUrl)}); no local database is started.`);
+    databaseUrl = Promise.resolve(externalDatabaseUrl);
+  } else {
+    say(`Starting PostgreSQL on ${postgresPort} (LOCAL embedded server, data in ${relative(root, postgresDataDir) || postgresDataDir})…`);
+    databaseUrl = startLocalPostgres();
+  }
+  let oidcIssuer: Promise<string | undefined> = Promise.resolve(undefined);
+  if (google) {
+    say('Sign-in: Google (GOOGLE_CLIENT_ID is set).');
+  } else {
+    say(`Starting the LOCAL OpenID Connect provider on ${oidcPort} (stands in for Google: GOOGLE_CLIENT_ID is not set)…`);
+    oidcIssuer = startLocalOidc();
+  }
+  // Awaited later; a failure meanwhile must not surface as an unhandled rejection.
+  databaseUrl.catch(() => undefined);
+  oidcIssuer.catch(() => undefined);
 
   say('Starting nats-server (operator mode, JetStream)…');
   nats = await startLocalNats({ stateDir, port: PORTS.nats, monitorPort: PORTS.natsMonitor, detached: true });
@@ -190,7 +353,6 @@ async function main(): Promise<void> {
 
   let redisUrl = process.env.REDIS_URL;
   if (!redisUrl) {
-    if (await isListening(redisPort)) throw new Error(`port ${redisPort} (local redis) is already in use; set LOCAL_REDIS_PORT or REDIS_URL`);
     say(`Starting redis-server on ${redisPort} (local, nothing persisted)…`);
     const redisDir = join(stateDir, 'redis');
     mkdirSync(redisDir, { recursive: true });
@@ -201,6 +363,14 @@ async function main(): Promise<void> {
 
   const natsDir = join(stateDir, 'nats');
   const common = { ...process.env, NATS_URL: nats.url, TRADEWIND_STATE_DIR: stateDir };
+  const authEnv: NodeJS.ProcessEnv = {
+    ...common, DATABASE_URL: await databaseUrl, NATS_CREDS: join(natsDir, 'service.creds'),
+    PORT: String(PORTS.auth.http), GRPC_PORT: String(PORTS.auth.grpc), ADMIN_PORT: String(PORTS.admin.auth),
+    PUBLIC_URL: publicUrl, AUTH_JWT_PRIVATE_KEY_FILE: ensureJwtKey(),
+  };
+  const issuer = await oidcIssuer;
+  if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;
+  else delete authEnv.LOCAL_OIDC_ISSUER; // auth refuses it next to GOOGLE_CLIENT_ID
   const services: Array<[name: keyof typeof PORTS.admin, env: NodeJS.ProcessEnv]> = [
     ['credential-issuer', { ...common, ADMIN_PORT: String(PORTS.admin['credential-issuer']) }],
     ['ingest', { ...common, ADMIN_PORT: String(PORTS.admin.ingest), NATS_CREDS: join(natsDir, 'service.creds') }],
@@ -209,11 +379,24 @@ async function main(): Promise<void> {
       NATS_CREDS: join(natsDir, 'service.creds'), NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'), NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
     }],
   ];
-  for (const [name, env] of services) {
+  const startService = (name: keyof typeof PORTS.admin, env: NodeJS.ProcessEnv) => {
     say(`Starting ${name}…`);
     const proc = startChild(name, process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);
-    await waitReady(name, PORTS.admin[name], proc);
-  }
+    return waitReady(name, PORTS.admin[name], proc);
+  };
+  // auth depends on none of the others: it starts alongside them.
+  const authReady = startService('auth', authEnv);
+  authReady.catch(() => undefined);
+  for (const [name, env] of services) await startService(name, env);
+  await authReady;
+
+  // Synchronous appends: nothing is lost when shutdown ends the process.
+  const ingressLog = openSync(join(logDir, 'ingress-proxy.log'), 'a');
+  ingress = await startIngressProxy({
+    table: routeTable, port: PORTS.ingress,
+    log: (entry) => writeSync(ingressLog, `${JSON.stringify({ level: 'info', service: 'ingress-proxy', msg: 'request', ...entry })}\n`),
+  });
+  say(`Local ingress proxy on ${PORTS.ingress} (routes from deploy/routes.json).`);
 
   const example = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: 'nats://localhost:4223', email: 'example@localhost', ttlSeconds: 30 * 24 * 3600 });
   writeFileSync(join(stateDir, 'example-creds.json'), JSON.stringify(example, null, 2), { mode: 0o600 });
@@ -221,18 +404,39 @@ async function main(): Promise<void> {
   const firstTrade = await firstTradeOverWebSocket(probe, 60_000);
   const firstAt = seconds();
 
+  const ingestSource = process.env.INGEST_SOURCE || 'replay';
+  const source = ingestSource === 'replay'
+    ? `Source: REPLAY of recorded real mainnet transactions (services/ingest/recording), looped;
+every message carries "replayed": true. For live Solana data set INGEST_SOURCE=yellowstone
+(YELLOWSTONE_ENDPOINT, YELLOWSTONE_X_TOKEN) or INGEST_SOURCE=rpc (SOLANA_RPC_URL); see docs/live-sources.md.`
+    : `Source: LIVE Solana (INGEST_SOURCE=${ingestSource}); see docs/live-sources.md.`;
+  const database = externalDatabaseUrl
+    ? `${withoutPassword(externalDatabaseUrl)}   (external, from DATABASE_URL)`
+    : `${await databaseUrl}   (LOCAL embedded PostgreSQL, data in ${postgresDataDir}; set DATABASE_URL to use your own)`;
+  const signIn = issuer
+    ? `LOCAL OpenID Connect provider ${issuer} — NOT Google.
+              GOOGLE_CLIENT_ID is not set, so sign-in shows a page labelled "Local sign-in — not Google"
+              where any email works. For Google set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET
+              (redirect URI ${publicUrl}/auth/callback).`
+    : `Google (GOOGLE_CLIENT_ID is set; redirect URI ${publicUrl}/auth/callback)`;
+
   const client = `node -e "const ws=new (require('ws'))('ws://localhost:9223');ws.on('open',()=>ws.send(JSON.stringify({jwt:'${example.user_jwt}',nkey:'${example.user_nkey_seed}'})));ws.on('message',m=>{const d=JSON.parse(m);if(d.type==='authenticated'){ws.send(JSON.stringify({subject:'basic.pumpfun'}));ws.send(JSON.stringify({subject:'basic.bonk'}))}console.log(m.toString())})"`;
   say(`
 Tradewind is running: the first trade reached a WebSocket client ${firstAt} s after start.
 
+  Web / API   http://localhost:${PORTS.ingress}   (local ingress proxy, routes in deploy/routes.json)
+              /auth/* works now: open ${publicUrl}/auth/login?tier=plus&period=yearly to sign in.
+              The web app UI arrives with the web-app issue; until then other paths answer
+              502 {"code":"unavailable","message":"web is not running"} (likewise billing, token-price).
   WebSocket   ws://localhost:${PORTS.ws}
   NATS        nats://localhost:${PORTS.nats}   (operator mode, JetStream; monitoring http://localhost:${PORTS.natsMonitor})
-  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer)
-  Web app     not part of this build yet (http://localhost:8080 comes with the web app)
+  Postgres    ${database}
+  Sign-in     ${signIn}
+  Auth        HTTP :${PORTS.auth.http} (behind the proxy at /auth/*), gRPC 127.0.0.1:${PORTS.auth.grpc}
+  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth)
   Logs        ${logDir}/
 
-Source: REPLAY of recorded real mainnet transactions (services/ingest/recording), looped;
-every message carries "replayed": true. Live Solana sources are not implemented yet.
+${source}
 
 Starter credentials (also in ${join(stateDir, 'example-creds.json')}; more with: npm run creds -- --plan pro):
 ${JSON.stringify(example)}

@@ -1,0 +1,106 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { freePort } from '@tradewind/lib';
+import { loadRouteTable, matchRoute, startIngressProxy, type IngressProxy, type RouteTable, type AccessLogEntry } from '../ingress-proxy.js';
+
+describe('route table (deploy/routes.json)', () => {
+  const table = loadRouteTable();
+
+  it.each([
+    ['/auth/login', 'auth'],
+    ['/auth', 'auth'],
+    ['/authx', 'web'],
+    ['/api/nats', 'credential-issuer'],
+    ['/api/stripe/webhook', 'billing'],
+    ['/api/birdeye/tokens', 'token-price'],
+    ['/dashboard', 'web'],
+    ['/', 'web'],
+  ])('when the path is %s, then it goes to %s', (path, service) => {
+    expect(matchRoute(table, path)).toBe(service);
+  });
+});
+
+describe('ingress proxy', () => {
+  let upstream: Server;
+  let wss: WebSocketServer;
+  let proxy: IngressProxy;
+  let deadPort: number;
+  const log: AccessLogEntry[] = [];
+  const seen: Array<Record<string, string | string[] | undefined>> = [];
+
+  beforeAll(async () => {
+    upstream = createServer((req, res) => {
+      seen.push(req.headers);
+      if (req.url?.startsWith('/auth/callback')) {
+        res.writeHead(302, { location: '/dashboard', 'set-cookie': ['a=1; Path=/auth; HttpOnly', 'b=2; Path=/auth'] });
+        res.end();
+        return;
+      }
+      let size = 0;
+      req.on('data', (c: Buffer) => { size += c.length; });
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ url: req.url, size }));
+      });
+    });
+    wss = new WebSocketServer({ server: upstream });
+    wss.on('connection', (ws) => ws.on('message', (m) => ws.send(`echo:${m.toString()}`)));
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+    deadPort = await freePort();
+    const table: RouteTable = {
+      services: { auth: { port: (upstream.address() as AddressInfo).port }, billing: { port: deadPort }, web: { port: deadPort } },
+      routes: [{ path: '/auth', pathType: 'Prefix', service: 'auth' }, { path: '/api/checkout-sessions', pathType: 'Prefix', service: 'billing' }],
+      default: { service: 'web' },
+    };
+    proxy = await startIngressProxy({ table, port: 0, host: '127.0.0.1', log: (e) => log.push(e) });
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    wss?.close();
+    await new Promise<void>((r) => (upstream ? upstream.close(() => r()) : r()));
+  });
+
+  it('when a request matches /auth, then it reaches auth with a request id and X-Forwarded headers, and the body streams through', async () => {
+    const body = 'x'.repeat(100_000);
+    const res = await fetch(`http://127.0.0.1:${proxy.port}/auth/token?x=1`, { method: 'POST', body, headers: { 'x-forwarded-for': '10.0.0.9' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ url: '/auth/token?x=1', size: 100_000 });
+    const headers = seen.at(-1)!;
+    expect(headers['x-forwarded-for']).toBe('10.0.0.9, 127.0.0.1');
+    expect(headers['x-forwarded-proto']).toBe('http');
+    expect(headers['x-forwarded-host']).toBe(`127.0.0.1:${proxy.port}`);
+    expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get('x-request-id')).toBe(headers['x-request-id']);
+  });
+
+  it('when auth answers a redirect with two cookies, then the browser gets the Location and both Set-Cookie headers unchanged', async () => {
+    const res = await fetch(`http://127.0.0.1:${proxy.port}/auth/callback?code=secret`, { redirect: 'manual', headers: { 'x-request-id': 'abc-123' } });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/dashboard');
+    expect(res.headers.getSetCookie()).toEqual(['a=1; Path=/auth; HttpOnly', 'b=2; Path=/auth']);
+    expect(res.headers.get('x-request-id')).toBe('abc-123');
+    const entry = log.find((e) => e.request_id === 'abc-123');
+    expect(entry).toMatchObject({ path: '/auth/callback', upstream: 'auth', status: 302 });
+    expect(JSON.stringify(entry)).not.toContain('secret');
+  });
+
+  it.each([['/api/checkout-sessions', 'billing'], ['/dashboard', 'web']])('when %s is requested and %s is not running, then it answers 502 JSON at once', async (path, service) => {
+    const res = await fetch(`http://127.0.0.1:${proxy.port}${path}`);
+    expect(res.status).toBe(502);
+    expect(await res.json()).toEqual({ status: 502, code: 'unavailable', message: `${service} is not running` });
+  });
+
+  it('when a WebSocket upgrade matches /auth, then frames pass both ways', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${proxy.port}/auth/ws`);
+    const reply = await new Promise<string>((resolve, reject) => {
+      ws.once('open', () => ws.send('hi'));
+      ws.once('message', (m) => resolve(m.toString()));
+      ws.once('error', reject);
+    });
+    ws.close();
+    expect(reply).toBe('echo:hi');
+  });
+});
