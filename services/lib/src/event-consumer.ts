@@ -61,7 +61,7 @@ export interface EventContext {
   rebuilding: boolean;
 }
 
-/** Handlers by subject; subjects without a handler are not consumed. */
+/** Handlers by subject; subjects without a handler are never applied (see `filter` in createEventConsumer). */
 export type EventHandlers = { [S in EventSubject]?: (event: EventTypes[S], context: EventContext) => Promise<void> };
 
 /** Options of {@link createEventConsumer}. */
@@ -100,8 +100,37 @@ export interface EventConsumer {
   rebuild(): Promise<{ applied: number }>;
 }
 
+/** Longest redelivery delay after repeated failures (ms). */
+const MAX_RETRY_DELAY_MS = 60_000;
+
+/** `base` doubled per earlier failed delivery, capped at {@link MAX_RETRY_DELAY_MS}. */
+function retryDelay(base: number, deliveryCount: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, base * 2 ** Math.min(10, Math.max(0, deliveryCount - 1)));
+}
+
+/** PostgreSQL/socket errors meaning "the dependency is unreachable" (SQLSTATE class 08, 57P0x, 53300), and AppError unavailable. */
+function isTransient(err: unknown): boolean {
+  if (err instanceof AppError) return err.code === 'unavailable';
+  const code = String((err as { code?: unknown })?.code ?? '');
+  if (/^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(String((err as Error)?.message ?? ''));
+}
+
 /** Thrown inside a transaction to roll it back because the event was handled before. */
 class AlreadyProcessed extends Error {}
+
+/** One counter per registry: a process's consumers share its registry, and prom-client refuses a second registration. */
+const countersByRegistry = new WeakMap<Registry, Counter<'consumer' | 'outcome'>>();
+
+function consumedCounter(registry: Registry): Counter<'consumer' | 'outcome'> {
+  let counter = countersByRegistry.get(registry);
+  if (!counter) {
+    counter = new Counter({ name: 'tradewind_events_consumed_total', help: 'EVENTS messages by consumer and outcome (applied, duplicate, retried, dead_lettered)', labelNames: ['consumer', 'outcome'], registers: [registry] });
+    countersByRegistry.set(registry, counter);
+  }
+  return counter;
+}
 
 /** Creates a consumer (no I/O until `start()` or `rebuild()`). */
 export function createEventConsumer(options: EventConsumerOptions): EventConsumer {
@@ -110,9 +139,11 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   const nakDelayMs = options.nakDelayMs ?? 2_000;
   const subjects = (Object.keys(options.handlers) as EventSubject[]).filter((s) => options.handlers[s]);
   if (subjects.length === 0) throw new AppError('invalid_argument', `consumer ${options.name} has no handlers`);
-  const counters = options.registry
-    ? new Counter({ name: 'tradewind_events_consumed_total', help: 'EVENTS messages by consumer and outcome (applied, duplicate, retried, dead_lettered)', labelNames: ['consumer', 'outcome'], registers: [options.registry] })
-    : undefined;
+  const counters = options.registry ? consumedCounter(options.registry) : undefined;
+  // nats-server < 2.10 (Debian's 2.9) rejects `filter_subjects`: one subject is filtered with
+  // `filter_subject`; several read the whole stream and ack the other subjects unapplied.
+  const filter = { filter_subject: subjects.length === 1 ? subjects[0] : undefined, filter_subjects: undefined };
+  const handles = (subject: string): boolean => (subjects as string[]).includes(subject);
   const log = options.logger.child({ consumer: options.name });
   let messages: ConsumerMessages | undefined;
   let loop: Promise<void> | undefined;
@@ -141,7 +172,8 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
 
   async function deadLetter(msg: JsMsg, reason: string): Promise<void> {
     const h = natsHeaders();
-    if (msg.headers) for (const [k, v] of msg.headers) for (const value of v) h.append(k, value);
+    // Not the original's Nats-* headers: its Nats-Msg-Id would make the stream drop a second consumer's dead letter of the same event.
+    if (msg.headers) for (const [k, v] of msg.headers) if (!/^nats-/i.test(k)) for (const value of v) h.append(k, value);
     h.set('Tradewind-Dead-Letter-Reason', reason.slice(0, 1000));
     h.set('Tradewind-Original-Subject', msg.subject);
     h.set('Tradewind-Original-Sequence', String(msg.seq));
@@ -152,6 +184,10 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   }
 
   async function handle(msg: JsMsg): Promise<void> {
+    if (!handles(msg.subject)) {
+      msg.ack();
+      return;
+    }
     const deliveryCount = msg.info.deliveryCount;
     try {
       let fresh = true;
@@ -166,16 +202,19 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
     } catch (err) {
       const appErr = toAppError(err);
       const poison = appErr.code === 'invalid_argument';
+      // An outage of the database (or another dependency) is not the event's fault: it is retried
+      // for as long as it lasts and never dead-lettered.
+      const transient = isTransient(err);
       try {
-        if (poison || deliveryCount >= maxDeliver) {
+        if (poison || (!transient && deliveryCount >= maxDeliver)) {
           await deadLetter(msg, `${poison ? 'poison' : `failed ${deliveryCount} times`}: ${appErr.message}`);
         } else {
-          msg.nak(nakDelayMs);
+          msg.nak(retryDelay(nakDelayMs, deliveryCount));
           counters?.inc({ consumer: options.name, outcome: 'retried' });
           log.warn({ err, subject: msg.subject, stream_seq: msg.seq, delivery: deliveryCount }, 'event handling failed; will retry');
         }
       } catch (dlqErr) {
-        msg.nak(nakDelayMs);
+        msg.nak(retryDelay(nakDelayMs, deliveryCount));
         log.error({ err: dlqErr }, 'dead-letter publish failed; will retry the event');
       }
     }
@@ -184,7 +223,7 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   async function ensureDurable(): Promise<void> {
     const config = {
       durable_name: options.name,
-      filter_subjects: subjects,
+      ...filter,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(options.ackWaitMs ?? 30_000),
@@ -192,7 +231,7 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
     };
     try {
       await options.jsm.consumers.info(stream, options.name);
-      await options.jsm.consumers.update(stream, options.name, { filter_subjects: subjects, ack_wait: config.ack_wait, max_deliver: -1 });
+      await options.jsm.consumers.update(stream, options.name, { ...filter, ack_wait: config.ack_wait, max_deliver: -1 });
     } catch (err) {
       if ((err as { code?: unknown }).code === 404 || /consumer not found/i.test(String(err))) await options.jsm.consumers.add(stream, config);
       else throw err;
@@ -231,7 +270,7 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
         const replayName = `${options.name}_rebuild_${Date.now().toString(36)}`;
         await options.jsm.consumers.add(stream, {
           name: replayName,
-          filter_subjects: subjects,
+          ...filter,
           ack_policy: AckPolicy.None,
           deliver_policy: DeliverPolicy.All,
           inactive_threshold: nanos(60_000),
@@ -251,6 +290,7 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
               for await (const msg of batch) {
                 got += 1;
                 seen += 1;
+                if (!handles(msg.subject)) continue;
                 try {
                   if (await apply(trx, { subject: msg.subject, data: msg.data, seq: msg.seq, deliveryCount: 1 }, true)) applied += 1;
                 } catch (err) {
