@@ -7,6 +7,7 @@ import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } fr
 import { nanos } from '@nats-io/transport-node';
 import type { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
 import { AppError } from './errors.js';
+import { upsertStream } from './nats.js';
 import { CredentialsRotated, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
 
 export { CredentialsRotated, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
@@ -127,17 +128,4 @@ export async function ensureEventsStreams(jsm: JetStreamManager, options: Events
     max_age: 0,
     num_replicas: options.replicas,
   });
-}
-
-async function upsertStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0] & { name: string }): Promise<void> {
-  try {
-    await jsm.streams.info(config.name);
-    await jsm.streams.update(config.name, config);
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 404 || /stream not found/i.test(String(err))) {
-      await jsm.streams.add(config);
-    } else {
-      throw err;
-    }
-  }
 }

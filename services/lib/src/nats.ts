@@ -77,9 +77,14 @@ export async function ensureTradesStream(jsm: JetStreamManager, options: TradesS
     duplicate_window: nanos(options.duplicateWindowMs),
     max_bytes: options.maxBytes,
   };
+  await upsertStream(jsm, config);
+}
+
+/** Updates stream `config.name` when it exists, else creates it. Idempotent. @throws the JetStream error for anything but "not found". */
+export async function upsertStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0] & { name: string }): Promise<void> {
   try {
-    await jsm.streams.info(TRADES_STREAM);
-    await jsm.streams.update(TRADES_STREAM, config);
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, config);
   } catch (err) {
     if ((err as { code?: unknown }).code === 404 || /stream not found/i.test(String(err))) {
       await jsm.streams.add(config);
