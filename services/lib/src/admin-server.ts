@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from './logger.js';
 
 /** A named readiness check; it resolves true when the dependency is usable. */
@@ -19,6 +19,20 @@ export function createRegistry(service: string): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: `tradewind_${service.replace(/-/g, '_')}_` });
   return registry;
+}
+
+/**
+ * The counter `name` on `registry`, created on first use. Components that can be built more than
+ * once per process (a restarted consumer, a second relay) share it instead of having prom-client
+ * refuse a second registration.
+ */
+export function counterOnce<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return (registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter<L>({ name, help, labelNames, registers: [registry] });
+}
+
+/** The gauge `name` on `registry`, created on first use (see {@link counterOnce}). */
+export function gaugeOnce<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Gauge<L> {
+  return (registry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge<L>({ name, help, labelNames, registers: [registry] });
 }
 
 /** Handle returned by {@link startAdminServer}. */

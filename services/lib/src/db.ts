@@ -24,12 +24,17 @@ export interface DbOptions {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** @throws AppError('invalid_argument') unless `schema` is a plain lowercase identifier (it goes into search_path unquoted). */
+function assertSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) throw new AppError('invalid_argument', `schema "${schema}" must match ${SCHEMA_NAME}`);
+}
+
 /**
  * A kysely instance over a pg Pool whose connections use `search_path = <schema>, public`.
  * @throws AppError('invalid_argument') for a schema name that is not a plain lowercase identifier.
  */
 export function createDb<DB>(options: DbOptions): Kysely<DB> {
-  if (!SCHEMA_NAME.test(options.schema)) throw new AppError('invalid_argument', `schema "${options.schema}" must match ${SCHEMA_NAME}`);
+  assertSchemaName(options.schema);
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.maxConnections ?? 10,
@@ -52,7 +57,7 @@ export type Migrations = Record<string, Migration>;
  * @throws AppError('unavailable') wrapping the first failing migration's error.
  */
 export async function migrate(db: Kysely<any>, schema: string, migrations: Migrations, logger?: Logger): Promise<string[]> {
-  if (!SCHEMA_NAME.test(schema)) throw new AppError('invalid_argument', `schema "${schema}" must match ${SCHEMA_NAME}`);
+  assertSchemaName(schema);
   await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(db);
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const migrator = new Migrator({ db, provider, migrationTableSchema: schema });

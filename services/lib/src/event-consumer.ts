@@ -12,7 +12,8 @@
 import { sql, type Kysely, type Migration, type Transaction } from 'kysely';
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos } from '@nats-io/transport-node';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { counterOnce } from './admin-server.js';
 import { AppError, toAppError } from './errors.js';
 import { EVENTS_STREAM, deadLetterSubject, decodeEvent, isEventSubject, type EventSubject, type EventTypes } from './events.js';
 import type { Logger } from './logger.js';
@@ -117,21 +118,6 @@ function isTransient(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(String((err as Error)?.message ?? ''));
 }
 
-/** Thrown inside a transaction to roll it back because the event was handled before. */
-class AlreadyProcessed extends Error {}
-
-/** One counter per registry: a process's consumers share its registry, and prom-client refuses a second registration. */
-const countersByRegistry = new WeakMap<Registry, Counter<'consumer' | 'outcome'>>();
-
-function consumedCounter(registry: Registry): Counter<'consumer' | 'outcome'> {
-  let counter = countersByRegistry.get(registry);
-  if (!counter) {
-    counter = new Counter({ name: 'tradewind_events_consumed_total', help: 'EVENTS messages by consumer and outcome (applied, duplicate, retried, dead_lettered)', labelNames: ['consumer', 'outcome'], registers: [registry] });
-    countersByRegistry.set(registry, counter);
-  }
-  return counter;
-}
-
 /** Creates a consumer (no I/O until `start()` or `rebuild()`). */
 export function createEventConsumer(options: EventConsumerOptions): EventConsumer {
   const stream = options.stream ?? EVENTS_STREAM;
@@ -139,7 +125,9 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   const nakDelayMs = options.nakDelayMs ?? 2_000;
   const subjects = (Object.keys(options.handlers) as EventSubject[]).filter((s) => options.handlers[s]);
   if (subjects.length === 0) throw new AppError('invalid_argument', `consumer ${options.name} has no handlers`);
-  const counters = options.registry ? consumedCounter(options.registry) : undefined;
+  const counters = options.registry
+    ? counterOnce(options.registry, 'tradewind_events_consumed_total', 'EVENTS messages by consumer and outcome (applied, duplicate, retried, dead_lettered)', ['consumer', 'outcome'])
+    : undefined;
   // nats-server < 2.10 (Debian's 2.9) rejects `filter_subjects`: one subject is filtered with
   // `filter_subject`; several read the whole stream and ack the other subjects unapplied.
   const filter = { filter_subject: subjects.length === 1 ? subjects[0] : undefined, filter_subjects: undefined };
@@ -190,13 +178,8 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
     }
     const deliveryCount = msg.info.deliveryCount;
     try {
-      let fresh = true;
-      await options.db.transaction().execute(async (trx) => {
-        fresh = await apply(trx, { subject: msg.subject, data: msg.data, seq: msg.seq, deliveryCount }, false);
-        if (!fresh) throw new AlreadyProcessed();
-      }).catch((err: unknown) => {
-        if (!(err instanceof AlreadyProcessed)) throw err;
-      });
+      // A duplicate writes nothing (its processed_events insert is a no-op), so its transaction just commits.
+      const fresh = await options.db.transaction().execute((trx) => apply(trx, { subject: msg.subject, data: msg.data, seq: msg.seq, deliveryCount }, false));
       msg.ack();
       counters?.inc({ consumer: options.name, outcome: fresh ? 'applied' : 'duplicate' });
     } catch (err) {

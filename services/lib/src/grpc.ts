@@ -85,11 +85,6 @@ export async function startGrpcServer(
   };
 }
 
-/** Insecure channel credentials for in-cluster calls (mTLS is left to the service mesh). */
-export function insecureChannel() {
-  return credentials.createInsecure();
-}
-
 /**
  * Calls a ts-proto unary client method as a promise with a deadline.
  * @param deadlineMs per-call deadline (default 5 000 ms).

@@ -82,8 +82,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     else if (typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500) appErr = new AppError('invalid_argument', fastifyErr.message ?? 'bad request');
     else appErr = toAppError(err);
     if (appErr.code === 'internal') request.log.error({ err }, 'request failed');
-    const body = errorBody(appErr);
-    void reply.status(fastifyErr.statusCode === 413 ? 413 : body.status).send(fastifyErr.statusCode === 413 ? { ...body, status: 413 } : body);
+    // A too-large body keeps HTTP's own 413; everything else takes its code's status.
+    const body = { ...errorBody(appErr), ...(fastifyErr.statusCode === 413 ? { status: 413 } : {}) };
+    void reply.status(body.status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(errorBody(new AppError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`)));

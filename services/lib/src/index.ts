@@ -2,7 +2,7 @@
 export { AppError, ConfigError, toAppError, type ErrorCode } from './errors.js';
 export { CommonConfig, LogLevel, Port, PositiveInt, NonNegativeNumber, urlWithScheme, loadConfig } from './config.js';
 export { createLogger, REDACT_PATHS, type Logger } from './logger.js';
-export { createRegistry, startAdminServer, type AdminServer, type ReadinessCheck } from './admin-server.js';
+export { createRegistry, counterOnce, gaugeOnce, startAdminServer, type AdminServer, type ReadinessCheck } from './admin-server.js';
 export { installShutdown, runMain, serve } from './lifecycle.js';
 export { connectNats, ensureTradesStream, tradesManager, DEFAULT_TRADES_STREAM, type TradesStreamOptions, type NatsConnection } from './nats.js';
 export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, type Plan, type PlanId } from './plans.js';
@@ -19,7 +19,7 @@ export {
 } from './events.js';
 export { appendEvent, createOutboxRelay, outboxMigration, type OutboxTable, type OutboxDatabase, type OutboxRelay, type OutboxRelayOptions } from './outbox.js';
 export { createEventConsumer, consumerMigration, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventContext, type EventHandlers } from './event-consumer.js';
-export { unary, fromGrpcError, startGrpcServer, insecureChannel, callUnary, Metadata, grpcCredentials, grpcStatus } from './grpc.js';
+export { unary, fromGrpcError, startGrpcServer, callUnary, Metadata, grpcCredentials, grpcStatus } from './grpc.js';
 export { createHttpApp, errorBody, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
 export { startLocalOidcProvider, type LocalOidcProvider } from './local-oidc.js';
 export { ACCESS_TOKEN_AUDIENCE, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, createAccessTokenVerifier, type AccessTokenClaims } from './access-token.js';

@@ -12,7 +12,8 @@
 import { sql, type Kysely, type Migration, type Transaction } from 'kysely';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { counterOnce, gaugeOnce } from './admin-server.js';
 import { encodeEvent, type EventSubject, type EventTypes } from './events.js';
 import type { Logger } from './logger.js';
 import { AppError } from './errors.js';
@@ -112,19 +113,12 @@ export interface OutboxRelay {
   kick(): void;
 }
 
-const metricsByRegistry = new WeakMap<Registry, { published: Counter<'schema'>; failures: Counter<'schema'>; pending: Gauge<'schema'> }>();
-
 function relayMetrics(registry: Registry) {
-  let m = metricsByRegistry.get(registry);
-  if (!m) {
-    m = {
-      published: new Counter({ name: 'tradewind_outbox_published_total', help: 'Outbox rows published to JetStream', labelNames: ['schema'], registers: [registry] }),
-      failures: new Counter({ name: 'tradewind_outbox_publish_failures_total', help: 'Failed outbox publish attempts', labelNames: ['schema'], registers: [registry] }),
-      pending: new Gauge({ name: 'tradewind_outbox_pending', help: 'Outbox rows not yet published (sampled each pass)', labelNames: ['schema'], registers: [registry] }),
-    };
-    metricsByRegistry.set(registry, m);
-  }
-  return m;
+  return {
+    published: counterOnce(registry, 'tradewind_outbox_published_total', 'Outbox rows published to JetStream', ['schema']),
+    failures: counterOnce(registry, 'tradewind_outbox_publish_failures_total', 'Failed outbox publish attempts', ['schema']),
+    pending: gaugeOnce(registry, 'tradewind_outbox_pending', 'Outbox rows not yet published (sampled each pass)', ['schema']),
+  };
 }
 
 /**
@@ -149,7 +143,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
    * whether a publish failed.
    */
   async function pass(): Promise<{ published: number; failed: boolean; full: boolean }> {
-    return options.db.transaction().execute(async (trx) => {
+    const result = await options.db.transaction().execute(async (trx) => {
       const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${lockKey})) AS locked`.execute(trx);
       if (!lock.rows[0]?.locked) return { published: -1, failed: false, full: false };
       const rows = await trx
@@ -180,6 +174,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       }
       return { published, failed: published < rows.length, full: rows.length === batchSize };
     });
+    if (result.published > 0) metrics?.published.inc({ schema: options.schema }, result.published);
+    return result;
   }
 
   async function countPending(): Promise<void> {
@@ -202,7 +198,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       let delay = pollIntervalMs;
       try {
         const result = await pass();
-        if (result.published > 0) metrics?.published.inc({ schema: options.schema }, result.published);
         if (result.failed) delay = retryDelayMs;
         else if (result.full) delay = 0;
         await countPending();
@@ -238,7 +233,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           continue;
         }
         total += result.published;
-        if (result.published > 0) metrics?.published.inc({ schema: options.schema }, result.published);
         if (result.failed) throw new AppError('unavailable', 'outbox publish failed; rows stay pending');
         if (!result.full) return total;
       }

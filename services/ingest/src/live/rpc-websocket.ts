@@ -27,7 +27,7 @@
 import { setMaxListeners } from 'node:events';
 import WebSocket from 'ws';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { AppError, type ErrorCode, type Logger } from '@tradewind/lib';
+import { AppError, counterOnce, gaugeOnce, type ErrorCode, type Logger } from '@tradewind/lib';
 import { DecodeError } from '../decode/errors.js';
 import { normalizeTransaction, type NormalizedTransaction } from '../decode/transaction.js';
 import {
@@ -125,16 +125,14 @@ export interface RpcWebSocketMetrics {
 
 /** Registers (or reuses) the {@link RpcWebSocketMetrics} on `registry`. */
 export function rpcWebSocketMetrics(registry: Registry): RpcWebSocketMetrics {
-  const get = <T>(name: string, make: () => T): T => (registry.getSingleMetric(name) as T | undefined) ?? make();
-  const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
-    get(name, () => new Counter<L>({ name, help, labelNames, registers: [registry] }));
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]) => counterOnce(registry, name, help, labelNames);
   return {
     missed: counter('tradewind_ingest_rpc_transactions_missed_total', 'Notified transactions the RPC source gave up fetching', ['source', 'reason']),
     badMessages: counter('tradewind_ingest_rpc_bad_messages_total', 'Unexpected or malformed WebSocket messages from the RPC node', ['source', 'reason']),
     requestErrors: counter('tradewind_ingest_rpc_request_errors_total', 'Failed HTTP JSON-RPC requests (retried)', ['source', 'method']),
     gapTransactions: counter('tradewind_ingest_rpc_gap_transactions_total', 'Transactions recovered with getSignaturesForAddress after a reconnect', ['source']),
     failedSkipped: counter('tradewind_ingest_rpc_failed_skipped_total', 'Failed transactions not fetched', ['source']),
-    queueLength: get('tradewind_ingest_rpc_queue_length', () => new Gauge({ name: 'tradewind_ingest_rpc_queue_length', help: 'Notified transactions waiting to be yielded', labelNames: ['source'], registers: [registry] })),
+    queueLength: gaugeOnce(registry, 'tradewind_ingest_rpc_queue_length', 'Notified transactions waiting to be yielded', ['source']),
   };
 }
 

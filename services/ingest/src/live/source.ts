@@ -9,7 +9,8 @@
  * processed slot" means for resuming after a dropped connection. A source
  * reconnects by itself and only ends when `signal` aborts.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
+import { counterOnce, gaugeOnce } from '@tradewind/lib';
 import type { NormalizedTransaction } from '../decode/transaction.js';
 
 /** The four program ids ingest decodes (defined beside the prefilter that uses them). */
@@ -133,9 +134,8 @@ export interface SourceMetrics {
 
 /** Registers (or reuses) the source metrics on `registry`. */
 export function sourceMetrics(registry: Registry): SourceMetrics {
-  const get = <T>(name: string, make: () => T): T => (registry.getSingleMetric(name) as T | undefined) ?? make();
-  const gauge = (name: string, help: string) => get(name, () => new Gauge({ name, help, labelNames: ['source'], registers: [registry] }));
-  const counter = (name: string, help: string) => get(name, () => new Counter({ name, help, labelNames: ['source'], registers: [registry] }));
+  const gauge = (name: string, help: string) => gaugeOnce(registry, name, help, ['source']);
+  const counter = (name: string, help: string) => counterOnce(registry, name, help, ['source']);
   return {
     slotLag: gauge('tradewind_ingest_source_slot_lag', 'Chain tip slot minus the slot of the last processed transaction'),
     secondsBehind: gauge('tradewind_ingest_source_seconds_behind', 'Now minus the block time of the last processed transaction, seconds'),

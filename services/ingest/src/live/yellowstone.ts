@@ -14,7 +14,7 @@ import {
   type SubscribeUpdateTransaction,
 } from '@triton-one/yellowstone-grpc';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { Logger } from '@tradewind/lib';
+import { counterOnce, gaugeOnce, type Logger } from '@tradewind/lib';
 import type { NormalizedTransaction } from '../decode/transaction.js';
 import {
   backoffDelayMs,
@@ -134,9 +134,8 @@ export interface YellowstoneMetrics {
 
 /** Registers (or reuses) {@link YellowstoneMetrics} on `registry`. */
 export function yellowstoneMetrics(registry: Registry): YellowstoneMetrics {
-  const get = <T>(name: string, make: () => T): T => (registry.getSingleMetric(name) as T | undefined) ?? make();
-  const gauge = (name: string, help: string) => get(name, () => new Gauge({ name, help, labelNames: ['source'], registers: [registry] }));
-  const counter = (name: string, help: string) => get(name, () => new Counter({ name, help, labelNames: ['source'], registers: [registry] }));
+  const gauge = (name: string, help: string) => gaugeOnce(registry, name, help, ['source']);
+  const counter = (name: string, help: string) => counterOnce(registry, name, help, ['source']);
   return {
     queueDepth: gauge('tradewind_ingest_source_queue_depth', 'Transactions received from the live source and waiting for the decoder'),
     queueFull: counter('tradewind_ingest_source_queue_full_total', 'Times the live source queue reached its bound and the stream was paused'),
