@@ -31,6 +31,12 @@ const samples: { [S in EventSubject]: EventTypes[S] } = {
     trialEndDate: new Date('9999-12-31T23:59:59.999Z'),
     stripeCustomerId: 'cus_123',
     stripeSubscriptionId: 'sub_456',
+    previousBillingPeriod: 'monthly',
+    previousSubscriptionStatus: 'active',
+    version: 18446744073709551615n,
+    reason: 'plan_changed',
+    currentPeriodEnd: new Date('2030-01-02T03:04:05.678Z'),
+    cancelAtPeriodEnd: true,
   },
   'credentials.rotated': {
     meta: meta('2d4f6b8c-0e3a-4c7b-9d2f-4a6c8e0b2d4f', new Date(0)),

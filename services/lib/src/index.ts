@@ -28,3 +28,8 @@ export {
   GetUserRequest, GetUserResponse, UpdateUserMetadataRequest, UpdateUserMetadataResponse,
   type AuthServiceServer,
 } from './gen/tradewind/v1/auth.js';
+export {
+  BillingServiceClient, BillingServiceService, Subscription as BillingSubscription, Entitlements,
+  GetSubscriptionRequest, GetSubscriptionResponse, GetEntitlementsRequest, GetEntitlementsResponse,
+  type BillingServiceServer,
+} from './gen/tradewind/v1/billing.js';

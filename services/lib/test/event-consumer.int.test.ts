@@ -85,6 +85,7 @@ const userCreated = (userId = randomUUID(), plan = 'starter'): EventTypes['user.
 const subscriptionChanged = (userId: string, plan: string, previousPlan: string): EventTypes['subscription.changed'] => ({
   meta: newEventMeta('subscription.changed', 'billing'), userId, plan, previousPlan, billingPeriod: 'monthly', subscriptionStatus: 'active',
   subscriptionType: 'paid', trialEndDate: undefined, stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
+  previousBillingPeriod: 'indefinite', previousSubscriptionStatus: 'active', version: 1n, reason: 'checkout_completed', currentPeriodEnd: undefined, cancelAtPeriodEnd: false,
 });
 const credentialsRotated = (userId: string): EventTypes['credentials.rotated'] => ({
   meta: newEventMeta('credentials.rotated', 'auth'), userId, userPublicKey: 'UNEW', previousUserPublicKey: '', accountPublicKey: 'AACC',

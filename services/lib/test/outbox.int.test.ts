@@ -66,6 +66,8 @@ function sampleEvent<S extends EventSubject>(subject: S): EventTypes[S] {
     'subscription.changed': {
       meta, userId, plan: 'pro', previousPlan: 'starter', billingPeriod: 'monthly', subscriptionStatus: 'trialing',
       subscriptionType: 'trial', trialEndDate: new Date('2030-01-02T03:04:05.678Z'), stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
+      previousBillingPeriod: 'indefinite', previousSubscriptionStatus: 'active', version: 1n, reason: 'checkout_completed',
+      currentPeriodEnd: new Date('2030-02-02T03:04:05.678Z'), cancelAtPeriodEnd: false,
     },
     'credentials.rotated': { meta, userId, userPublicKey: 'UNEW', previousUserPublicKey: 'UOLD', accountPublicKey: 'AACC' },
   };

@@ -851,8 +851,9 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): GetUserResponse => GetUserResponse.decode(value),
   },
   /**
-   * Changes a user's plan and subscription metadata (billing calls this after Stripe confirms a
-   * change) and returns the updated user. Only the fields that are set change.
+   * Changes a user's plan and subscription metadata and returns the updated user; only the fields
+   * that are set change. For operators and tools: auth keeps users in step with billing by
+   * consuming subscription.changed, not through this call.
    * Errors: INVALID_ARGUMENT (unknown tier, period or type), NOT_FOUND.
    */
   updateUserMetadata: {
@@ -872,8 +873,9 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   /** Returns one user. Errors: INVALID_ARGUMENT (user_id not a UUID), NOT_FOUND. */
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /**
-   * Changes a user's plan and subscription metadata (billing calls this after Stripe confirms a
-   * change) and returns the updated user. Only the fields that are set change.
+   * Changes a user's plan and subscription metadata and returns the updated user; only the fields
+   * that are set change. For operators and tools: auth keeps users in step with billing by
+   * consuming subscription.changed, not through this call.
    * Errors: INVALID_ARGUMENT (unknown tier, period or type), NOT_FOUND.
    */
   updateUserMetadata: handleUnaryCall<UpdateUserMetadataRequest, UpdateUserMetadataResponse>;
@@ -897,8 +899,9 @@ export interface AuthServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetUserResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Changes a user's plan and subscription metadata (billing calls this after Stripe confirms a
-   * change) and returns the updated user. Only the fields that are set change.
+   * Changes a user's plan and subscription metadata and returns the updated user; only the fields
+   * that are set change. For operators and tools: auth keeps users in step with billing by
+   * consuming subscription.changed, not through this call.
    * Errors: INVALID_ARGUMENT (unknown tier, period or type), NOT_FOUND.
    */
   updateUserMetadata(

@@ -71,7 +71,10 @@ export interface SubscriptionChanged {
   previousPlan: string;
   /** "indefinite" | "monthly" | "yearly". */
   billingPeriod: string;
-  /** Stripe subscription status ("active", "trialing", "past_due", "canceled", ...), "active" on the free plan. */
+  /**
+   * Product subscription status: Stripe's ("active", "trialing", "past_due", "unpaid", ...), "active" on the
+   * free plan, including after a paid subscription ended.
+   */
   subscriptionStatus: string;
   /** "free" | "paid" | "trial". */
   subscriptionType: string;
@@ -82,6 +85,25 @@ export interface SubscriptionChanged {
   /** Stripe ids (https://docs.stripe.com/api/customers, /subscriptions); empty on the free plan. */
   stripeCustomerId: string;
   stripeSubscriptionId: string;
+  /** Values before the change ("indefinite"/"active" when the user was on the free plan). */
+  previousBillingPeriod: string;
+  previousSubscriptionStatus: string;
+  /**
+   * Per-user counter, +1 per change: a consumer ignores an event whose version is not newer than
+   * the one it has applied.
+   */
+  version: bigint;
+  /**
+   * Why it changed: "checkout_completed" | "plan_changed" | "payment_failed" | "payment_recovered"
+   * | "status_changed" | "subscription_ended".
+   */
+  reason: string;
+  /** End of the current paid period; unset on the free plan. */
+  currentPeriodEnd:
+    | Date
+    | undefined;
+  /** True when the paid plan ends at current_period_end (cancelled in the billing portal). */
+  cancelAtPeriodEnd: boolean;
 }
 
 /** A user's NATS credentials were replaced and the previous user JWT revoked (subject credentials.rotated). */
@@ -463,6 +485,12 @@ function createBaseSubscriptionChanged(): SubscriptionChanged {
     trialEndDate: undefined,
     stripeCustomerId: "",
     stripeSubscriptionId: "",
+    previousBillingPeriod: "",
+    previousSubscriptionStatus: "",
+    version: 0n,
+    reason: "",
+    currentPeriodEnd: undefined,
+    cancelAtPeriodEnd: false,
   };
 }
 
@@ -497,6 +525,27 @@ export const SubscriptionChanged: MessageFns<SubscriptionChanged> = {
     }
     if (message.stripeSubscriptionId !== "") {
       writer.uint32(82).string(message.stripeSubscriptionId);
+    }
+    if (message.previousBillingPeriod !== "") {
+      writer.uint32(90).string(message.previousBillingPeriod);
+    }
+    if (message.previousSubscriptionStatus !== "") {
+      writer.uint32(98).string(message.previousSubscriptionStatus);
+    }
+    if (message.version !== 0n) {
+      if (BigInt.asUintN(64, message.version) !== message.version) {
+        throw new globalThis.Error("value provided for field message.version of type uint64 too large");
+      }
+      writer.uint32(104).uint64(message.version);
+    }
+    if (message.reason !== "") {
+      writer.uint32(114).string(message.reason);
+    }
+    if (message.currentPeriodEnd !== undefined) {
+      Timestamp.encode(toTimestamp(message.currentPeriodEnd), writer.uint32(122).fork()).join();
+    }
+    if (message.cancelAtPeriodEnd !== false) {
+      writer.uint32(128).bool(message.cancelAtPeriodEnd);
     }
     return writer;
   },
@@ -594,6 +643,54 @@ export const SubscriptionChanged: MessageFns<SubscriptionChanged> = {
             message.stripeSubscriptionId = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.previousBillingPeriod = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.previousSubscriptionStatus = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.version = reader.uint64() as bigint;
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.currentPeriodEnd = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.cancelAtPeriodEnd = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -650,6 +747,28 @@ export const SubscriptionChanged: MessageFns<SubscriptionChanged> = {
         : isSet(object.stripe_subscription_id)
         ? globalThis.String(object.stripe_subscription_id)
         : "",
+      previousBillingPeriod: isSet(object.previousBillingPeriod)
+        ? globalThis.String(object.previousBillingPeriod)
+        : isSet(object.previous_billing_period)
+        ? globalThis.String(object.previous_billing_period)
+        : "",
+      previousSubscriptionStatus: isSet(object.previousSubscriptionStatus)
+        ? globalThis.String(object.previousSubscriptionStatus)
+        : isSet(object.previous_subscription_status)
+        ? globalThis.String(object.previous_subscription_status)
+        : "",
+      version: isSet(object.version) ? BigInt(object.version) : 0n,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      currentPeriodEnd: isSet(object.currentPeriodEnd)
+        ? fromJsonTimestamp(object.currentPeriodEnd)
+        : isSet(object.current_period_end)
+        ? fromJsonTimestamp(object.current_period_end)
+        : undefined,
+      cancelAtPeriodEnd: isSet(object.cancelAtPeriodEnd)
+        ? globalThis.Boolean(object.cancelAtPeriodEnd)
+        : isSet(object.cancel_at_period_end)
+        ? globalThis.Boolean(object.cancel_at_period_end)
+        : false,
     };
   },
 
@@ -685,6 +804,24 @@ export const SubscriptionChanged: MessageFns<SubscriptionChanged> = {
     if (message.stripeSubscriptionId !== "") {
       obj.stripeSubscriptionId = message.stripeSubscriptionId;
     }
+    if (message.previousBillingPeriod !== "") {
+      obj.previousBillingPeriod = message.previousBillingPeriod;
+    }
+    if (message.previousSubscriptionStatus !== "") {
+      obj.previousSubscriptionStatus = message.previousSubscriptionStatus;
+    }
+    if (message.version !== 0n) {
+      obj.version = message.version.toString();
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.currentPeriodEnd !== undefined) {
+      obj.currentPeriodEnd = message.currentPeriodEnd.toISOString();
+    }
+    if (message.cancelAtPeriodEnd !== false) {
+      obj.cancelAtPeriodEnd = message.cancelAtPeriodEnd;
+    }
     return obj;
   },
 
@@ -703,6 +840,12 @@ export const SubscriptionChanged: MessageFns<SubscriptionChanged> = {
     message.trialEndDate = object.trialEndDate ?? undefined;
     message.stripeCustomerId = object.stripeCustomerId ?? "";
     message.stripeSubscriptionId = object.stripeSubscriptionId ?? "";
+    message.previousBillingPeriod = object.previousBillingPeriod ?? "";
+    message.previousSubscriptionStatus = object.previousSubscriptionStatus ?? "";
+    message.version = (object.version !== undefined && object.version !== null) ? BigInt(object.version) : 0n;
+    message.reason = object.reason ?? "";
+    message.currentPeriodEnd = object.currentPeriodEnd ?? undefined;
+    message.cancelAtPeriodEnd = object.cancelAtPeriodEnd ?? false;
     return message;
   },
 };
