@@ -1,0 +1,67 @@
+/** billing configuration: every key validated at start; local defaults for a developer machine. */
+import { z } from 'zod';
+import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
+
+const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
+const optionalUrl = (schemes: string[]) => z.preprocess((v) => (v === '' ? undefined : v), urlWithScheme(schemes).optional());
+
+export const BillingConfigSchema = CommonConfig.extend({
+  NODE_ENV: z.string().default('development'),
+  ADMIN_PORT: Port.default(9305),
+  /** Public HTTP API (`/api/checkout-sessions`, `/api/create-portal-session`, `/api/get-subscription`, `/api/stripe/webhook`). */
+  PORT: Port.default(8082),
+  HOST: z.string().default('0.0.0.0'),
+  /** gRPC (`tradewind.v1.BillingService`); other services dial BILLING_ADDR=host:GRPC_PORT. */
+  GRPC_PORT: Port.default(50052),
+  /** PostgreSQL; billing keeps its tables in schema `billing`. */
+  DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
+  DATABASE_POOL_SIZE: PositiveInt.default(10),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  NATS_CREDS: optionalString,
+  /** Origin of the web app (the ingress): checkout return URLs are built from it and cancel URLs must be on it. */
+  PUBLIC_URL: urlWithScheme(['http', 'https']).default('http://localhost:8080'),
+  /** auth's JWKS, for verifying access tokens locally. */
+  AUTH_JWKS_URL: urlWithScheme(['http', 'https']).default('http://127.0.0.1:8081/auth/.well-known/jwks.json'),
+  /** Issuer of access tokens; default `<PUBLIC_URL>/auth`. */
+  AUTH_ISSUER: optionalUrl(['http', 'https']),
+  /** auth's gRPC address (host:port), asked for a user billing has not heard of yet. */
+  AUTH_ADDR: z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port').default('127.0.0.1:50051'),
+  /** Stripe secret key (sk_live_… / sk_test_… / rk_…). Unset: billing runs the labelled local Stripe stand-in (refused in production). */
+  STRIPE_SECRET_KEY: optionalString,
+  /** Signing secret (whsec_…) of the webhook endpoint `<PUBLIC_URL>/api/stripe/webhook`; required with STRIPE_SECRET_KEY. */
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  /** Another Stripe API origin (a stand-in speaking Stripe's API), e.g. http://127.0.0.1:12111; default Stripe's own. */
+  STRIPE_API_URL: optionalUrl(['http', 'https']),
+  /** Per-request timeout of Stripe API calls in ms (default 10 000) and automatic retries with idempotency keys (default 2). */
+  STRIPE_TIMEOUT_MS: PositiveInt.default(10_000),
+  STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** Largest age of a webhook signature timestamp in s (Stripe's default tolerance: 300). */
+  STRIPE_WEBHOOK_TOLERANCE_SECONDS: PositiveInt.default(300),
+  /** How long verified Stripe prices are cached, s (default 600). */
+  STRIPE_PRICE_CACHE_SECONDS: PositiveInt.default(600),
+  /** Local Stripe stand-in (only without STRIPE_SECRET_KEY): its port, and the origin browsers use for its pages. */
+  LOCAL_STRIPE_PORT: Port.default(8092),
+  LOCAL_STRIPE_PUBLIC_URL: optionalUrl(['http', 'https']),
+  OUTBOX_POLL_MS: PositiveInt.default(500),
+  OUTBOX_BATCH_SIZE: PositiveInt.default(100),
+  /** Largest accepted JSON body of the API in bytes (default 16 KiB) and of a Stripe webhook (default 512 KiB). */
+  HTTP_BODY_LIMIT_BYTES: PositiveInt.default(16 * 1024),
+  WEBHOOK_BODY_LIMIT_BYTES: PositiveInt.default(512 * 1024),
+}).superRefine((c, ctx) => {
+  if (c.STRIPE_SECRET_KEY && !c.STRIPE_WEBHOOK_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['STRIPE_WEBHOOK_SECRET'], message: 'required with STRIPE_SECRET_KEY (the endpoint\'s whsec_… signing secret)' });
+  }
+  if (c.STRIPE_SECRET_KEY && !/^(sk|rk)_(test|live)_/.test(c.STRIPE_SECRET_KEY)) {
+    ctx.addIssue({ code: 'custom', path: ['STRIPE_SECRET_KEY'], message: 'must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)' });
+  }
+  if (!c.STRIPE_SECRET_KEY && c.NODE_ENV === 'production') {
+    ctx.addIssue({ code: 'custom', path: ['STRIPE_SECRET_KEY'], message: 'required in production: the local Stripe stand-in takes no real payments' });
+  }
+});
+
+export type BillingConfig = z.infer<typeof BillingConfigSchema>;
+
+/** Parses the environment. @throws ConfigError listing every bad key. */
+export function loadBillingConfig(env: NodeJS.ProcessEnv = process.env): Readonly<BillingConfig> {
+  return loadConfig(BillingConfigSchema, env);
+}

@@ -1,0 +1,94 @@
+/**
+ * billing's public HTTP API (reached through the ingress at PUBLIC_URL):
+ *   POST /api/checkout-sessions      {tier, period, userId, cancelUrl} → {url}   (bearer optional; required to change a live plan)
+ *   POST /api/create-portal-session  (bearer) → {url} of the billing portal
+ *   GET  /api/get-subscription       (bearer) → {tier, billing_period, status, next_billing_date, ...}
+ *   POST /api/stripe/webhook         Stripe events, verified by signature over the raw body
+ * Errors are `{status, code, message}`; calls without a valid session answer exactly
+ * 401 {"status":401,"message":"No active session"}.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Stripe from 'stripe';
+import type { Counter } from 'prom-client';
+import { AppError, NO_ACTIVE_SESSION, type AccessTokenClaims } from '@tradewind/lib';
+import { HANDLED_EVENT_TYPES, type BillingService } from '../service.js';
+import type { StripeGateway } from '../stripe/gateway.js';
+
+export interface RouteDeps {
+  service: BillingService;
+  stripe: StripeGateway;
+  /** Verifies `Authorization: Bearer <access token>`. @throws AppError('unauthenticated'). */
+  verify(authorization: string | undefined): Promise<AccessTokenClaims>;
+  webhookBodyLimitBytes: number;
+  webhooks: Counter<'type' | 'outcome'>;
+}
+
+function noSession(reply: FastifyReply): FastifyReply {
+  return reply.status(401).send({ status: 401, message: NO_ACTIVE_SESSION });
+}
+
+const HANDLED: ReadonlySet<string> = new Set(HANDLED_EVENT_TYPES);
+
+export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  /** The caller's claims, or undefined without a valid token. */
+  async function caller(request: FastifyRequest): Promise<AccessTokenClaims | undefined> {
+    try {
+      return await deps.verify(request.headers.authorization);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'unauthenticated') return undefined;
+      throw err;
+    }
+  }
+
+  app.post<{ Body: Record<string, unknown> | undefined }>('/api/checkout-sessions', async (request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    const body = request.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {tier, period, userId, cancelUrl}');
+    // A token is optional for a first checkout (the spec's call carries userId), but a token
+    // that is sent must be valid.
+    const claims = request.headers.authorization ? await caller(request) : undefined;
+    if (request.headers.authorization && !claims) return noSession(reply);
+    return deps.service.createCheckout({ tier: body.tier, period: body.period, userId: body.userId, cancelUrl: body.cancelUrl, caller: claims, requestId: request.id });
+  });
+
+  app.post('/api/create-portal-session', async (request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    const claims = await caller(request);
+    if (!claims) return noSession(reply);
+    return deps.service.createPortal(claims.userId, request.id);
+  });
+
+  app.get('/api/get-subscription', async (request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    const claims = await caller(request);
+    if (!claims) return noSession(reply);
+    return deps.service.getSubscription(claims.userId);
+  });
+
+  // The signature covers the exact bytes Stripe sent, so this route keeps the raw body.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.webhookBodyLimitBytes }, (_request, body, done) => done(null, body));
+    scope.post('/api/stripe/webhook', async (request, reply) => {
+      const signature = request.headers['stripe-signature'];
+      const raw = request.body;
+      if (typeof signature !== 'string' || !Buffer.isBuffer(raw)) {
+        deps.webhooks.inc({ type: 'unknown', outcome: 'invalid_signature' });
+        return reply.status(400).send({ status: 400, code: 'invalid_signature', message: 'Missing Stripe-Signature header or body' });
+      }
+      let event: Stripe.Event;
+      try {
+        event = deps.stripe.constructEvent(raw, signature);
+      } catch (err) {
+        deps.webhooks.inc({ type: 'unknown', outcome: 'invalid_signature' });
+        request.log.warn({ err: { message: (err as Error).message }, request_id: request.id }, 'webhook signature rejected');
+        const message = err instanceof Stripe.errors.StripeSignatureVerificationError ? err.message : 'The body is not a Stripe event';
+        return reply.status(400).send({ status: 400, code: 'invalid_signature', message });
+      }
+      const { outcome, detail } = await deps.service.processEvent(event, request.id);
+      deps.webhooks.inc({ type: HANDLED.has(event.type) ? event.type : 'other', outcome });
+      request.log.info({ stripe_event: event.id, type: event.type, outcome, detail, request_id: request.id }, 'webhook event');
+      return { received: true, outcome };
+    });
+  });
+}

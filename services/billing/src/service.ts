@@ -1,0 +1,350 @@
+/**
+ * billing's use cases, between the thin HTTP/gRPC/event edges and the pure domain:
+ * checkout, plan change with proration, billing portal, Stripe webhook processing, and the
+ * starter subscription of a new user. Every state change is written with its
+ * `subscription.changed` event in one PostgreSQL transaction (outbox).
+ */
+import type Stripe from 'stripe';
+import {
+  AppError, SubscriptionChanged, appendEvent, newEventMeta, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type Transaction,
+} from '@tradewind/lib';
+import type { BillingDatabase } from './db/schema.js';
+import { ensureCustomer, findCustomer, findSubscription, linkStripeCustomer, lockSubscription, saveSubscription, userOfStripeCustomer } from './db/subscriptions.js';
+import {
+  applyCheckoutCompleted, applyInvoiceOutcome, applySubscriptionSnapshot, effectivePlan, hasLivePaidSubscription, starterState,
+  type Decision, type SubscriptionState,
+} from './domain/subscription.js';
+import { parsePaidPlan, parsePriceLookupKey, type PaidPeriod, type PaidTier } from './domain/prices.js';
+import { fromStripeError, type StripeGateway } from './stripe/gateway.js';
+import { idOf, snapshotOfSubscription, subscriptionOfInvoice } from './stripe/objects.js';
+
+/** A user as billing needs it (from user.created or auth's GetUser). */
+export interface BillingUser {
+  userId: string;
+  email: string;
+  name: string;
+}
+
+export interface BillingServiceDeps {
+  db: Kysely<BillingDatabase>;
+  stripe: StripeGateway;
+  relay: Pick<OutboxRelay, 'kick'>;
+  logger: Logger;
+  /** Origin of the web app (no trailing slash). */
+  publicUrl: string;
+  /** Asks auth for a user billing has not heard of yet; undefined when auth does not know them. */
+  lookupUser(userId: string, requestId: string): Promise<BillingUser | undefined>;
+}
+
+/** Outcome of one webhook event, stored with it and counted. */
+export type WebhookOutcome = 'applied' | 'unchanged' | 'stale' | 'ignored' | 'unhandled' | 'duplicate';
+
+/** Event types billing acts on; every other type is acknowledged and recorded as `unhandled`. */
+export const HANDLED_EVENT_TYPES = [
+  'checkout.session.completed',
+  'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted',
+  'invoice.paid', 'invoice.payment_failed',
+] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Where Stripe sends the browser after a successful checkout (the dashboard shows the return toast). */
+export function checkoutSuccessUrl(publicUrl: string): string {
+  return `${publicUrl}/dashboard?checkout=success&session_id={CHECKOUT_SESSION_ID}`;
+}
+
+/** The `/api/get-subscription` body. Dates are ISO 8601 strings. */
+export interface SubscriptionJson {
+  tier: string;
+  billing_period: string;
+  status: string;
+  /** Next renewal, or null on the free plan and when the subscription ends at period end. */
+  next_billing_date: string | null;
+  cancel_at_period_end: boolean;
+  /** When a cancelled subscription ends (then the user is on starter), else null. */
+  cancel_at: string | null;
+  subscription_type: string;
+  /** Plan whose limits apply now (starter while a payment is unpaid/incomplete). */
+  effective_plan: string;
+}
+
+export function subscriptionJson(s: SubscriptionState): SubscriptionJson {
+  const end = s.currentPeriodEnd ? s.currentPeriodEnd.toISOString() : null;
+  return {
+    tier: s.tier,
+    billing_period: s.billingPeriod,
+    status: s.status,
+    next_billing_date: s.cancelAtPeriodEnd ? null : end,
+    cancel_at_period_end: s.cancelAtPeriodEnd,
+    cancel_at: s.cancelAtPeriodEnd ? end : null,
+    subscription_type: s.subscriptionType,
+    effective_plan: effectivePlan(s).id,
+  };
+}
+
+export function createBillingService(deps: BillingServiceDeps) {
+  const { db, stripe, logger } = deps;
+
+  /** Saves `decision` for `userId` and writes subscription.changed when tier, period or status changed. */
+  async function commit(trx: Transaction<BillingDatabase>, userId: string, prev: SubscriptionState, decision: Decision, requestId: string): Promise<WebhookOutcome> {
+    if (decision.kind !== 'apply') return decision.kind;
+    await saveSubscription(trx, userId, decision.next);
+    if (!decision.changed) return 'unchanged';
+    const customer = await findCustomer(trx, userId);
+    const next = decision.next;
+    await appendEvent(trx, 'subscription.changed', SubscriptionChanged.create({
+      meta: newEventMeta('subscription.changed', 'billing', requestId),
+      userId,
+      plan: next.tier,
+      previousPlan: prev.tier,
+      billingPeriod: next.billingPeriod,
+      previousBillingPeriod: prev.billingPeriod,
+      subscriptionStatus: next.status,
+      previousSubscriptionStatus: prev.status,
+      subscriptionType: next.subscriptionType,
+      trialEndDate: next.trialEnd ?? undefined,
+      stripeCustomerId: customer?.stripe_customer_id ?? '',
+      stripeSubscriptionId: next.tier === 'starter' ? '' : (next.stripeSubscriptionId ?? ''),
+      version: BigInt(next.version),
+      reason: decision.reason ?? 'status_changed',
+      currentPeriodEnd: next.currentPeriodEnd ?? undefined,
+      cancelAtPeriodEnd: next.cancelAtPeriodEnd,
+    }), requestId ? { 'x-request-id': requestId } : {});
+    logger.info({ user_id: userId, tier: next.tier, previous_tier: prev.tier, billing_period: next.billingPeriod, status: next.status, reason: decision.reason, version: next.version }, 'subscription changed');
+    return 'applied';
+  }
+
+  /** Runs `decide` on the locked subscription of `userId` and commits the result. */
+  async function change(trx: Transaction<BillingDatabase>, userId: string, decideFn: (current: SubscriptionState) => Decision, requestId: string): Promise<{ outcome: WebhookOutcome; detail: string }> {
+    const current = await lockSubscription(trx, userId);
+    if (!current) return { outcome: 'ignored', detail: `user ${userId} has no billing record` };
+    const decision = decideFn(current);
+    const outcome = await commit(trx, userId, current, decision, requestId);
+    return { outcome, detail: decision.kind === 'apply' ? (decision.reason ?? '') : decision.detail };
+  }
+
+  /** The billing record of `userId`, created from auth's record when user.created has not been applied yet. */
+  async function requireUser(userId: string, requestId: string): Promise<NonNullable<Awaited<ReturnType<typeof findCustomer>>>> {
+    if (!UUID.test(userId)) throw new AppError('invalid_argument', 'userId must be a user id (UUID)');
+    const known = await findCustomer(db, userId);
+    if (known) return known;
+    const user = await deps.lookupUser(userId, requestId);
+    if (!user) throw new AppError('not_found', `No user ${userId}`);
+    await db.transaction().execute((trx) => ensureCustomer(trx, user));
+    return (await findCustomer(db, userId))!;
+  }
+
+  /** The user's Stripe customer, created (idempotently) on first use. */
+  async function stripeCustomerOf(customer: { user_id: string; email: string; name: string; stripe_customer_id: string | null }): Promise<string> {
+    if (customer.stripe_customer_id) return customer.stripe_customer_id;
+    let created: Stripe.Customer;
+    try {
+      created = await stripe.client.customers.create(
+        { email: customer.email, ...(customer.name ? { name: customer.name } : {}), metadata: { user_id: customer.user_id } },
+        { idempotencyKey: `tradewind-customer-${customer.user_id}` },
+      );
+    } catch (err) {
+      throw fromStripeError(err, 'creating the customer');
+    }
+    return linkStripeCustomer(db, customer.user_id, created.id);
+  }
+
+  /** Switches a live subscription to another plan now, with proration invoiced at once. */
+  async function changePlan(userId: string, current: SubscriptionState, plan: { tier: PaidTier; period: PaidPeriod }, requestId: string): Promise<SubscriptionState> {
+    const price = await stripe.priceFor(plan.tier, plan.period);
+    let updated: Stripe.Subscription;
+    try {
+      updated = await stripe.client.subscriptions.update(current.stripeSubscriptionId!, {
+        items: [{ id: current.stripeSubscriptionItemId!, price: price.id }],
+        // Upgrades and downgrades take effect now; the difference for the rest of the period is
+        // invoiced (and charged or credited) at once (https://docs.stripe.com/billing/subscriptions/prorations).
+        proration_behavior: 'always_invoice',
+        // The new plan only applies if that invoice is paid (https://docs.stripe.com/billing/subscriptions/pending-updates).
+        payment_behavior: 'pending_if_incomplete',
+        expand: ['latest_invoice'],
+      }, { idempotencyKey: `tradewind-plan-${current.stripeSubscriptionId}-${current.version}-${price.id}` });
+    } catch (err) {
+      throw fromStripeError(err, 'changing the plan');
+    }
+    if (updated.pending_update) throw new AppError('invalid_argument', 'The payment for the plan change did not go through, so your plan was not changed. Update your card in the billing portal and try again.');
+    // Stripe's own clock for this change: the proration invoice it created. Without one, the
+    // customer.subscription.updated webhook brings the change.
+    const invoice = typeof updated.latest_invoice === 'object' ? updated.latest_invoice : null;
+    const observedAt = invoice && invoice.billing_reason === 'subscription_update' ? invoice.created : undefined;
+    if (observedAt === undefined) return current;
+    const snapshot = snapshotOfSubscription(updated, stripe.planOfPrice);
+    await db.transaction().execute((trx) => change(trx, userId, (latest) => applySubscriptionSnapshot(latest, snapshot, observedAt), requestId));
+    deps.relay.kick();
+    return (await findSubscription(db, userId)) ?? current;
+  }
+
+  return {
+    /**
+     * `POST /api/checkout-sessions`: a Stripe Checkout Session (subscription mode) for the plan,
+     * tied to the user through `client_reference_id`, the customer and metadata. A user with a live
+     * paid subscription is switched to the new plan at once instead (proration), which needs their
+     * own access token.
+     * @returns `{url}`: Stripe's hosted page, or the dashboard after an immediate plan change.
+     * @throws AppError invalid_argument (bad tier/period/cancelUrl, starter), not_found (unknown user),
+     *   unauthenticated/permission_denied (plan change without the user's token), conflict (same plan), unavailable (Stripe).
+     */
+    async createCheckout(input: { tier: unknown; period: unknown; userId: unknown; cancelUrl: unknown; caller: AccessTokenClaims | undefined; requestId: string }): Promise<{ url: string; plan_changed?: boolean; subscription?: SubscriptionJson }> {
+      const plan = parsePaidPlan(input.tier, input.period);
+      if (typeof input.userId !== 'string' || input.userId === '') throw new AppError('invalid_argument', 'userId is required');
+      if (input.caller && input.caller.userId !== input.userId) throw new AppError('permission_denied', 'The access token belongs to another user');
+      const cancelUrl = sameOriginUrl(input.cancelUrl, deps.publicUrl, 'cancelUrl') ?? `${deps.publicUrl}/pricing`;
+      const customer = await requireUser(input.userId, input.requestId);
+      const current = await findSubscription(db, input.userId);
+      if (current && hasLivePaidSubscription(current)) {
+        if (current.tier === plan.tier && current.billingPeriod === plan.period) {
+          throw new AppError('conflict', `You are already on ${plan.tier === 'plus' ? 'Plus' : 'Pro'} (${plan.period}).`);
+        }
+        if (!input.caller) throw new AppError('unauthenticated', 'Sign in to change your current plan');
+        const next = await changePlan(input.userId, current, plan, input.requestId);
+        return { url: `${deps.publicUrl}/dashboard?checkout=success&plan_changed=true`, plan_changed: true, subscription: subscriptionJson(next) };
+      }
+      const stripeCustomerId = await stripeCustomerOf(customer);
+      const price = await stripe.priceFor(plan.tier, plan.period);
+      const metadata = { user_id: input.userId, tier: plan.tier, period: plan.period };
+      let session: Stripe.Checkout.Session;
+      try {
+        session = await stripe.client.checkout.sessions.create({
+          mode: 'subscription',
+          line_items: [{ price: price.id, quantity: 1 }],
+          customer: stripeCustomerId,
+          client_reference_id: input.userId,
+          success_url: checkoutSuccessUrl(deps.publicUrl),
+          cancel_url: cancelUrl,
+          metadata,
+          subscription_data: { metadata },
+          allow_promotion_codes: true,
+        });
+      } catch (err) {
+        throw fromStripeError(err, 'creating the checkout session');
+      }
+      if (!session.url) throw new AppError('internal', `checkout session ${session.id} has no url`);
+      await db.insertInto('checkout_sessions').values({ id: session.id, user_id: input.userId, tier: plan.tier, billing_period: plan.period, stripe_customer_id: stripeCustomerId, completed_at: null })
+        .onConflict((oc) => oc.column('id').doNothing()).execute();
+      logger.info({ user_id: input.userId, tier: plan.tier, period: plan.period, checkout_session: session.id, request_id: input.requestId }, 'checkout session created');
+      return { url: session.url };
+    },
+
+    /**
+     * `POST /api/create-portal-session`: Stripe's billing portal for the caller's customer.
+     * @throws AppError not_found when the user never started a checkout (no Stripe customer).
+     */
+    async createPortal(userId: string, requestId: string): Promise<{ url: string }> {
+      const customer = await requireUser(userId, requestId);
+      if (!customer.stripe_customer_id) throw new AppError('not_found', 'No billing account yet: choose a paid plan first.');
+      try {
+        const portal = await stripe.client.billingPortal.sessions.create({ customer: customer.stripe_customer_id, return_url: `${deps.publicUrl}/dashboard/plan` });
+        return { url: portal.url };
+      } catch (err) {
+        throw fromStripeError(err, 'opening the billing portal');
+      }
+    },
+
+    /** `GET /api/get-subscription`: the caller's subscription; starter/indefinite/active when billing has no paid one. */
+    async getSubscription(userId: string): Promise<SubscriptionJson> {
+      const found = await findSubscription(db, userId);
+      if (found) return subscriptionJson(found);
+      return subscriptionJson(starterState());
+    },
+
+    /** user.created: the new user gets a starter subscription (no event: nothing changed for them). */
+    async onUserCreated(trx: Transaction<BillingDatabase>, user: BillingUser): Promise<void> {
+      await ensureCustomer(trx, user);
+    },
+
+    /**
+     * Processes one verified webhook event exactly once (the event id is stored in the same
+     * transaction as its effect; a redelivery is answered `duplicate`).
+     */
+    async processEvent(event: Stripe.Event, requestId: string): Promise<{ outcome: WebhookOutcome; detail: string }> {
+      const result = await db.transaction().execute(async (trx) => {
+        const inserted = await trx.insertInto('stripe_events')
+          .values({ id: event.id, type: event.type, created: String(event.created), livemode: event.livemode, payload: JSON.stringify(event), outcome: 'pending', detail: '' })
+          .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst();
+        if (!inserted) return { outcome: 'duplicate' as const, detail: 'event already processed' };
+        const applied = await apply(trx, event, requestId);
+        await trx.updateTable('stripe_events').set({ outcome: applied.outcome, detail: applied.detail.slice(0, 500) }).where('id', '=', event.id).execute();
+        return applied;
+      });
+      if (result.outcome === 'applied') deps.relay.kick();
+      return result;
+    },
+  };
+
+  async function userOfEvent(trx: Transaction<BillingDatabase>, customerId: string | null, metadata: Stripe.Metadata | null | undefined): Promise<string | undefined> {
+    if (customerId) {
+      const user = await userOfStripeCustomer(trx, customerId);
+      if (user) return user;
+    }
+    const fromMetadata = metadata?.user_id;
+    if (fromMetadata && UUID.test(fromMetadata) && (await findCustomer(trx, fromMetadata))) {
+      if (customerId) await linkStripeCustomer(trx, fromMetadata, customerId);
+      return fromMetadata;
+    }
+    return undefined;
+  }
+
+  async function apply(trx: Transaction<BillingDatabase>, event: Stripe.Event, requestId: string): Promise<{ outcome: WebhookOutcome; detail: string }> {
+    switch (event.type) {
+      case 'checkout.session.completed': {
+        const session = event.data.object;
+        if (session.mode !== 'subscription' || !session.subscription) return { outcome: 'ignored', detail: `checkout session ${session.id} is not a subscription checkout` };
+        const customerId = idOf(session.customer);
+        const userId = session.client_reference_id && UUID.test(session.client_reference_id) && (await findCustomer(trx, session.client_reference_id))
+          ? session.client_reference_id
+          : await userOfEvent(trx, customerId, session.metadata);
+        if (!userId) return { outcome: 'ignored', detail: `checkout session ${session.id} belongs to no Tradewind user` };
+        if (customerId) await linkStripeCustomer(trx, userId, customerId);
+        await trx.updateTable('checkout_sessions').set({ completed_at: new Date() }).where('id', '=', session.id).execute();
+        const stored = await trx.selectFrom('checkout_sessions').select(['tier', 'billing_period']).where('id', '=', session.id).executeTakeFirst();
+        const plan = stored ? parsePriceLookupKey(`tradewind_${stored.tier}_${stored.billing_period}`) : parsePriceLookupKey(`tradewind_${session.metadata?.tier}_${session.metadata?.period}`);
+        if (!plan) return { outcome: 'ignored', detail: `checkout session ${session.id} names no Tradewind plan` };
+        const subscriptionId = idOf(session.subscription)!;
+        return change(trx, userId, (current) => applyCheckoutCompleted(current, { subscriptionId, plan, paid: session.payment_status !== 'unpaid' }), requestId);
+      }
+      case 'customer.subscription.created':
+      case 'customer.subscription.updated':
+      case 'customer.subscription.deleted': {
+        const sub = event.data.object;
+        const userId = await userOfEvent(trx, idOf(sub.customer), sub.metadata);
+        if (!userId) return { outcome: 'ignored', detail: `customer ${idOf(sub.customer)} is not linked to a Tradewind user` };
+        const snapshot = snapshotOfSubscription(sub, stripe.planOfPrice);
+        return change(trx, userId, (current) => applySubscriptionSnapshot(current, snapshot, event.created), requestId);
+      }
+      case 'invoice.paid':
+      case 'invoice.payment_failed': {
+        const invoice = event.data.object;
+        const subscriptionId = subscriptionOfInvoice(invoice);
+        if (!subscriptionId) return { outcome: 'ignored', detail: `invoice ${invoice.id} bills no subscription` };
+        const userId = await userOfEvent(trx, idOf(invoice.customer), invoice.parent?.subscription_details?.metadata);
+        if (!userId) return { outcome: 'ignored', detail: `customer ${idOf(invoice.customer)} is not linked to a Tradewind user` };
+        return change(trx, userId, (current) => applyInvoiceOutcome(current, subscriptionId, event.type === 'invoice.paid', event.created), requestId);
+      }
+      default:
+        return { outcome: 'unhandled', detail: `event type ${event.type} is not used by billing` };
+    }
+  }
+}
+
+export type BillingService = ReturnType<typeof createBillingService>;
+
+/**
+ * `value` as an absolute URL on `origin` (no open redirects), undefined when absent.
+ * @throws AppError('invalid_argument') for anything else.
+ */
+export function sameOriginUrl(value: unknown, origin: string, name: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || value.length > 2048) throw new AppError('invalid_argument', `${name} must be a URL on ${origin}`);
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    throw new AppError('invalid_argument', `${name} must be a URL on ${origin}`);
+  }
+  if (url.origin !== new URL(origin).origin) throw new AppError('invalid_argument', `${name} must be a URL on ${origin}`);
+  return url.toString();
+}
