@@ -4,7 +4,7 @@
  */
 import cookie from '@fastify/cookie';
 import { Counter, type Registry } from 'prom-client';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { createHttpApp, createOutboxRelay, migrate, startGrpcServer, type Kysely, type Logger } from '@tradewind/lib';
 import type { AuthConfig } from './config.js';
 import type { AuthDatabase } from './db/schema.js';
@@ -12,12 +12,14 @@ import { AUTH_SCHEMA, authMigrations } from './db/migrations.js';
 import { purgeExpired } from './db/sessions.js';
 import { registerRoutes } from './http/routes.js';
 import { authGrpcService } from './grpc/auth-service.js';
+import { createSubscriptionConsumer } from './events/subscription-changed.js';
 import { createIdentityProvider, type IdentityProvider } from './domain/identity-provider.js';
 import { loadSigningKey } from './domain/signing-key.js';
 
 export interface AuthDeps {
   db: Kysely<AuthDatabase>;
   js: JetStreamClient;
+  jsm: JetStreamManager;
   logger: Logger;
   registry: Registry;
   /** Overrides the provider built from config (tests of provider failures). */
@@ -46,9 +48,10 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
   const http = createHttpApp({ logger: deps.logger, registry: deps.registry, service: 'auth', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
   let grpc: { port: number; stop(): Promise<void> } | undefined;
   let purge: NodeJS.Timeout | undefined;
+  const consumer = createSubscriptionConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: deps.logger.child({ component: 'subscription-consumer' }), registry: deps.registry });
 
   return {
-    /** Migrates, then serves HTTP and gRPC and starts the outbox relay. @returns the bound ports. */
+    /** Migrates, then serves HTTP and gRPC and starts the outbox relay and the subscription.changed consumer. @returns the bound ports. */
     async start(): Promise<{ httpPort: number; grpcPort: number }> {
       await migrate(deps.db, AUTH_SCHEMA, authMigrations, deps.logger);
       const key = await loadSigningKey({ pem: config.AUTH_JWT_PRIVATE_KEY, file: config.AUTH_JWT_PRIVATE_KEY_FILE });
@@ -69,6 +72,7 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
       const httpPort = typeof address === 'object' && address ? address.port : config.PORT;
       grpc = await startGrpcServer([authGrpcService(deps.db, deps.logger)], { host: config.HOST, port: config.GRPC_PORT });
       relay.start();
+      await consumer.start();
       purge = setInterval(() => {
         purgeExpired(deps.db).catch((err: unknown) => deps.logger.warn({ err }, 'purge of expired sessions failed'));
       }, PURGE_INTERVAL_MS);
@@ -80,6 +84,7 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
       if (purge) clearInterval(purge);
       await http.close();
       await grpc?.stop();
+      await consumer.stop();
       await relay.stop();
     },
     relay,

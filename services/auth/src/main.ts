@@ -12,8 +12,9 @@ runMain(async () => {
   const registry = createRegistry('auth');
   const db = createDb<AuthDatabase>({ url: config.DATABASE_URL, schema: AUTH_SCHEMA, maxConnections: config.DATABASE_POOL_SIZE });
   const nc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_CREDS, name: 'auth', logger });
-  await ensureEventsStreams(await jetstreamManager(nc));
-  const app = createApp(config, { db, js: jetstream(nc), logger, registry });
+  const jsm = await jetstreamManager(nc);
+  await ensureEventsStreams(jsm);
+  const app = createApp(config, { db, js: jetstream(nc), jsm, logger, registry });
   let ports = { httpPort: 0, grpcPort: 0 };
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeJwt } from 'jose';
+import { jetstream } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
-  AuthServiceClient, EVENTS_STREAM, callUnary, createAccessTokenVerifier, decodeEvent, grpcCredentials, AppError,
+  AuthServiceClient, EVENTS_STREAM, SubscriptionChanged, callUnary, createAccessTokenVerifier, decodeEvent, encodeEvent, grpcCredentials, newEventMeta, AppError,
 } from '@tradewind/lib';
 import { createSessionClient, type Session } from '@tradewind/lib/session-client';
 import type { UserJson } from '../src/index.js';
@@ -330,5 +332,35 @@ describe('outbox', () => {
     }, { timeout: 5_000, interval: 100 });
     const events = (await userCreatedEvents()).filter((e) => e.event.userId === session.user.id);
     expect(events).toHaveLength(1);
+  });
+});
+
+describe('subscription.changed from billing', () => {
+  /** Publishes a subscription.changed as billing's relay would (Nats-Msg-Id = event id). */
+  async function publishChange(userId: string, version: bigint, plan: string, billingPeriod: string, status = 'active') {
+    const event = SubscriptionChanged.create({
+      meta: newEventMeta('subscription.changed', 'billing'), userId, plan, previousPlan: 'starter', billingPeriod, previousBillingPeriod: 'indefinite',
+      subscriptionStatus: status, previousSubscriptionStatus: 'active', subscriptionType: plan === 'starter' ? 'free' : 'paid', version, reason: 'plan_changed',
+    });
+    const hdrs = natsHeaders();
+    hdrs.set('Nats-Msg-Id', event.meta!.eventId);
+    await jetstream(h.nc).publish('subscription.changed', encodeEvent('subscription.changed', event), { headers: hdrs });
+  }
+
+  async function userOf(session: Session<UserJson>): Promise<UserJson> {
+    return (await (await fetch(`${h.publicUrl}/auth/user`, { headers: { authorization: `Bearer ${session.access_token}` } })).json()) as UserJson;
+  }
+
+  it('when billing reports a plan change, then the user record and the next access token follow it; an older version arriving later is skipped', async () => {
+    const { browser, session } = await signedIn('subscriber@example.com');
+    await publishChange(session.user.id, 2n, 'pro', 'yearly');
+    await vi.waitFor(async () => expect((await userOf(session)).metadata).toMatchObject({ tier: 'pro', billing_period: 'yearly', subscription_status: 'active', subscription_type: 'paid' }), { timeout: 10_000, interval: 50 });
+    await publishChange(session.user.id, 1n, 'plus', 'monthly');
+    await publishChange(session.user.id, 3n, 'pro', 'yearly', 'past_due');
+    await vi.waitFor(async () => expect((await userOf(session)).metadata.subscription_status).toBe('past_due'), { timeout: 10_000, interval: 50 });
+    expect((await userOf(session)).metadata).toMatchObject({ tier: 'pro', billing_period: 'yearly' });
+    const refreshed = await browser.post(`${h.publicUrl}/auth/token`);
+    const next = (await refreshed.json()) as Session<UserJson>;
+    expect(decodeJwt(next.access_token).plan).toBe('pro');
   });
 });

@@ -41,7 +41,7 @@ export async function startHarness(label: string, overrides: Partial<Parameters<
     LOCAL_OIDC_ISSUER: oidc.issuer, AUTH_JWT_PRIVATE_KEY: undefined, AUTH_JWT_PRIVATE_KEY_FILE: undefined,
     ACCESS_TOKEN_TTL_SECONDS: 900, REFRESH_TOKEN_TTL_SECONDS: 3600, LOGIN_ATTEMPT_TTL_SECONDS: 600,
     OUTBOX_POLL_MS: 100, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024, ...overrides,
-  }, { db, js: jetstream(nc), logger: createLogger({ service: 'auth', level: 'silent' }), registry, ...deps });
+  }, { db, js: jetstream(nc), jsm, logger: createLogger({ service: 'auth', level: 'silent' }), registry, ...deps });
   const { grpcPort } = await app.start();
   return {
     publicUrl, grpcPort, oidc, db, nc, jsm, registry, app,

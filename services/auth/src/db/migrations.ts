@@ -1,5 +1,5 @@
 /** auth's migrations, applied at start by `migrate()` in schema `auth`. Never edit one that has shipped; add a new one. */
-import { outboxMigration, sql, type Migrations } from '@tradewind/lib';
+import { consumerMigration, outboxMigration, sql, type Migrations } from '@tradewind/lib';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -59,4 +59,11 @@ export const authMigrations: Migrations = {
     },
   },
   '0002_outbox': outboxMigration,
+  '0003_consumer': consumerMigration,
+  // The SubscriptionChanged.version last applied, so an older event never overwrites a newer one.
+  '0004_subscription_version': {
+    async up(db) {
+      await sql`ALTER TABLE users ADD COLUMN subscription_version bigint NOT NULL DEFAULT 0`.execute(db);
+    },
+  },
 };

@@ -1,5 +1,5 @@
 /** auth's tables (schema `auth`) as kysely sees them. */
-import type { ColumnType, Generated, OutboxTable } from '@tradewind/lib';
+import type { ColumnType, ConsumerTables, Generated, OutboxTable } from '@tradewind/lib';
 
 export interface UsersTable {
   id: string;
@@ -15,6 +15,8 @@ export interface UsersTable {
   subscription_status: string;
   subscription_type: string;
   trial_end_date: Date | null;
+  /** SubscriptionChanged.version last applied (billing counts per user). */
+  subscription_version: Generated<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   last_sign_in_at: Date | null;
@@ -53,7 +55,7 @@ export interface RefreshTokensTable {
   rotated_at: Date | null;
 }
 
-export interface AuthDatabase {
+export interface AuthDatabase extends ConsumerTables {
   users: UsersTable;
   login_attempts: LoginAttemptsTable;
   sessions: SessionsTable;

@@ -5,7 +5,7 @@ import type { AuthDatabase, UsersTable } from './schema.js';
 import { NEW_USER_DEFAULTS } from '../domain/user.js';
 import type { VerifiedIdentity } from '../domain/identity-provider.js';
 
-export type UserRow = Omit<UsersTable, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
+export type UserRow = Omit<UsersTable, 'created_at' | 'updated_at' | 'subscription_version'> & { created_at: Date; updated_at: Date; subscription_version: string };
 
 /**
  * Finds the user for a verified identity or creates it on the starter plan; a creation writes
