@@ -6,7 +6,8 @@
  * state directory on first run, starts nats-server (operator mode, JetStream, :4223), a private
  * redis-server (unless REDIS_URL is set), an embedded PostgreSQL (unless DATABASE_URL is set;
  * scripts/local-postgres.ts), the local OpenID Connect provider (unless GOOGLE_CLIENT_ID is set;
- * scripts/local-oidc.ts), then credential-issuer, ingest, ws-fanout and auth, and the local
+ * scripts/local-oidc.ts), then credential-issuer, ingest, ws-fanout, auth and billing (which runs
+ * the labelled local Stripe stand-in on :8092 unless STRIPE_SECRET_KEY is set), and the local
  * ingress proxy on :8080 (scripts/ingress-proxy.ts, routes from deploy/routes.json); waits until
  * each is ready, checks that a trade reaches a WebSocket client, and prints the URLs and a
  * ready-to-paste example. Ctrl-C (or SIGTERM) stops the proxy, then the services, then the
@@ -15,7 +16,7 @@
  *
  * Environment: TRADEWIND_STATE_DIR (default .tradewind), REDIS_URL, LOCAL_REDIS_PORT (6390),
  * DATABASE_URL, LOCAL_POSTGRES_PORT (5433), GOOGLE_CLIENT_ID/GOOGLE_CLIENT_SECRET,
- * LOCAL_OIDC_PORT (8091), PUBLIC_URL (http://localhost:8080), REPLAY_TRANSACTIONS_PER_SECOND and
+ * LOCAL_OIDC_PORT (8091), STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT (8092), PUBLIC_URL (http://localhost:8080), REPLAY_TRANSACTIONS_PER_SECOND and
  * the services' own variables, which are passed through.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -33,7 +34,8 @@ const logDir = join(stateDir, 'logs');
 const PORTS = {
   nats: 4223, natsMonitor: 8223, ws: 9223, ingress: 8080,
   auth: { http: 8081, grpc: 50051 },
-  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304 },
+  billing: { http: 8082, grpc: 50052 },
+  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304, billing: 9305 },
 } as const;
 
 /** A port from the environment; exits with a clear message on a bad value. */
@@ -50,6 +52,7 @@ function portFromEnv(name: string, fallback: number): number {
 const redisPort = portFromEnv('LOCAL_REDIS_PORT', 6390);
 const postgresPort = portFromEnv('LOCAL_POSTGRES_PORT', 5433);
 const oidcPort = portFromEnv('LOCAL_OIDC_PORT', 8091);
+const localStripePort = portFromEnv('LOCAL_STRIPE_PORT', 8092);
 const postgresDataDir = join(stateDir, 'postgres');
 const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${PORTS.ingress}`;
 const t0 = Date.now();
@@ -306,6 +309,7 @@ async function main(): Promise<void> {
 
   const externalDatabaseUrl = process.env.DATABASE_URL || undefined;
   const google = Boolean(process.env.GOOGLE_CLIENT_ID);
+  const stripeKeys = Boolean(process.env.STRIPE_SECRET_KEY);
   if (!google && process.env.NODE_ENV === 'production') {
     throw new Error('NODE_ENV=production needs GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: the local sign-in provider is refused in production');
   }
@@ -316,11 +320,12 @@ async function main(): Promise<void> {
 
   const ports: Array<[string, number]> = [
     ['web/API ingress proxy', PORTS.ingress], ['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor],
-    ['auth HTTP', PORTS.auth.http], ['auth gRPC', PORTS.auth.grpc],
+    ['auth HTTP', PORTS.auth.http], ['auth gRPC', PORTS.auth.grpc], ['billing HTTP', PORTS.billing.http], ['billing gRPC', PORTS.billing.grpc],
     ...Object.entries(PORTS.admin).map(([name, port]): [string, number] => [`${name} admin`, port]),
   ];
   if (!externalDatabaseUrl) ports.push(['local PostgreSQL; set LOCAL_POSTGRES_PORT or DATABASE_URL', postgresPort]);
   if (!google) ports.push(['local OpenID Connect provider; set LOCAL_OIDC_PORT', oidcPort]);
+  if (!stripeKeys) ports.push(['local Stripe stand-in; set LOCAL_STRIPE_PORT', localStripePort]);
   if (!process.env.REDIS_URL) ports.push(['local redis; set LOCAL_REDIS_PORT or REDIS_URL', redisPort]);
   for (const [what, port] of ports) {
     if (await isListening(port)) throw new Error(`port ${port} (${what}) is already in use — is Tradewind already running?`);
@@ -368,6 +373,12 @@ async function main(): Promise<void> {
     PORT: String(PORTS.auth.http), GRPC_PORT: String(PORTS.auth.grpc), ADMIN_PORT: String(PORTS.admin.auth),
     PUBLIC_URL: publicUrl, AUTH_JWT_PRIVATE_KEY_FILE: ensureJwtKey(),
   };
+  const billingEnv: NodeJS.ProcessEnv = {
+    ...common, DATABASE_URL: authEnv.DATABASE_URL, NATS_CREDS: join(natsDir, 'service.creds'),
+    PORT: String(PORTS.billing.http), GRPC_PORT: String(PORTS.billing.grpc), ADMIN_PORT: String(PORTS.admin.billing), PUBLIC_URL: publicUrl,
+    AUTH_JWKS_URL: `http://127.0.0.1:${PORTS.auth.http}/auth/.well-known/jwks.json`, AUTH_ADDR: `127.0.0.1:${PORTS.auth.grpc}`,
+    ...(stripeKeys ? {} : { LOCAL_STRIPE_PORT: String(localStripePort), LOCAL_STRIPE_PUBLIC_URL: `http://localhost:${localStripePort}` }),
+  };
   const issuer = await oidcIssuer;
   if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;
   else delete authEnv.LOCAL_OIDC_ISSUER; // auth refuses it next to GOOGLE_CLIENT_ID
@@ -384,11 +395,14 @@ async function main(): Promise<void> {
     const proc = startChild(name, process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);
     return waitReady(name, PORTS.admin[name], proc);
   };
-  // auth depends on none of the others: it starts alongside them.
+  // auth and billing depend on none of the others: they start alongside them.
   const authReady = startService('auth', authEnv);
+  const billingReady = startService('billing', billingEnv);
   authReady.catch(() => undefined);
+  billingReady.catch(() => undefined);
   for (const [name, env] of services) await startService(name, env);
   await authReady;
+  await billingReady;
 
   // Synchronous appends: nothing is lost when shutdown ends the process.
   const ingressLog = openSync(join(logDir, 'ingress-proxy.log'), 'a');
@@ -419,6 +433,12 @@ every message carries "replayed": true. For live Solana data set INGEST_SOURCE=y
               where any email works. For Google set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET
               (redirect URI ${publicUrl}/auth/callback).`
     : `Google (GOOGLE_CLIENT_ID is set; redirect URI ${publicUrl}/auth/callback)`;
+  const payments = stripeKeys
+    ? `Stripe (STRIPE_SECRET_KEY is set; webhook endpoint ${publicUrl}/api/stripe/webhook)`
+    : `LOCAL Stripe stand-in http://localhost:${localStripePort} — NO REAL PAYMENT.
+              STRIPE_SECRET_KEY is not set, so checkout opens a page labelled "Test checkout — no real
+              payment"; paying there sends signed webhooks to billing. For Stripe set STRIPE_SECRET_KEY
+              and STRIPE_WEBHOOK_SECRET (docs/billing.md).`;
 
   const client = `node -e "const ws=new (require('ws'))('ws://localhost:9223');ws.on('open',()=>ws.send(JSON.stringify({jwt:'${example.user_jwt}',nkey:'${example.user_nkey_seed}'})));ws.on('message',m=>{const d=JSON.parse(m);if(d.type==='authenticated'){ws.send(JSON.stringify({subject:'basic.pumpfun'}));ws.send(JSON.stringify({subject:'basic.bonk'}))}console.log(m.toString())})"`;
   say(`
@@ -426,14 +446,17 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
 
   Web / API   http://localhost:${PORTS.ingress}   (local ingress proxy, routes in deploy/routes.json)
               /auth/* works now: open ${publicUrl}/auth/login?tier=plus&period=yearly to sign in.
+              Billing answers /api/checkout-sessions, /api/create-portal-session, /api/get-subscription.
               The web app UI arrives with the web-app issue; until then other paths answer
-              502 {"code":"unavailable","message":"web is not running"} (likewise billing, token-price).
+              502 {"code":"unavailable","message":"web is not running"} (likewise token-price).
   WebSocket   ws://localhost:${PORTS.ws}
   NATS        nats://localhost:${PORTS.nats}   (operator mode, JetStream; monitoring http://localhost:${PORTS.natsMonitor})
   Postgres    ${database}
   Sign-in     ${signIn}
+  Payments    ${payments}
   Auth        HTTP :${PORTS.auth.http} (behind the proxy at /auth/*), gRPC 127.0.0.1:${PORTS.auth.grpc}
-  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth)
+  Billing     HTTP :${PORTS.billing.http} (behind the proxy at /api/...), gRPC 127.0.0.1:${PORTS.billing.grpc}
+  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth), :${PORTS.admin.billing} (billing)
   Logs        ${logDir}/
 
 ${source}
