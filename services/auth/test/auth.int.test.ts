@@ -345,6 +345,7 @@ describe('subscription.changed from billing', () => {
     const hdrs = natsHeaders();
     hdrs.set('Nats-Msg-Id', event.meta!.eventId);
     await jetstream(h.nc).publish('subscription.changed', encodeEvent('subscription.changed', event), { headers: hdrs });
+    return event.meta!.eventId;
   }
 
   async function userOf(session: Session<UserJson>): Promise<UserJson> {
@@ -355,10 +356,11 @@ describe('subscription.changed from billing', () => {
     const { browser, session } = await signedIn('subscriber@example.com');
     await publishChange(session.user.id, 2n, 'pro', 'yearly');
     await vi.waitFor(async () => expect((await userOf(session)).metadata).toMatchObject({ tier: 'pro', billing_period: 'yearly', subscription_status: 'active', subscription_type: 'paid' }), { timeout: 10_000, interval: 50 });
-    await publishChange(session.user.id, 1n, 'plus', 'monthly');
+    const older = await publishChange(session.user.id, 1n, 'plus', 'monthly');
+    await vi.waitFor(async () => expect(await h.db.selectFrom('processed_events').select('event_id').where('event_id', '=', older).executeTakeFirst()).toBeDefined(), { timeout: 10_000, interval: 50 });
+    expect((await userOf(session)).metadata).toMatchObject({ tier: 'pro', billing_period: 'yearly' });
     await publishChange(session.user.id, 3n, 'pro', 'yearly', 'past_due');
     await vi.waitFor(async () => expect((await userOf(session)).metadata.subscription_status).toBe('past_due'), { timeout: 10_000, interval: 50 });
-    expect((await userOf(session)).metadata).toMatchObject({ tier: 'pro', billing_period: 'yearly' });
     const refreshed = await browser.post(`${h.publicUrl}/auth/token`);
     const next = (await refreshed.json()) as Session<UserJson>;
     expect(decodeJwt(next.access_token).plan).toBe('pro');
