@@ -6,7 +6,7 @@
  */
 import type Stripe from 'stripe';
 import {
-  AppError, SubscriptionChanged, appendEvent, newEventMeta, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type Transaction,
+  AppError, SubscriptionChanged, appendEvent, isUuid, newEventMeta, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type Transaction,
 } from '@tradewind/lib';
 import type { BillingDatabase } from './db/schema.js';
 import { ensureCustomer, findCustomer, findSubscription, linkStripeCustomer, lockSubscription, saveSubscription, userOfStripeCustomer } from './db/subscriptions.js';
@@ -45,8 +45,6 @@ export const HANDLED_EVENT_TYPES = [
   'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted',
   'invoice.paid', 'invoice.payment_failed',
 ] as const;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Where Stripe sends the browser after a successful checkout (the dashboard shows the return toast). */
 export function checkoutSuccessUrl(publicUrl: string): string {
@@ -125,7 +123,7 @@ export function createBillingService(deps: BillingServiceDeps) {
 
   /** The billing record of `userId`, created from auth's record when user.created has not been applied yet. */
   async function requireUser(userId: string, requestId: string): Promise<NonNullable<Awaited<ReturnType<typeof findCustomer>>>> {
-    if (!UUID.test(userId)) throw new AppError('invalid_argument', 'userId must be a user id (UUID)');
+    if (!isUuid(userId)) throw new AppError('invalid_argument', 'userId must be a user id (UUID)');
     const known = await findCustomer(db, userId);
     if (known) return known;
     const user = await deps.lookupUser(userId, requestId);
@@ -281,7 +279,7 @@ export function createBillingService(deps: BillingServiceDeps) {
       if (user) return user;
     }
     const fromMetadata = metadata?.user_id;
-    if (fromMetadata && UUID.test(fromMetadata) && (await findCustomer(trx, fromMetadata))) {
+    if (fromMetadata && isUuid(fromMetadata) && (await findCustomer(trx, fromMetadata))) {
       if (customerId) await linkStripeCustomer(trx, fromMetadata, customerId);
       return fromMetadata;
     }
@@ -294,7 +292,7 @@ export function createBillingService(deps: BillingServiceDeps) {
         const session = event.data.object;
         if (session.mode !== 'subscription' || !session.subscription) return { outcome: 'ignored', detail: `checkout session ${session.id} is not a subscription checkout` };
         const customerId = idOf(session.customer);
-        const userId = session.client_reference_id && UUID.test(session.client_reference_id) && (await findCustomer(trx, session.client_reference_id))
+        const userId = session.client_reference_id && isUuid(session.client_reference_id) && (await findCustomer(trx, session.client_reference_id))
           ? session.client_reference_id
           : await userOfEvent(trx, customerId, session.metadata);
         if (!userId) return { outcome: 'ignored', detail: `checkout session ${session.id} belongs to no Tradewind user` };

@@ -41,3 +41,10 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   return new AppError('internal', err instanceof Error ? err.message : String(err), { cause: err });
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `value` is a UUID string (any version, RFC 9562 text form); user ids are UUIDs. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}

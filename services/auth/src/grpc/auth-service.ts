@@ -1,10 +1,8 @@
 /** gRPC `tradewind.v1.AuthService` (proto/tradewind/v1/auth.proto): internal user queries. */
-import { AppError, AuthServiceService, unary, type AuthServiceServer, type AuthUser, type GetUserRequest, type GetUserResponse, type Kysely, type Logger, type UpdateUserMetadataRequest, type UpdateUserMetadataResponse } from '@tradewind/lib';
+import { AppError, isUuid, AuthServiceService, unary, type AuthServiceServer, type AuthUser, type GetUserRequest, type GetUserResponse, type Kysely, type Logger, type UpdateUserMetadataRequest, type UpdateUserMetadataResponse } from '@tradewind/lib';
 import type { AuthDatabase } from '../db/schema.js';
 import { findUser, updateUserMetadata, type UserRow } from '../db/users.js';
 import { validateMetadataUpdate } from '../domain/user.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toProto(row: UserRow): AuthUser {
   return {
@@ -18,7 +16,7 @@ function toProto(row: UserRow): AuthUser {
 }
 
 function requireUuid(id: string): void {
-  if (!UUID.test(id)) throw new AppError('invalid_argument', 'user_id must be a UUID');
+  if (!isUuid(id)) throw new AppError('invalid_argument', 'user_id must be a UUID');
 }
 
 /** The service definition and implementation to pass to `startGrpcServer`. */

@@ -1,6 +1,6 @@
 /** gRPC `tradewind.v1.BillingService` (proto/tradewind/v1/billing.proto): subscriptions and entitlements for other services. */
 import {
-  AppError, BillingServiceService, unary,
+  AppError, BillingServiceService, isUuid, unary,
   type BillingServiceServer, type BillingSubscription, type GetEntitlementsRequest, type GetEntitlementsResponse,
   type GetSubscriptionRequest, type GetSubscriptionResponse, type Kysely, type Logger,
 } from '@tradewind/lib';
@@ -8,10 +8,8 @@ import type { BillingDatabase } from '../db/schema.js';
 import { findSubscription } from '../db/subscriptions.js';
 import { effectivePlan } from '../domain/subscription.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function load(db: Kysely<BillingDatabase>, userId: string) {
-  if (!UUID.test(userId)) throw new AppError('invalid_argument', 'user_id must be a UUID');
+  if (!isUuid(userId)) throw new AppError('invalid_argument', 'user_id must be a UUID');
   const found = await findSubscription(db, userId);
   if (!found) throw new AppError('not_found', `billing has no record of user ${userId}`);
   return found;
