@@ -21,21 +21,41 @@ export interface Plan {
   readonly subjects: readonly TradeSubject[];
   /** Whether the plan may replay TRADES history (JetStream consumers). */
   readonly replay: boolean;
+  /** What the plan includes, as shown on the pricing page, each derived from the fields above. */
+  readonly features: readonly string[];
 }
 
 const BASIC: readonly TradeSubject[] = ['basic.pumpfun', 'basic.bonk'];
 
+/** Pricing-page lines for a plan, from its limits (so the page cannot promise more than is enforced). */
+function featuresOf(p: Omit<Plan, 'features'>): readonly string[] {
+  const lines = ['Pump.fun trades (basic.pumpfun)', 'LetsBonk.fun trades (basic.bonk)'];
+  if (p.subjects.includes('premium.pumpswap')) lines.push('PumpSwap trades (premium.pumpswap)');
+  if (p.subjects.includes('premium.raydium')) lines.push('Raydium CPMM trades (premium.raydium)');
+  lines.push(
+    `${p.connections} concurrent connection${p.connections === 1 ? '' : 's'} per transport`,
+    `${p.requestsPerMinute.toLocaleString('en-US')} control requests per minute`,
+    'WebSocket and native NATS JetStream',
+  );
+  if (p.replay) lines.push('Replay of trade history (JetStream)');
+  return Object.freeze(lines);
+}
+
+function plan(p: Omit<Plan, 'features'>): Plan {
+  return Object.freeze({ ...p, features: featuresOf(p) });
+}
+
 /** The catalogue, cheapest first. */
 export const PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
-  starter: Object.freeze({
+  starter: plan({
     id: 'starter', name: 'Starter', monthlyUsd: 0, annualMonthlyUsd: 0,
     connections: 1, requestsPerMinute: 100, subjects: BASIC, replay: false,
   }),
-  plus: Object.freeze({
+  plus: plan({
     id: 'plus', name: 'Plus', monthlyUsd: 15, annualMonthlyUsd: 12,
     connections: 1, requestsPerMinute: 1000, subjects: TRADE_SUBJECTS, replay: false,
   }),
-  pro: Object.freeze({
+  pro: plan({
     id: 'pro', name: 'Pro', monthlyUsd: 35, annualMonthlyUsd: 28,
     connections: 5, requestsPerMinute: 10000, subjects: TRADE_SUBJECTS, replay: true,
   }),
@@ -52,4 +72,19 @@ export function isPlanId(value: unknown): value is PlanId {
 /** The cheapest plan whose subjects include `subject`, or undefined when no plan does. */
 export function cheapestPlanFor(subject: string): Plan | undefined {
   return PLAN_IDS.map((id) => PLANS[id]).find((p) => (p.subjects as readonly string[]).includes(subject));
+}
+
+/** What a year costs billed yearly, in whole US dollars: annual price per month × 12. */
+export function annualTotalUsd(plan: Plan): number {
+  return plan.annualMonthlyUsd * 12;
+}
+
+/** Saving of yearly over monthly billing, whole percent: round((monthly − annual per month) / monthly × 100); 0 for a free plan. */
+export function annualSavingPercent(plan: Plan): number {
+  return plan.monthlyUsd === 0 ? 0 : Math.round(((plan.monthlyUsd - plan.annualMonthlyUsd) / plan.monthlyUsd) * 100);
+}
+
+/** The largest annual saving of any plan, whole percent (the pricing page's "Save up to N%"). */
+export function maxAnnualSavingPercent(): number {
+  return Math.max(...PLAN_IDS.map((id) => annualSavingPercent(PLANS[id])));
 }
