@@ -5,3 +5,6 @@ export { renderNatsServerConfig, NATS_CONFIG_TEMPLATE, type NatsServerSettings }
 export { startLocalNats, NATS_SERVER_BIN, type LocalNats } from './local-nats.js';
 export { createApp, pushAccountClaims, ISSUE_SUBJECT } from './app.js';
 export { loadCredentialIssuerConfig, CredentialIssuerConfigSchema, type CredentialIssuerConfig } from './config.js';
+export {
+  encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec,
+} from './domain/customer-accounts.js';

@@ -37,6 +37,11 @@ export interface NatsIdentities {
   readonly system: StoredAccount;
   readonly tradewind: StoredAccount;
   readonly customers: Readonly<Record<PlanId, StoredAccount>>;
+  /**
+   * Signing key listed in every per-customer account (`signing_keys`): user JWTs of customer
+   * accounts are signed with it, so no per-customer seed is kept (domain/customer-accounts.ts).
+   */
+  readonly customer_signing: StoredKey;
   /** Creds (JWT + seed, the standard `.creds` text) of the system user, for resolver claim lookups/updates. */
   readonly system_user_creds: string;
   /** Creds of the services' user in the TRADEWIND account (ingest, ws-fanout). */
@@ -152,6 +157,7 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
     system,
     tradewind,
     customers,
+    customer_signing: previous.customer_signing ?? keyOf(createAccount()),
     system_user_creds: await userCreds('sys', system, {}),
     service_user_creds: await userCreds('tradewind-services', tradewind, {}),
   };
@@ -168,7 +174,9 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
  */
 export async function loadNatsIdentities(stateDir: string): Promise<NatsIdentities> {
   try {
-    return JSON.parse(await readFile(join(stateDir, 'nats', 'identities.json'), 'utf8')) as NatsIdentities;
+    const stored = JSON.parse(await readFile(join(stateDir, 'nats', 'identities.json'), 'utf8')) as Partial<NatsIdentities>;
+    // A state directory from before per-customer accounts gets its customer signing key added.
+    return stored.customer_signing ? stored as NatsIdentities : ensureNatsIdentities(stateDir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ensureNatsIdentities(stateDir);
     throw err;

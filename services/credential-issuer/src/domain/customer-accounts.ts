@@ -1,0 +1,102 @@
+/**
+ * One NATS account per customer: the design that makes the NATS server itself enforce each
+ * plan on native connections (docs/nats.md, "Per-customer accounts").
+ *
+ * nats-server limits connections per *account* (`limits.conn`), never per user JWT, so every
+ * customer gets an account, signed by the operator, with
+ *  - `limits.conn` = the plan's connections (ARCHITECTURE §8),
+ *  - stream imports of exactly the plan's TRADES subjects from the TRADEWIND account,
+ *  - `default_permissions`: subscribe to the plan's subjects only, publish nothing,
+ *  - the shared customer signing key in `signing_keys`, so credential-issuer signs user JWTs
+ *    without keeping one seed per customer (the account's own identity seed is discarded), and
+ *  - `revocations` of rotated user keys.
+ * User JWTs carry no permissions of their own: they inherit the account's default permissions,
+ * so a plan change needs no new credentials.
+ *
+ * What nats-server 2.9 (Debian's) does with an updated account JWT, measured here: new
+ * connections see the new limits and permissions at once; live connections keep the
+ * permissions they connected with, and a revocation does not close them. {@link reauthorize}
+ * therefore pushes the account with `limits.conn = 0` first (the server closes every connection
+ * of the account) and then the real claims; clients reconnect with the same credentials under
+ * the new rules, and a revoked user is refused ("Authorization Violation").
+ */
+import { createAccount, createUser, encodeAccount, encodeUser, type Import, type KeyPair } from '@nats-io/jwt';
+import { AppError, PLANS, type NatsConnection, type PlanId } from '@tradewind/lib';
+import { keyPairFromSeed, type NatsIdentities } from './identities.js';
+
+/** Limits every customer account states (nats-server reads a missing limit as 0); -1 = unlimited. */
+const CUSTOMER_LIMITS = { subs: -1, data: -1, payload: -1, imports: -1, exports: 0, wildcards: true, leaf: 0 } as const;
+
+/** What a customer account says. `revocations`: user public key → seconds since the epoch (JWTs issued at or before it are refused). */
+export interface CustomerAccountSpec {
+  /** Account public key (`A…`). */
+  accountPublicKey: string;
+  /** Name in the JWT (the user id, for operators reading server logs). */
+  name: string;
+  plan: PlanId;
+  revocations?: Readonly<Record<string, number>>;
+}
+
+/** A new account identity; only its public key is kept (users are signed with the shared customer signing key). */
+export function newCustomerAccountKey(): string {
+  return createAccount().getPublicKey();
+}
+
+/**
+ * The account JWT of a customer, signed by the operator.
+ * @param connections overrides `limits.conn` (0 is used by {@link reauthorize}).
+ * @throws Error from @nats-io/jwt for a malformed key.
+ */
+export async function encodeCustomerAccount(identities: NatsIdentities, spec: CustomerAccountSpec, connections?: number): Promise<string> {
+  const plan = PLANS[spec.plan];
+  const imports: Import[] = plan.subjects.map((subject) => ({ name: subject, subject, account: identities.tradewind.identity.public_key, type: 'stream' }));
+  const operator = keyPairFromSeed(identities.operator.identity.seed);
+  return encodeAccount(spec.name, spec.accountPublicKey, {
+    imports,
+    limits: { ...CUSTOMER_LIMITS, conn: connections ?? plan.connections },
+    signing_keys: [identities.customer_signing.public_key],
+    default_permissions: { sub: { allow: [...plan.subjects] }, pub: { deny: ['>'] } },
+    revocations: { ...(spec.revocations ?? {}) },
+    tags: [`plan:${plan.id}`],
+  } as Parameters<typeof encodeAccount>[2], { signer: operator });
+}
+
+/** A fresh user of a customer account. `userJwt` has no own permissions (the account's defaults apply). */
+export async function encodeCustomerUser(
+  identities: NatsIdentities,
+  accountPublicKey: string,
+  options: { name: string; ttlSeconds: number; now?: number; user?: KeyPair },
+): Promise<{ userJwt: string; userSeed: string; userPublicKey: string; issuedAt: number }> {
+  const user = options.user ?? createUser();
+  const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
+  const userJwt = await encodeUser(options.name, user, accountPublicKey, { subs: -1, data: -1, payload: -1 }, {
+    signer: keyPairFromSeed(identities.customer_signing.seed),
+    ...(options.ttlSeconds > 0 ? { exp: nowSeconds + options.ttlSeconds } : {}),
+  });
+  return { userJwt, userSeed: new TextDecoder().decode(user.getSeed()), userPublicKey: user.getPublicKey(), issuedAt: nowSeconds };
+}
+
+/**
+ * Pushes one account JWT to the server's full resolver (`$SYS.REQ.CLAIMS.UPDATE`, system account).
+ * @throws AppError('unavailable') when the server refuses it or does not answer in `timeoutMs`.
+ */
+export async function pushAccountJwt(sysNc: NatsConnection, jwt: string, timeoutMs = 5_000): Promise<void> {
+  let body: { error?: { description?: string } };
+  try {
+    const reply = await sysNc.request('$SYS.REQ.CLAIMS.UPDATE', jwt, { timeout: timeoutMs });
+    body = JSON.parse(reply.string()) as typeof body;
+  } catch (err) {
+    throw new AppError('unavailable', `the NATS resolver did not take the account update: ${(err as Error).message}`, { cause: err });
+  }
+  if (body.error) throw new AppError('unavailable', `the NATS resolver refused the account update: ${body.error.description ?? 'unknown error'}`);
+}
+
+/**
+ * Applies `spec` to live connections: pushes the account with no connections allowed (the
+ * server closes them all), then the real claims. Clients reconnect on their own and are
+ * authorised afresh: new permissions and imports, the plan's connection limit, revocations.
+ */
+export async function reauthorize(sysNc: NatsConnection, identities: NatsIdentities, spec: CustomerAccountSpec): Promise<void> {
+  await pushAccountJwt(sysNc, await encodeCustomerAccount(identities, spec, 0));
+  await pushAccountJwt(sysNc, await encodeCustomerAccount(identities, spec));
+}
