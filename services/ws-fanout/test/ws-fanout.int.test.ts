@@ -7,7 +7,10 @@ import { createClient } from 'redis';
 import { Registry } from 'prom-client';
 import { encodeAccount, encodeUser, createAccount, createUser, decode, type Account } from '@nats-io/jwt';
 import { connectNats, createLogger, freePort, type NatsConnection } from '@tradewind/lib';
-import { issueUserCredentials, keyPairFromSeed, startLocalNats, type LocalNats, type UserCredentials } from '@tradewind/credential-issuer';
+import {
+  encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt, startLocalNats,
+  type LocalNats, type UserCredentials,
+} from '@tradewind/credential-issuer';
 import { createApp, type WsFanoutApp } from '../src/app.js';
 import { CredentialVerifier } from '../src/domain/verifier.js';
 import { ConnectionLimiter } from '../src/domain/connection-limiter.js';
@@ -237,6 +240,31 @@ describe('ws-fanout', () => {
     c.send({ subject: 'basic.bonk' });
     expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.bonk' });
     c.close();
+  });
+
+  it('when per-customer account users (no own permissions) authenticate, then the account\'s plan tag and default permissions apply', async () => {
+    const connectCustomer = async (plan: 'starter' | 'pro') => {
+      const spec = { accountPublicKey: newCustomerAccountKey(), name: `customer-${plan}`, plan };
+      await pushAccountJwt(sysNc, await encodeCustomerAccount(nats.identities, spec));
+      const user = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
+      const c = new TestClient();
+      await c.opened;
+      await c.next();
+      c.send({ jwt: user.userJwt, nkey: user.userSeed });
+      return { c, authenticated: await c.next() };
+    };
+    const pro = await connectCustomer('pro');
+    expect(pro.authenticated).toMatchObject({ type: 'authenticated', plan: 'pro', subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] });
+    pro.c.send({ subject: 'premium.raydium' });
+    expect(await pro.c.next()).toEqual({ type: 'subscribed', subject: 'premium.raydium' });
+    const starter = await connectCustomer('starter');
+    expect(starter.authenticated).toMatchObject({ type: 'authenticated', plan: 'starter', subjects: ['basic.pumpfun', 'basic.bonk'] });
+    starter.c.send({ subject: 'premium.raydium' });
+    expect(await starter.c.next()).toMatchObject({ type: 'error', code: 'subject_not_in_plan' });
+    for (const c of [pro.c, starter.c]) {
+      c.close();
+      await c.waitClosed();
+    }
   });
 
   it('when a client subscribes before authenticating, then not_authenticated and close 4401', async () => {

@@ -20,9 +20,9 @@ export interface VerifiedUser {
   readonly userKey: string;
   readonly account: string;
   readonly name: string;
-  /** Plan from the JWT tag `plan:<id>`, or undefined for a JWT without one. */
+  /** Plan from the tag `plan:<id>` of the user JWT, else of its account; undefined without one. */
   readonly plan: PlanId | undefined;
-  /** Subscribe permissions (`nats.sub.allow` / `deny`), NATS wildcard syntax. */
+  /** Subscribe permissions (`nats.sub.allow` / `deny`, else the account's `default_permissions`), NATS wildcard syntax. */
   readonly subAllow: readonly string[];
   readonly subDeny: readonly string[];
   /** Subjects the user's account imports: the server delivers nothing else to it. */
@@ -154,14 +154,18 @@ export class CredentialVerifier {
       if (!ok) throw unauth('nkey_mismatch', "the nonce signature was not made by the JWT's user key");
     }
 
-    const planTag = (claims.nats.tags ?? []).find((t) => t.startsWith('plan:'))?.slice('plan:'.length);
+    // As in nats-server: a user JWT without permissions of its own gets the account's
+    // default_permissions (per-customer accounts, docs/nats.md); the plan tag likewise.
+    const own = claims.nats.sub;
+    const sub = own && ((own.allow?.length ?? 0) > 0 || (own.deny?.length ?? 0) > 0) ? own : (account.nats.default_permissions?.sub ?? {});
+    const planTag = [...(claims.nats.tags ?? []), ...(account.nats.tags ?? [])].find((t) => t.startsWith('plan:'))?.slice('plan:'.length);
     return {
       userKey: claims.sub,
       account: accountKey,
       name: claims.name,
       plan: isPlanId(planTag) ? planTag : undefined,
-      subAllow: claims.nats.sub?.allow ?? [],
-      subDeny: claims.nats.sub?.deny ?? [],
+      subAllow: sub.allow ?? [],
+      subDeny: sub.deny ?? [],
       imports: (account.nats.imports ?? []).filter((i) => i.type === 'stream').map((i) => i.subject),
       expiresAtMs: claims.exp ? claims.exp * 1000 : undefined,
     };
