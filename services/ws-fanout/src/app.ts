@@ -10,11 +10,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { PLANS, cheapestPlanFor, isTradeSubject, type Logger, type NatsConnection, type PlanId } from '@tradewind/lib';
+import { PLANS, PLAN_IDS, cheapestPlanFor, isTradeSubject, type Logger, type NatsConnection, type PlanId } from '@tradewind/lib';
 import type { Subscription } from '@nats-io/transport-node';
 import { CredentialVerifier, maySubscribe, type VerifiedUser } from './domain/verifier.js';
 import { CLOSE_CODES, WsProtocolError } from './domain/errors.js';
 import type { ConnectionLimiter } from './domain/connection-limiter.js';
+import type { RequestRateLimiter } from './domain/request-rate-limiter.js';
 import type { WsFanoutConfig } from './config.js';
 
 /** What createApp needs from the composition root. */
@@ -25,6 +26,8 @@ export interface WsFanoutDeps {
   nc: NatsConnection;
   verifier: CredentialVerifier;
   limiter: ConnectionLimiter;
+  /** Control requests per minute per user and plan, across processes. */
+  rateLimiter: RequestRateLimiter;
 }
 
 /** The running service. */
@@ -47,7 +50,7 @@ interface Client {
 
 /** Builds the service; nothing listens until `start()`. */
 export function createApp(config: Pick<WsFanoutConfig, 'PORT' | 'HOST' | 'WS_MAX_FRAME_BYTES' | 'WS_AUTH_TIMEOUT_MS' | 'WS_MAX_BUFFERED_BYTES'>, deps: WsFanoutDeps): WsFanoutApp {
-  const { logger, nc, verifier, limiter } = deps;
+  const { logger, nc, verifier, limiter, rateLimiter } = deps;
   const metrics = {
     connections: new Gauge({ name: 'tradewind_ws_fanout_connections', help: 'Open WebSocket connections', registers: [deps.registry] }),
     authenticated: new Counter({ name: 'tradewind_ws_fanout_auth_total', help: 'Authentication attempts by result', labelNames: ['result'], registers: [deps.registry] }),
@@ -138,6 +141,12 @@ export function createApp(config: Pick<WsFanoutConfig, 'PORT' | 'HOST' | 'WS_MAX
         await limiter.release(client.id);
         return;
       }
+      try {
+        await countRequest(user);
+      } catch (err) {
+        await limiter.release(client.id);
+        throw err;
+      }
       client.user = user;
       if (client.authTimer) clearTimeout(client.authTimer);
       metrics.authenticated.inc({ result: 'ok' });
@@ -153,6 +162,20 @@ export function createApp(config: Pick<WsFanoutConfig, 'PORT' | 'HOST' | 'WS_MAX
     } finally {
       client.authenticating = false;
     }
+  };
+
+  /**
+   * Counts one control request of an authenticated user against the plan's requests per minute.
+   * @throws WsProtocolError rate_limited (connection stays open) naming the plan that allows more.
+   */
+  const countRequest = async (user: VerifiedUser) => {
+    const plan = PLANS[user.plan ?? 'starter'];
+    const decision = await rateLimiter.take(user.userKey, plan.requestsPerMinute);
+    if (decision.allowed) return;
+    const higher = PLAN_IDS.map((id) => PLANS[id]).find((p) => p.requestsPerMinute > plan.requestsPerMinute);
+    const raise = higher ? `the ${higher.name} plan allows ${higher.requestsPerMinute.toLocaleString('en-US')}` : 'contact us for a higher limit';
+    throw new WsProtocolError('resource_exhausted', 'rate_limited',
+      `control request limit reached: the ${plan.name} plan allows ${plan.requestsPerMinute.toLocaleString('en-US')} per minute; retry in ${Math.ceil(decision.retryAfterMs / 1000)} s or upgrade (${raise})`);
   };
 
   /** The client's verified user; a control request before authentication ends the connection. */
@@ -200,8 +223,14 @@ export function createApp(config: Pick<WsFanoutConfig, 'PORT' | 'HOST' | 'WS_MAX
     }
     const msg = body as Record<string, unknown>;
     if ('jwt' in msg || 'nkey' in msg || 'sig' in msg) return authenticate(client, msg);
-    if ('subject' in msg) return subscribe(client, msg.subject);
-    if ('unsubscribe' in msg) return unsubscribe(client, msg.unsubscribe);
+    if ('subject' in msg) {
+      await countRequest(requireUser(client));
+      return subscribe(client, msg.subject);
+    }
+    if ('unsubscribe' in msg) {
+      await countRequest(requireUser(client));
+      return unsubscribe(client, msg.unsubscribe);
+    }
     if (!client.user) {
       throw new WsProtocolError('invalid_argument', 'missing_fields', 'send {"jwt": "<user JWT>", "nkey": "<user NKey seed>"} first', CLOSE_CODES.badRequest);
     }

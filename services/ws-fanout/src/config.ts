@@ -27,6 +27,8 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
   ACCOUNT_CACHE_TTL_MS: PositiveInt.default(5_000),
   /** Lease on a connection slot in Redis, ms; renewed every third of it, so a dead pod's slots free themselves. */
   CONNECTION_LEASE_MS: PositiveInt.default(30_000),
+  /** Window of the per-plan control-request limit (requests per minute in the plans catalogue), ms. */
+  REQUEST_RATE_WINDOW_MS: PositiveInt.default(60_000),
 });
 
 export type WsFanoutConfig = z.infer<typeof WsFanoutConfigSchema>;

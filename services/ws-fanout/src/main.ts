@@ -6,6 +6,7 @@ import { loadWsFanoutConfig } from './config.js';
 import { createApp } from './app.js';
 import { CredentialVerifier } from './domain/verifier.js';
 import { ConnectionLimiter } from './domain/connection-limiter.js';
+import { RequestRateLimiter } from './domain/request-rate-limiter.js';
 import { resolverLookup } from './resolver-lookup.js';
 
 runMain(async () => {
@@ -23,7 +24,8 @@ runMain(async () => {
   const limiter = new ConnectionLimiter(redis, config.CONNECTION_LEASE_MS);
   limiter.start((err) => logger.warn({ err }, 'renewing connection leases failed'));
   const verifier = new CredentialVerifier(operatorJwt, resolverLookup(sysNc), config.ACCOUNT_CACHE_TTL_MS);
-  const app = createApp(config, { logger, registry, nc, verifier, limiter });
+  const rateLimiter = new RequestRateLimiter(redis, config.REQUEST_RATE_WINDOW_MS);
+  const app = createApp(config, { logger, registry, nc, verifier, limiter, rateLimiter });
 
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,

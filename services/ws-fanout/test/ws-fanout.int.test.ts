@@ -14,6 +14,7 @@ import {
 import { createApp, type WsFanoutApp } from '../src/app.js';
 import { CredentialVerifier } from '../src/domain/verifier.js';
 import { ConnectionLimiter } from '../src/domain/connection-limiter.js';
+import { RequestRateLimiter } from '../src/domain/request-rate-limiter.js';
 import { resolverLookup } from '../src/resolver-lookup.js';
 
 let stateDir: string;
@@ -36,7 +37,8 @@ beforeAll(async () => {
   const verifier = new CredentialVerifier(nats.identities.operator.jwt, resolverLookup(sysNc), CACHE_TTL_MS);
   app = createApp(
     { PORT: 0, HOST: '127.0.0.1', WS_MAX_FRAME_BYTES: 16 * 1024, WS_AUTH_TIMEOUT_MS: 1500, WS_MAX_BUFFERED_BYTES: 8 * 1024 * 1024 },
-    { logger, registry: new Registry(), nc, verifier, limiter: new ConnectionLimiter(redis, 30_000) },
+    // A fixed clock keeps every test inside one rate window (keys are per user, so runs never share them).
+    { logger, registry: new Registry(), nc, verifier, limiter: new ConnectionLimiter(redis, 30_000), rateLimiter: new RequestRateLimiter(redis, 60_000, () => 1_800_000_030_000) },
   );
   const { port } = await app.start();
   url = `ws://127.0.0.1:${port}`;
@@ -265,6 +267,22 @@ describe('ws-fanout', () => {
       c.close();
       await c.waitClosed();
     }
+  });
+
+  it('when a starter exceeds 100 control requests per minute, then rate_limited naming the Plus limit, and the connection stays open', async () => {
+    const c = await TestClient.authed(await creds('starter'));
+    // The authentication was request 1; 99 more are allowed.
+    for (let i = 0; i < 99; i++) c.send({ subject: i % 2 === 0 ? 'basic.pumpfun' : 'basic.bonk' });
+    for (let i = 0; i < 99; i++) expect((await c.next()).type).toBe('subscribed');
+    c.send({ subject: 'basic.bonk' });
+    const refused = await c.next();
+    expect(refused).toMatchObject({ type: 'error', code: 'rate_limited' });
+    expect(String(refused.message)).toMatch(/the Starter plan allows 100 per minute; .*the Plus plan allows 1,000/);
+    expect(c.closed).toBeUndefined();
+    nc.publish('basic.bonk', '{"still":"delivered"}');
+    expect(await c.nextRaw()).toBe('{"still":"delivered"}');
+    c.close();
+    await c.waitClosed();
   });
 
   it('when a client subscribes before authenticating, then not_authenticated and close 4401', async () => {
