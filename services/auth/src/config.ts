@@ -1,8 +1,6 @@
 /** auth configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
-
-const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
+import { CommonConfig, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const AuthConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
@@ -24,7 +22,7 @@ export const AuthConfigSchema = CommonConfig.extend({
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,
   /** Issuer URL of the local OpenID Connect provider (`npm start` sets it when Google is not configured). */
-  LOCAL_OIDC_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), urlWithScheme(['http', 'https']).optional()),
+  LOCAL_OIDC_ISSUER: optionalUrl(['http', 'https']),
   /** ES256 private key (PKCS#8 PEM) signing access tokens; required in production (one key for all replicas). */
   AUTH_JWT_PRIVATE_KEY: optionalString,
   /** File holding that key; `npm start` keeps one in the state directory. */

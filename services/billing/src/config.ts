@@ -1,9 +1,6 @@
 /** billing configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
-
-const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
-const optionalUrl = (schemes: string[]) => z.preprocess((v) => (v === '' ? undefined : v), urlWithScheme(schemes).optional());
+import { CommonConfig, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const BillingConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),

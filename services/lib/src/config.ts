@@ -29,6 +29,14 @@ export function urlWithScheme(schemes: readonly string[]) {
   }, { message: `must be a URL with scheme ${schemes.map((s) => `${s}://`).join(' or ')}` });
 }
 
+/** An optional non-empty string; an empty variable (`KEY=`) counts as unset. */
+export const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
+
+/** An optional URL with one of `schemes`; an empty variable counts as unset. */
+export function optionalUrl(schemes: readonly string[]) {
+  return z.preprocess((v) => (v === '' ? undefined : v), urlWithScheme(schemes).optional());
+}
+
 /** Fields every service shares: `LOG_LEVEL` (default info) and `ADMIN_PORT` (metrics/health, 0 = any free port). */
 export const CommonConfig = z.object({
   LOG_LEVEL: LogLevel.default('info'),

@@ -1,6 +1,6 @@
 /** Public surface of @tradewind/lib (explicit exports, no `export *`). */
 export { AppError, ConfigError, isUuid, toAppError, type ErrorCode } from './errors.js';
-export { CommonConfig, LogLevel, Port, PositiveInt, NonNegativeNumber, urlWithScheme, loadConfig } from './config.js';
+export { CommonConfig, LogLevel, Port, PositiveInt, NonNegativeNumber, urlWithScheme, optionalString, optionalUrl, loadConfig } from './config.js';
 export { createLogger, REDACT_PATHS, type Logger } from './logger.js';
 export { createRegistry, counterOnce, gaugeOnce, startAdminServer, type AdminServer, type ReadinessCheck } from './admin-server.js';
 export { installShutdown, runMain, serve } from './lifecycle.js';
