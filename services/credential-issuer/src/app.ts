@@ -9,6 +9,7 @@ import { Counter, type Registry } from 'prom-client';
 import { AppError, PLAN_IDS, isPlanId, toAppError, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { Subscription } from '@nats-io/transport-node';
 import { issueUserCredentials } from './domain/credentials.js';
+import { pushAccountJwt } from './domain/customer-accounts.js';
 import type { NatsIdentities } from './domain/identities.js';
 
 /** Internal request subject: body `{"plan": "starter"|"plus"|"pro", "email"?: string}`. */
@@ -24,14 +25,10 @@ export interface CredentialIssuerDeps {
   sysNc: NatsConnection;
 }
 
-/** Pushes every account JWT to the server's resolver. @throws AppError('unavailable') when the server refuses one. */
+/** Pushes every account JWT to the server's resolver. @throws AppError('unavailable') when the server refuses one or does not answer. */
 export async function pushAccountClaims(sysNc: NatsConnection, identities: NatsIdentities): Promise<void> {
   const accounts = [identities.system, identities.tradewind, ...PLAN_IDS.map((p) => identities.customers[p])];
-  for (const account of accounts) {
-    const reply = await sysNc.request('$SYS.REQ.CLAIMS.UPDATE', account.jwt, { timeout: 5000 });
-    const body = JSON.parse(reply.string()) as { error?: { description?: string }; data?: { message?: string } };
-    if (body.error) throw new AppError('unavailable', `resolver refused ${account.name}: ${body.error.description ?? 'unknown error'}`);
-  }
+  for (const account of accounts) await pushAccountJwt(sysNc, account.jwt, account.name);
 }
 
 export function createApp(config: { natsPublicUrl: string; ttlSeconds: number }, deps: CredentialIssuerDeps) {

@@ -78,17 +78,18 @@ export async function encodeCustomerUser(
 
 /**
  * Pushes one account JWT to the server's full resolver (`$SYS.REQ.CLAIMS.UPDATE`, system account).
- * @throws AppError('unavailable') when the server refuses it or does not answer in `timeoutMs`.
+ * @param what names the account in errors (default "the account update").
+ * @throws AppError('unavailable') when the server refuses it or does not answer within 5 s.
  */
-export async function pushAccountJwt(sysNc: NatsConnection, jwt: string, timeoutMs = 5_000): Promise<void> {
+export async function pushAccountJwt(sysNc: NatsConnection, jwt: string, what = 'the account update'): Promise<void> {
   let body: { error?: { description?: string } };
   try {
-    const reply = await sysNc.request('$SYS.REQ.CLAIMS.UPDATE', jwt, { timeout: timeoutMs });
+    const reply = await sysNc.request('$SYS.REQ.CLAIMS.UPDATE', jwt, { timeout: 5_000 });
     body = JSON.parse(reply.string()) as typeof body;
   } catch (err) {
-    throw new AppError('unavailable', `the NATS resolver did not take the account update: ${(err as Error).message}`, { cause: err });
+    throw new AppError('unavailable', `the NATS resolver did not take ${what}: ${(err as Error).message}`, { cause: err });
   }
-  if (body.error) throw new AppError('unavailable', `the NATS resolver refused the account update: ${body.error.description ?? 'unknown error'}`);
+  if (body.error) throw new AppError('unavailable', `the NATS resolver refused ${what}: ${body.error.description ?? 'unknown error'}`);
 }
 
 /**
