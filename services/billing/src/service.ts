@@ -14,7 +14,7 @@ import {
   applyCheckoutCompleted, applyInvoiceOutcome, applySubscriptionSnapshot, effectivePlan, hasLivePaidSubscription, starterState,
   type Decision, type SubscriptionState,
 } from './domain/subscription.js';
-import { parsePaidPlan, parsePriceLookupKey, type PaidPeriod, type PaidTier } from './domain/prices.js';
+import { paidPlanOf, parsePaidPlan, type PaidPeriod, type PaidTier } from './domain/prices.js';
 import { fromStripeError, type StripeGateway } from './stripe/gateway.js';
 import { idOf, snapshotOfSubscription, subscriptionOfInvoice } from './stripe/objects.js';
 
@@ -299,7 +299,7 @@ export function createBillingService(deps: BillingServiceDeps) {
         if (customerId) await linkStripeCustomer(trx, userId, customerId);
         await trx.updateTable('checkout_sessions').set({ completed_at: new Date() }).where('id', '=', session.id).execute();
         const stored = await trx.selectFrom('checkout_sessions').select(['tier', 'billing_period']).where('id', '=', session.id).executeTakeFirst();
-        const plan = stored ? parsePriceLookupKey(`tradewind_${stored.tier}_${stored.billing_period}`) : parsePriceLookupKey(`tradewind_${session.metadata?.tier}_${session.metadata?.period}`);
+        const plan = stored ? paidPlanOf(stored.tier, stored.billing_period) : paidPlanOf(session.metadata?.tier, session.metadata?.period);
         if (!plan) return { outcome: 'ignored', detail: `checkout session ${session.id} names no Tradewind plan` };
         const subscriptionId = idOf(session.subscription)!;
         return change(trx, userId, (current) => applyCheckoutCompleted(current, { subscriptionId, plan, paid: session.payment_status !== 'unpaid' }), requestId);

@@ -6,6 +6,7 @@
  * real gRPC server.
  */
 import { createServer, type Server } from 'node:http';
+import { vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
@@ -120,14 +121,6 @@ export async function startHarness(label: string, options: { stripeApiUrl?: stri
     return `Bearer ${token}`;
   }
 
-  async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-
   const harness: Harness = {
     publicUrl, baseUrl, grpcPort, stripe, localStripe, db, nc, js, jsm, registry, app, authUsers, tokenFor,
     async newUser(opts = {}) {
@@ -142,7 +135,10 @@ export async function startHarness(label: string, options: { stripeApiUrl?: stri
         };
         h.set('Nats-Msg-Id', event.meta!.eventId);
         await js.publish('user.created', encodeEvent('user.created', event), { headers: h });
-        await waitFor(async () => (await db.selectFrom('subscriptions').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !== undefined, 'user.created to be applied');
+        await vi.waitFor(async () => {
+          const applied = await db.selectFrom('subscriptions').select('user_id').where('user_id', '=', userId).executeTakeFirst();
+          if (!applied) throw new Error('user.created not applied by billing yet');
+        }, { timeout: 10_000, interval: 25 });
       }
       return { userId, email, name, authorization: await tokenFor(userId, email) };
     },

@@ -1,5 +1,5 @@
 /** Customers and subscriptions in PostgreSQL (schema `billing`). */
-import type { PlanId, Kysely, Transaction } from '@tradewind/lib';
+import type { PlanId, Kysely, Selectable, Transaction } from '@tradewind/lib';
 import type { BillingDatabase, SubscriptionsTable } from './schema.js';
 import { starterState, type SubscriptionState, type SubscriptionStatus, type SubscriptionType } from '../domain/subscription.js';
 import type { BillingPeriod } from '../domain/prices.js';
@@ -9,7 +9,7 @@ type Db = Kysely<BillingDatabase> | Transaction<BillingDatabase>;
 const num = (v: string | number | null): number | null => (v === null ? null : Number(v));
 
 /** Row → state. */
-export function stateOfRow(row: SubscriptionsTable): SubscriptionState {
+export function stateOfRow(row: Selectable<SubscriptionsTable>): SubscriptionState {
   return {
     tier: row.tier as PlanId,
     billingPeriod: row.billing_period as BillingPeriod,
@@ -50,20 +50,15 @@ function rowOfState(userId: string, s: SubscriptionState): Omit<SubscriptionsTab
   };
 }
 
-/**
- * Records a user (idempotent) with a starter subscription when they have none.
- * @returns true when the user was new to billing.
- */
-export async function ensureCustomer(trx: Transaction<BillingDatabase>, user: { userId: string; email: string; name: string }): Promise<boolean> {
-  const inserted = await trx.insertInto('customers')
+/** Records a user (idempotent) with a starter subscription when they have none. */
+export async function ensureCustomer(trx: Transaction<BillingDatabase>, user: { userId: string; email: string; name: string }): Promise<void> {
+  await trx.insertInto('customers')
     .values({ user_id: user.userId, email: user.email, name: user.name, stripe_customer_id: null })
     .onConflict((oc) => oc.column('user_id').doNothing())
-    .returning('user_id')
-    .executeTakeFirst();
+    .execute();
   await trx.insertInto('subscriptions').values(rowOfState(user.userId, starterState()))
     .onConflict((oc) => oc.column('user_id').doNothing())
     .execute();
-  return inserted !== undefined;
 }
 
 export async function findCustomer(db: Db, userId: string) {
@@ -94,13 +89,13 @@ export async function findSubscription(db: Db, userId: string): Promise<(Subscri
     .selectAll('subscriptions').select('customers.stripe_customer_id')
     .where('subscriptions.user_id', '=', userId).executeTakeFirst();
   if (!row) return undefined;
-  return { ...stateOfRow(row as unknown as SubscriptionsTable), updatedAt: row.updated_at as unknown as Date, stripeCustomerId: row.stripe_customer_id };
+  return { ...stateOfRow(row), updatedAt: row.updated_at, stripeCustomerId: row.stripe_customer_id };
 }
 
 /** Locks and reads the user's subscription row for a change in `trx`. */
 export async function lockSubscription(trx: Transaction<BillingDatabase>, userId: string): Promise<SubscriptionState | undefined> {
   const row = await trx.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).forUpdate().executeTakeFirst();
-  return row ? stateOfRow(row as unknown as SubscriptionsTable) : undefined;
+  return row ? stateOfRow(row) : undefined;
 }
 
 export async function saveSubscription(trx: Transaction<BillingDatabase>, userId: string, state: SubscriptionState): Promise<void> {

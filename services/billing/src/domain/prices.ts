@@ -20,8 +20,13 @@ export function priceLookupKey(tier: PaidTier, period: PaidPeriod): string {
 
 /** The (tier, period) a lookup key names, or undefined for a key that is not one of ours. */
 export function parsePriceLookupKey(key: string | null | undefined): { tier: PaidTier; period: PaidPeriod } | undefined {
-  const match = /^tradewind_(plus|pro)_(monthly|yearly)$/.exec(key ?? '');
-  return match ? { tier: match[1] as PaidTier, period: match[2] as PaidPeriod } : undefined;
+  const match = /^tradewind_([a-z]+)_([a-z]+)$/.exec(key ?? '');
+  return match ? paidPlanOf(match[1], match[2]) : undefined;
+}
+
+/** `{tier, period}` when both name a paid plan (as stored, or as sent in metadata), else undefined. */
+export function paidPlanOf(tier: unknown, period: unknown): { tier: PaidTier; period: PaidPeriod } | undefined {
+  return (tier === 'plus' || tier === 'pro') && (period === 'monthly' || period === 'yearly') ? { tier, period } : undefined;
 }
 
 /**

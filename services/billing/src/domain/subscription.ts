@@ -155,13 +155,14 @@ export function applySubscriptionSnapshot(current: SubscriptionState, snap: Subs
     stripePriceId: snap.priceId,
     stripeStatus: snap.stripeStatus,
     stripeSubscriptionCreated: snap.created,
-    lastSnapshotCreated: sameSubscription ? Math.max(observedAt, current.lastSnapshotCreated ?? observedAt) : observedAt,
+    // Past the checks above, this snapshot is the newest of its subscription.
+    lastSnapshotCreated: observedAt,
     lastInvoiceCreated: sameSubscription ? current.lastInvoiceCreated : null,
   };
   if (ENDED.has(snap.stripeStatus)) return decide(current, { ...base, ...STARTER });
   if (!snap.plan) return { kind: 'ignored', detail: `price ${snap.priceId ?? '(none)'} of ${snap.id} is not a Tradewind plan` };
   // An invoice event newer than this snapshot knows the payment state better.
-  const keepStatus = sameSubscription && current.lastInvoiceCreated !== null && observedAt < current.lastInvoiceCreated && current.tier !== 'starter';
+  const keepStatus = sameSubscription && current.lastInvoiceCreated !== null && observedAt < current.lastInvoiceCreated;
   const status = keepStatus ? current.status : productStatus(snap.stripeStatus);
   return decide(current, {
     ...base,
@@ -180,19 +181,17 @@ export function applySubscriptionSnapshot(current: SubscriptionState, snap: Subs
  * the session was created for. Only fills in what no snapshot has told yet.
  */
 export function applyCheckoutCompleted(current: SubscriptionState, completed: { subscriptionId: string; plan: { tier: PaidTier; period: PaidPeriod }; paid: boolean }): Decision {
-  if (current.stripeSubscriptionId === completed.subscriptionId && current.stripeStatus !== null && ENDED.has(current.stripeStatus)) {
-    return stale(`subscription ${completed.subscriptionId} already ended`);
-  }
-  if (current.stripeSubscriptionId === completed.subscriptionId && current.lastSnapshotCreated !== null) {
-    return { kind: 'apply', next: current, changed: false, reason: undefined };
-  }
+  const same = current.stripeSubscriptionId === completed.subscriptionId;
+  if (same && current.stripeStatus !== null && ENDED.has(current.stripeStatus)) return stale(`subscription ${completed.subscriptionId} already ended`);
+  if (same && current.lastSnapshotCreated !== null) return { kind: 'apply', next: current, changed: false, reason: undefined };
+  // No snapshot of this subscription yet, so nothing of its `created` or snapshot clock is known.
   return decide(current, {
     ...current,
     stripeSubscriptionId: completed.subscriptionId,
     stripeStatus: completed.paid ? 'active' : 'incomplete',
-    stripeSubscriptionCreated: current.stripeSubscriptionId === completed.subscriptionId ? current.stripeSubscriptionCreated : null,
-    lastSnapshotCreated: current.stripeSubscriptionId === completed.subscriptionId ? current.lastSnapshotCreated : null,
-    lastInvoiceCreated: current.stripeSubscriptionId === completed.subscriptionId ? current.lastInvoiceCreated : null,
+    stripeSubscriptionCreated: null,
+    lastSnapshotCreated: null,
+    lastInvoiceCreated: same ? current.lastInvoiceCreated : null,
     tier: completed.plan.tier,
     billingPeriod: completed.plan.period,
     status: completed.paid ? 'active' : 'incomplete',
