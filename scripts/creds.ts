@@ -27,7 +27,8 @@ async function main(): Promise<number> {
     process.stderr.write(`--plan must be starter, plus or pro (got ${values.plan === undefined ? 'nothing' : JSON.stringify(values.plan)})\n${USAGE}`);
     return 2;
   }
-  const config = loadCredentialIssuerConfig({ ...process.env, ADMIN_PORT: process.env.ADMIN_PORT ?? '0' });
+  // Only the keys and URLs are read here: the service's database is not needed (a placeholder satisfies the schema).
+  const config = loadCredentialIssuerConfig({ DATABASE_URL: 'postgres://127.0.0.1/unused', ...process.env, ADMIN_PORT: process.env.ADMIN_PORT ?? '0' });
   const identities = await loadNatsIdentities(config.TRADEWIND_STATE_DIR);
   const creds = await issueUserCredentials(identities, {
     plan: values.plan, email: values.email, natsUrl: config.NATS_PUBLIC_URL, ttlSeconds: config.CREDENTIALS_TTL_SECONDS,

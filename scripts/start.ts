@@ -35,6 +35,7 @@ const PORTS = {
   nats: 4223, natsMonitor: 8223, ws: 9223, ingress: 8080,
   auth: { http: 8081, grpc: 50051 },
   billing: { http: 8082, grpc: 50052 },
+  credentialIssuer: 8083,
   admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304, billing: 9305 },
 } as const;
 
@@ -321,6 +322,7 @@ async function main(): Promise<void> {
   const ports: Array<[string, number]> = [
     ['web/API ingress proxy', PORTS.ingress], ['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor],
     ['auth HTTP', PORTS.auth.http], ['auth gRPC', PORTS.auth.grpc], ['billing HTTP', PORTS.billing.http], ['billing gRPC', PORTS.billing.grpc],
+    ['credential-issuer HTTP', PORTS.credentialIssuer],
     ...Object.entries(PORTS.admin).map(([name, port]): [string, number] => [`${name} admin`, port]),
   ];
   if (!externalDatabaseUrl) ports.push(['local PostgreSQL; set LOCAL_POSTGRES_PORT or DATABASE_URL', postgresPort]);
@@ -383,7 +385,10 @@ async function main(): Promise<void> {
   if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;
   else delete authEnv.LOCAL_OIDC_ISSUER; // auth refuses it next to GOOGLE_CLIENT_ID
   const services: Array<[name: keyof typeof PORTS.admin, env: NodeJS.ProcessEnv]> = [
-    ['credential-issuer', { ...common, ADMIN_PORT: String(PORTS.admin['credential-issuer']) }],
+    ['credential-issuer', {
+      ...common, ADMIN_PORT: String(PORTS.admin['credential-issuer']), PORT: String(PORTS.credentialIssuer), DATABASE_URL: authEnv.DATABASE_URL,
+      PUBLIC_URL: publicUrl, AUTH_JWKS_URL: billingEnv.AUTH_JWKS_URL, NATS_PUBLIC_URL: 'nats://localhost:4223',
+    }],
     ['ingest', { ...common, ADMIN_PORT: String(PORTS.admin.ingest), NATS_CREDS: join(natsDir, 'service.creds') }],
     ['ws-fanout', {
       ...common, ADMIN_PORT: String(PORTS.admin['ws-fanout']), PORT: String(PORTS.ws), REDIS_URL: redisUrl,
@@ -456,6 +461,7 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
   Payments    ${payments}
   Auth        HTTP :${PORTS.auth.http} (behind the proxy at /auth/*), gRPC 127.0.0.1:${PORTS.auth.grpc}
   Billing     HTTP :${PORTS.billing.http} (behind the proxy at /api/...), gRPC 127.0.0.1:${PORTS.billing.grpc}
+  Credentials HTTP :${PORTS.credentialIssuer} (behind the proxy at /api/nats: signed-in users' own NATS account and credentials)
   Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth), :${PORTS.admin.billing} (billing)
   Logs        ${logDir}/
 

@@ -1,76 +1,104 @@
 /**
- * credential-issuer, first cut: keeps the server's resolver in step with the account JWTs
- * (pushed through `$SYS.REQ.CLAIMS.UPDATE` at start) and issues user credentials to other
- * services on the internal NATS subject `svc.credentials.issue` (TRADEWIND account only:
- * customers' accounts cannot publish, so they cannot reach it). The public `GET/POST /api/nats`
- * with sign-in comes with the accounts and entitlements issues.
+ * credential-issuer: createApp(config, deps) → {start, stop}. No I/O on import; tests run it
+ * in-process against real PostgreSQL and an operator-mode nats-server.
+ *
+ * start(): migrate → push the operator's own accounts (SYS, TRADEWIND, the per-plan accounts)
+ * → push customer accounts the resolver has not confirmed → serve `GET/POST /api/nats` → outbox
+ * relay (credentials.rotated) → the events consumer (user.created, subscription.changed) →
+ * periodic resync.
  */
 import { Counter, type Registry } from 'prom-client';
-import { AppError, PLAN_IDS, isPlanId, toAppError, type Logger, type NatsConnection } from '@tradewind/lib';
-import type { Subscription } from '@nats-io/transport-node';
-import { issueUserCredentials } from './domain/credentials.js';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import {
+  PLAN_IDS, TRADES_STREAM, createAccessTokenVerifier, createHttpApp, createOutboxRelay, migrate,
+  type AccessTokenClaims, type Kysely, type Logger, type NatsConnection,
+} from '@tradewind/lib';
+import type { CredentialIssuerConfig } from './config.js';
+import type { CredentialIssuerDatabase } from './db/schema.js';
+import { CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations } from './db/migrations.js';
 import { pushAccountJwt } from './domain/customer-accounts.js';
 import type { NatsIdentities } from './domain/identities.js';
-
-/** Internal request subject: body `{"plan": "starter"|"plus"|"pro", "email"?: string}`. */
-export const ISSUE_SUBJECT = 'svc.credentials.issue';
+import type { SeedCipher } from './domain/seed-cipher.js';
+import { createCredentialEventsConsumer } from './events/consumer.js';
+import { registerRoutes } from './http/routes.js';
+import { createCredentialService } from './service.js';
 
 export interface CredentialIssuerDeps {
+  db: Kysely<CredentialIssuerDatabase>;
   logger: Logger;
   registry: Registry;
   identities: NatsIdentities;
-  /** Services' connection (TRADEWIND account). */
-  nc: NatsConnection;
+  cipher: SeedCipher;
+  /** Services' connection (TRADEWIND account): EVENTS, and the TRADES consumers of native replay. */
+  js: JetStreamClient;
+  jsm: JetStreamManager;
   /** System-account connection, for resolver claim updates. */
   sysNc: NatsConnection;
+  /** Overrides the access-token check (default: auth's JWKS at AUTH_JWKS_URL). */
+  verifyAccessToken?: (authorization: string | undefined) => Promise<AccessTokenClaims>;
+  /** Clock, ms since the epoch (tests). */
+  now?: () => number;
 }
 
-/** Pushes every account JWT to the server's resolver. @throws AppError('unavailable') when the server refuses one or does not answer. */
+/** Pushes the operator's own account JWTs (SYS, TRADEWIND, per-plan accounts) to the resolver. @throws AppError('unavailable'). */
 export async function pushAccountClaims(sysNc: NatsConnection, identities: NatsIdentities): Promise<void> {
   const accounts = [identities.system, identities.tradewind, ...PLAN_IDS.map((p) => identities.customers[p])];
   for (const account of accounts) await pushAccountJwt(sysNc, account.jwt, account.name);
 }
 
-export function createApp(config: { natsPublicUrl: string; ttlSeconds: number }, deps: CredentialIssuerDeps) {
-  const issued = new Counter({ name: 'tradewind_credential_issuer_issued_total', help: 'User credentials issued, by plan', labelNames: ['plan'], registers: [deps.registry] });
-  const failed = new Counter({ name: 'tradewind_credential_issuer_requests_failed_total', help: 'Issue requests refused, by code', labelNames: ['code'], registers: [deps.registry] });
-  let sub: Subscription | undefined;
+type AppConfig = Pick<CredentialIssuerConfig,
+  'PORT' | 'HOST' | 'NATS_PUBLIC_URL' | 'CREDENTIALS_TTL_SECONDS' | 'CREDENTIALS_ROTATIONS_PER_DAY' | 'RESOLVER_RESYNC_INTERVAL_MS'
+  | 'PUBLIC_URL' | 'AUTH_JWKS_URL' | 'AUTH_ISSUER' | 'OUTBOX_POLL_MS' | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES'>;
+
+export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
+  const log = deps.logger;
+  const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
+  const relay = createOutboxRelay({
+    db: deps.db, js: deps.js, schema: CREDENTIAL_ISSUER_SCHEMA, logger: log.child({ component: 'outbox-relay' }), registry: deps.registry,
+    pollIntervalMs: config.OUTBOX_POLL_MS, batchSize: config.OUTBOX_BATCH_SIZE,
+  });
+  const service = createCredentialService({
+    db: deps.db, identities: deps.identities, sysNc: deps.sysNc, cipher: deps.cipher, logger: log.child({ component: 'credentials' }),
+    natsPublicUrl: config.NATS_PUBLIC_URL, ttlSeconds: config.CREDENTIALS_TTL_SECONDS, rotationsPerDay: config.CREDENTIALS_ROTATIONS_PER_DAY,
+    eventsAppended: () => relay.kick(),
+    ...(deps.now ? { now: deps.now } : {}),
+    // A customer's native replay consumer is named after their account (docs/nats.md); it goes with the plan.
+    onReplayRevoked: async (account) => {
+      try {
+        await deps.jsm.consumers.delete(TRADES_STREAM, account);
+      } catch (err) {
+        if (!/not found/i.test(String((err as Error).message))) throw err;
+      }
+    },
+  });
+  const requests = new Counter({ name: 'tradewind_credential_issuer_requests_total', help: 'GET (fetch) and POST (rotate) /api/nats by outcome', labelNames: ['operation', 'outcome'], registers: [deps.registry] });
+  const http = createHttpApp({ logger: log, registry: deps.registry, service: 'credential-issuer', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
+  const verify = deps.verifyAccessToken ?? createAccessTokenVerifier(config.AUTH_JWKS_URL, config.AUTH_ISSUER ?? `${publicUrl}/auth`);
+  registerRoutes(http, { service, verify, requests });
+  const consumer = createCredentialEventsConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: log, registry: deps.registry, service });
+  let resyncTimer: NodeJS.Timeout | undefined;
 
   return {
-    async start() {
+    service,
+    /** @returns the bound HTTP port. */
+    async start(): Promise<{ httpPort: number }> {
+      await migrate(deps.db, CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations, log);
       await pushAccountClaims(deps.sysNc, deps.identities);
-      sub = deps.nc.subscribe(ISSUE_SUBJECT, {
-        queue: 'credential-issuer',
-        callback: (err, msg) => {
-          if (err) return deps.logger.error({ err }, 'issue subscription failed');
-          void (async () => {
-            try {
-              let body: { plan?: unknown; email?: unknown };
-              try {
-                body = msg.json();
-              } catch {
-                throw new AppError('invalid_argument', 'body must be JSON {"plan", "email"?}');
-              }
-              if (!isPlanId(body.plan)) throw new AppError('invalid_argument', 'plan must be starter, plus or pro');
-              if (body.email !== undefined && typeof body.email !== 'string') throw new AppError('invalid_argument', 'email must be a string');
-              const creds = await issueUserCredentials(deps.identities, {
-                plan: body.plan, email: body.email, natsUrl: config.natsPublicUrl, ttlSeconds: config.ttlSeconds,
-              });
-              issued.inc({ plan: body.plan });
-              msg.respond(JSON.stringify(creds));
-            } catch (e) {
-              const appErr = toAppError(e);
-              failed.inc({ code: appErr.code });
-              if (appErr.code === 'internal') deps.logger.error({ err: e }, 'issuing credentials failed');
-              msg.respond(JSON.stringify({ error: appErr.code, message: appErr.code === 'internal' ? 'internal error' : appErr.message }));
-            }
-          })();
-        },
-      });
-      await deps.nc.flush();
+      let pushed: number;
+      do pushed = await service.resync(); while (pushed === 100);
+      await http.listen({ port: config.PORT, host: config.HOST });
+      relay.start();
+      await consumer.start();
+      resyncTimer = setInterval(() => void service.resync().catch((err: unknown) => log.warn({ err }, 'account resync failed')), config.RESOLVER_RESYNC_INTERVAL_MS);
+      resyncTimer.unref();
+      const address = http.server.address();
+      return { httpPort: typeof address === 'object' && address ? address.port : config.PORT };
     },
-    async stop() {
-      sub?.unsubscribe();
+    async stop(): Promise<void> {
+      if (resyncTimer) clearInterval(resyncTimer);
+      await http.close();
+      await consumer.stop();
+      await relay.stop();
     },
   };
 }

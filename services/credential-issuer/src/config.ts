@@ -1,9 +1,16 @@
-/** credential-issuer configuration; every key has a local default. */
+/** credential-issuer configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, NonNegativeNumber, Port, loadConfig, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, NonNegativeNumber, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const CredentialIssuerConfigSchema = CommonConfig.extend({
+  NODE_ENV: z.string().default('development'),
   ADMIN_PORT: Port.default(9302),
+  /** Public HTTP API (`GET/POST /api/nats`), behind the ingress (deploy/routes.json). */
+  PORT: Port.default(8083),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** PostgreSQL; credential-issuer keeps its tables in schema `credential_issuer`. */
+  DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
+  DATABASE_POOL_SIZE: PositiveInt.default(10),
   /** Directory holding the operator/account keys (`<dir>/nats/identities.json`); a Kubernetes secret mount in production. */
   TRADEWIND_STATE_DIR: z.string().min(1).default('.tradewind'),
   /** Where the services reach NATS. */
@@ -12,6 +19,29 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   NATS_PUBLIC_URL: urlWithScheme(['nats', 'tls']).default('nats://localhost:4223'),
   /** Lifetime of issued user JWTs in seconds; 0 = no expiry (rotation revokes instead). Default 365 days. */
   CREDENTIALS_TTL_SECONDS: NonNegativeNumber.default(365 * 24 * 3600),
+  /** Key sealing users' NKey seeds at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters, or a file holding it. */
+  CREDENTIALS_ENCRYPTION_KEY: optionalString,
+  CREDENTIALS_ENCRYPTION_KEY_FILE: optionalString,
+  /** Rotations (`POST /api/nats`) allowed per user per 24 h; each one adds a revocation to the account JWT. */
+  CREDENTIALS_ROTATIONS_PER_DAY: PositiveInt.default(20),
+  /** How often accounts the resolver has not confirmed are pushed again, ms. */
+  RESOLVER_RESYNC_INTERVAL_MS: PositiveInt.default(30_000),
+  /** Origin of the web app (the ingress); access tokens are issued by `<PUBLIC_URL>/auth` unless AUTH_ISSUER says otherwise. */
+  PUBLIC_URL: urlWithScheme(['http', 'https']).default('http://localhost:8080'),
+  /** auth's JWKS, for verifying access tokens locally. */
+  AUTH_JWKS_URL: urlWithScheme(['http', 'https']).default('http://127.0.0.1:8081/auth/.well-known/jwks.json'),
+  AUTH_ISSUER: optionalUrl(['http', 'https']),
+  OUTBOX_POLL_MS: PositiveInt.default(500),
+  OUTBOX_BATCH_SIZE: PositiveInt.default(100),
+  /** Largest accepted request body in bytes (the API takes none; default 4 KiB). */
+  HTTP_BODY_LIMIT_BYTES: PositiveInt.default(4 * 1024),
+}).superRefine((c, ctx) => {
+  if (c.NODE_ENV === 'production' && !c.CREDENTIALS_ENCRYPTION_KEY && !c.CREDENTIALS_ENCRYPTION_KEY_FILE) {
+    ctx.addIssue({ code: 'custom', path: ['CREDENTIALS_ENCRYPTION_KEY'], message: 'required in production (from a Kubernetes Secret): every replica must seal seeds with the same key' });
+  }
+  if (c.CREDENTIALS_ENCRYPTION_KEY && c.CREDENTIALS_ENCRYPTION_KEY_FILE) {
+    ctx.addIssue({ code: 'custom', path: ['CREDENTIALS_ENCRYPTION_KEY_FILE'], message: 'set CREDENTIALS_ENCRYPTION_KEY or CREDENTIALS_ENCRYPTION_KEY_FILE, not both' });
+  }
 });
 
 export type CredentialIssuerConfig = z.infer<typeof CredentialIssuerConfigSchema>;

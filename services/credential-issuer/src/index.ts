@@ -3,8 +3,13 @@ export { ensureNatsIdentities, loadNatsIdentities, keyPairFromSeed, customerAcco
 export { issueUserCredentials, wsUrlFromNatsUrl, type UserCredentials } from './domain/credentials.js';
 export { renderNatsServerConfig, NATS_CONFIG_TEMPLATE, type NatsServerSettings } from './domain/nats-server-config.js';
 export { startLocalNats, NATS_SERVER_BIN, type LocalNats } from './local-nats.js';
-export { createApp, pushAccountClaims, ISSUE_SUBJECT } from './app.js';
+export { createApp, pushAccountClaims, type CredentialIssuerDeps } from './app.js';
+export { createCredentialService, type CredentialService, type NatsCredentialsView, type PlanChange } from './service.js';
+export { createSeedCipher, generateSeedKey, parseSeedKey, type SeedCipher } from './domain/seed-cipher.js';
+export { CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations } from './db/migrations.js';
+export type { CredentialIssuerDatabase } from './db/schema.js';
+export { FAILURE_MESSAGES } from './http/routes.js';
 export { loadCredentialIssuerConfig, CredentialIssuerConfigSchema, type CredentialIssuerConfig } from './config.js';
 export {
-  encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec,
+  encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, CUSTOMER_ACCOUNT_TAG, type CustomerAccountSpec,
 } from './domain/customer-accounts.js';

@@ -2,16 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Registry } from 'prom-client';
 import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import { connectNats, createLogger, freePort } from '@tradewind/lib';
-import { createApp, ISSUE_SUBJECT, issueUserCredentials, startLocalNats, type LocalNats, type UserCredentials } from '../src/index.js';
+import { connectNats, freePort } from '@tradewind/lib';
+import { issueUserCredentials, startLocalNats, type LocalNats, type UserCredentials } from '../src/index.js';
 
 let stateDir: string;
 let nats: LocalNats;
 let svc: NatsConnection;
-let sys: NatsConnection;
-let issuer: { stop(): Promise<void> };
 
 const connectUser = (c: UserCredentials) =>
   connect({ servers: nats.url, authenticator: jwtAuthenticator(c.user_jwt, new TextEncoder().encode(c.user_nkey_seed)) });
@@ -20,17 +17,10 @@ beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'tw-ci-'));
   nats = await startLocalNats({ stateDir, port: await freePort(), monitorPort: await freePort() });
   svc = await connectNats({ url: nats.url, creds: nats.identities.service_user_creds, name: 'svc' });
-  sys = await connectNats({ url: nats.url, creds: nats.identities.system_user_creds, name: 'sys' });
-  const app = createApp({ natsPublicUrl: 'nats://localhost:4223', ttlSeconds: 3600 },
-    { logger: createLogger({ service: 'credential-issuer', level: 'silent' }), registry: new Registry(), identities: nats.identities, nc: svc, sysNc: sys });
-  await app.start();
-  issuer = app;
 });
 
 afterAll(async () => {
-  await issuer?.stop();
   await svc?.close();
-  await sys?.close();
   await nats?.stop();
   await rm(stateDir, { recursive: true, force: true });
 });
@@ -76,18 +66,5 @@ describe('native NATS with issued credentials', () => {
     svc.publish('premium.raydium', 'swap');
     for await (const m of sub) expect(m.string()).toBe('swap');
     await nc.close();
-  });
-
-  it('when a service asks svc.credentials.issue, then it gets working credentials, and bad plans get an error', async () => {
-    const reply = await svc.request(ISSUE_SUBJECT, JSON.stringify({ plan: 'pro', email: 'bot@example.com' }), { timeout: 2000 });
-    const creds = reply.json<UserCredentials>();
-    expect(creds.nats_connection).toBe('nats://localhost:4223');
-    expect(creds.ws_url).toBe('ws://localhost:9223');
-    expect(creds.user_nkey_seed).toMatch(/^SU/);
-    const nc = await connectUser(creds);
-    await nc.flush();
-    await nc.close();
-    const bad = await svc.request(ISSUE_SUBJECT, JSON.stringify({ plan: 'gold' }), { timeout: 2000 });
-    expect(bad.json()).toEqual({ error: 'invalid_argument', message: 'plan must be starter, plus or pro' });
   });
 });

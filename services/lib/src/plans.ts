@@ -88,3 +88,18 @@ export function annualSavingPercent(plan: Plan): number {
 export function maxAnnualSavingPercent(): number {
   return Math.max(...PLAN_IDS.map((id) => annualSavingPercent(PLANS[id])));
 }
+
+/**
+ * Subscription statuses that keep a paid plan's entitlements: Stripe's `active`, `trialing` and
+ * `past_due` (Stripe is still retrying the payment; https://docs.stripe.com/billing/subscriptions/overview#subscription-statuses).
+ * Any other status (`unpaid`, `incomplete`, `paused`, ...) falls back to starter.
+ */
+export const ENTITLED_STATUSES: ReadonlySet<string> = new Set(['active', 'trialing', 'past_due']);
+
+/**
+ * The plan whose limits apply now: `tier` while `status` is entitled ({@link ENTITLED_STATUSES}),
+ * starter otherwise. Used by billing (GetEntitlements) and credential-issuer (subscription.changed).
+ */
+export function entitledPlan(tier: PlanId, status: string): Plan {
+  return ENTITLED_STATUSES.has(status) ? PLANS[tier] : PLANS.starter;
+}

@@ -13,7 +13,7 @@
  *  - A snapshot older than the newest invoice event keeps the status that event set.
  * Event `created` has a resolution of one second; two events of the same second apply in delivery order.
  */
-import { PLANS, type Plan, type PlanId } from '@tradewind/lib';
+import { ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from '@tradewind/lib';
 import type { BillingPeriod, PaidPeriod, PaidTier } from './prices.js';
 
 /** Stripe subscription statuses (https://docs.stripe.com/api/subscriptions/object#subscription_object-status). */
@@ -30,8 +30,6 @@ export type SubscriptionType = 'free' | 'paid' | 'trial';
 
 /** Stripe statuses after which a subscription never changes again. */
 const ENDED: ReadonlySet<string> = new Set(['canceled', 'incomplete_expired']);
-/** Statuses that keep the paid plan's entitlements (past_due: Stripe is still retrying the payment). */
-const ENTITLED: ReadonlySet<string> = new Set(['active', 'trialing', 'past_due']);
 /** Statuses an invoice.paid brings back to active. */
 const UNPAID: ReadonlySet<string> = new Set(['past_due', 'unpaid', 'incomplete']);
 
@@ -214,10 +212,10 @@ export function applyInvoiceOutcome(current: SubscriptionState, subscriptionId: 
 
 /** The plan whose limits apply now: the subscribed tier while the status is entitled, starter otherwise. */
 export function effectivePlan(state: Pick<SubscriptionState, 'tier' | 'status'>): Plan {
-  return ENTITLED.has(state.status) ? PLANS[state.tier] : PLANS.starter;
+  return entitledPlan(state.tier, state.status);
 }
 
 /** Whether a paid plan change can be made on the current subscription (rather than a new checkout). */
 export function hasLivePaidSubscription(state: SubscriptionState): boolean {
-  return state.tier !== 'starter' && state.stripeSubscriptionId !== null && state.stripeSubscriptionItemId !== null && ENTITLED.has(state.status);
+  return state.tier !== 'starter' && state.stripeSubscriptionId !== null && state.stripeSubscriptionItemId !== null && ENTITLED_STATUSES.has(state.status);
 }

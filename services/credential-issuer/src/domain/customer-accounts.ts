@@ -9,7 +9,8 @@
  *  - `default_permissions`: subscribe to the plan's subjects only, publish nothing,
  *  - the shared customer signing key in `signing_keys`, so credential-issuer signs user JWTs
  *    without keeping one seed per customer (the account's own identity seed is discarded), and
- *  - `revocations` of rotated user keys.
+ *  - `revocations` of rotated user keys, and
+ *  - tags `plan:<id>` and `customer`.
  * User JWTs carry no permissions of their own: they inherit the account's default permissions,
  * so a plan change needs no new credentials.
  *
@@ -26,6 +27,9 @@ import { keyPairFromSeed, type NatsIdentities } from './identities.js';
 
 /** Limits every customer account states (nats-server reads a missing limit as 0); -1 = unlimited. */
 const CUSTOMER_LIMITS = { subs: -1, data: -1, payload: -1, imports: -1, exports: 0, wildcards: true, leaf: 0 } as const;
+
+/** Tag every per-customer account carries (ws-fanout keys its connection slots by such accounts). */
+export const CUSTOMER_ACCOUNT_TAG = 'customer';
 
 /** What a customer account says. `revocations`: user public key → seconds since the epoch (JWTs issued at or before it are refused). */
 export interface CustomerAccountSpec {
@@ -57,7 +61,8 @@ export async function encodeCustomerAccount(identities: NatsIdentities, spec: Cu
     signing_keys: [identities.customer_signing.public_key],
     default_permissions: { sub: { allow: [...plan.subjects] }, pub: { deny: ['>'] } },
     revocations: { ...(spec.revocations ?? {}) },
-    tags: [`plan:${plan.id}`],
+    // `customer`: tells ws-fanout to count connections per account (one customer), not per user key.
+    tags: [`plan:${plan.id}`, CUSTOMER_ACCOUNT_TAG],
   } as Parameters<typeof encodeAccount>[2], { signer: operator });
 }
 

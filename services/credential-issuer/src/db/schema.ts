@@ -1,0 +1,30 @@
+/** credential-issuer's tables (schema `credential_issuer`) as kysely sees them. */
+import type { ColumnType, ConsumerTables, Generated, OutboxTable } from '@tradewind/lib';
+
+export interface CustomersTable {
+  user_id: string;
+  email: string;
+  /** Effective plan (starter when a paid subscription is not entitled). */
+  plan: string;
+  /** `version` of the newest subscription.changed applied (bigint as string). */
+  subscription_version: string;
+  /** `A…`: the customer's own NATS account. */
+  account_public_key: string;
+  /** Revoked user public key → seconds since the epoch (JWTs issued at or before it are refused). */
+  revocations: ColumnType<Record<string, number>, string, string>;
+  /** The account JWT as it should be; `pushed_account_jwt` is the last one the resolver accepted. */
+  account_jwt: string;
+  pushed_account_jwt: string | null;
+  /** `U…` of the current messaging user, its JWT and its sealed seed. */
+  user_public_key: string;
+  user_jwt: string;
+  user_seed_sealed: string;
+  user_issued_at: Date;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface CredentialIssuerDatabase extends ConsumerTables {
+  customers: CustomersTable;
+  outbox: OutboxTable;
+}

@@ -1,0 +1,80 @@
+/**
+ * credential-issuer's public HTTP API (through the ingress at PUBLIC_URL), bearer access token:
+ *   GET  /api/nats               → 200 NatsCredentialsView (the dashboard's connection details)
+ *   GET  /api/nats?format=creds  → 200 text/plain: the standard `.creds` file (JWT + seed)
+ *   POST /api/nats               → 200 NatsCredentialsView of the new credentials (rotation)
+ * Errors are `{error, message}`: 400 for a malformed request, 429 for too many rotations, and
+ * 500 "Failed to fetch NATS credentials" / "Failed to rotate NATS credentials" otherwise (the cause
+ * is logged, never sent). No valid session: exactly 401 {"status":401,"message":"No active session"},
+ * as every Tradewind API.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Counter } from 'prom-client';
+import { AppError, NO_ACTIVE_SESSION, toAppError, type AccessTokenClaims } from '@tradewind/lib';
+import type { CredentialService } from '../service.js';
+
+export interface RouteDeps {
+  service: CredentialService;
+  /** Verifies `Authorization: Bearer <access token>`. @throws AppError('unauthenticated'). */
+  verify(authorization: string | undefined): Promise<AccessTokenClaims>;
+  /** Requests by operation and outcome. */
+  requests: Counter<'operation' | 'outcome'>;
+}
+
+/** Message of a 500 per operation (the product's wording). */
+export const FAILURE_MESSAGES = { fetch: 'Failed to fetch NATS credentials', rotate: 'Failed to rotate NATS credentials' } as const;
+
+type Operation = keyof typeof FAILURE_MESSAGES;
+
+const OPERATION = Symbol('operation');
+
+export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  // Encapsulated: these routes answer errors as {error, message}, not the shared {status, code, message}.
+  void app.register(async (scope) => {
+    scope.setErrorHandler((err, request, reply) => {
+      const operation: Operation = (request as unknown as Record<symbol, Operation>)[OPERATION] ?? (request.method === 'POST' ? 'rotate' : 'fetch');
+      const fastifyErr = err as { statusCode?: number; message?: string };
+      const appErr = err instanceof AppError ? err
+        : typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500
+          ? new AppError('invalid_argument', fastifyErr.statusCode === 413 ? 'request body too large' : (fastifyErr.message ?? 'bad request'))
+          : toAppError(err);
+      deps.requests.inc({ operation, outcome: appErr.code });
+      if (appErr.code === 'unauthenticated') return reply.status(401).send({ status: 401, message: NO_ACTIVE_SESSION });
+      if (appErr.code === 'invalid_argument') return reply.status(400).send({ error: appErr.code, message: appErr.message });
+      if (appErr.code === 'resource_exhausted') return reply.status(429).send({ error: appErr.code, message: appErr.message });
+      request.log.error({ err, operation }, 'credentials request failed');
+      return reply.status(500).send({ error: appErr.code === 'unavailable' ? 'unavailable' : 'internal', message: FAILURE_MESSAGES[operation] });
+    });
+
+    const caller = async (request: FastifyRequest, operation: Operation): Promise<AccessTokenClaims> => {
+      (request as unknown as Record<symbol, Operation>)[OPERATION] = operation;
+      return deps.verify(request.headers.authorization);
+    };
+    const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+
+    scope.get<{ Querystring: Record<string, unknown> }>('/api/nats', async (request, reply) => {
+      const claims = await caller(request, 'fetch');
+      const format = request.query.format ?? 'json';
+      if (format !== 'json' && format !== 'creds') throw new AppError('invalid_argument', `format must be "json" or "creds", not ${JSON.stringify(format)}`);
+      const credentials = await deps.service.credentials(claims.userId, claims.email);
+      deps.requests.inc({ operation: 'fetch', outcome: 'ok' });
+      noStore(reply);
+      if (format === 'creds') {
+        return reply.type('text/plain; charset=utf-8').header('content-disposition', 'attachment; filename="tradewind.creds"').send(deps.service.credsFile(credentials));
+      }
+      return credentials;
+    });
+
+    scope.post<{ Body: unknown }>('/api/nats', async (request, reply) => {
+      const claims = await caller(request, 'rotate');
+      const body = request.body;
+      if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0)) {
+        throw new AppError('invalid_argument', 'POST /api/nats takes no parameters: send no body or {}');
+      }
+      const credentials = await deps.service.rotate(claims.userId, claims.email, request.id);
+      deps.requests.inc({ operation: 'rotate', outcome: 'ok' });
+      noStore(reply);
+      return credentials;
+    });
+  });
+}
