@@ -2,8 +2,8 @@
  * credential-issuer: createApp(config, deps) → {start, stop}. No I/O on import; tests run it
  * in-process against real PostgreSQL and an operator-mode nats-server.
  *
- * start(): migrate → push the operator's own accounts (SYS, TRADEWIND, the per-plan accounts)
- * → push customer accounts the resolver has not confirmed → serve `GET/POST /api/nats` → outbox
+ * start(): migrate → push the operator's own accounts (SYS, TRADEWIND, REPLAY, the per-plan
+ * accounts) → create the TRADES mirror of native replay → push customer accounts the resolver has not confirmed → serve `GET/POST /api/nats` → outbox
  * relay (credentials.rotated) → the events consumer (user.created, subscription.changed) →
  * periodic resync.
  */
@@ -17,6 +17,7 @@ import type { CredentialIssuerConfig } from './config.js';
 import type { CredentialIssuerDatabase } from './db/schema.js';
 import { CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations } from './db/migrations.js';
 import { pushAccountJwt } from './domain/customer-accounts.js';
+import { ensureReplayMirror, replayConsumerName } from './domain/replay.js';
 import type { NatsIdentities } from './domain/identities.js';
 import type { SeedCipher } from './domain/seed-cipher.js';
 import { createCredentialEventsConsumer } from './events/consumer.js';
@@ -34,15 +35,17 @@ export interface CredentialIssuerDeps {
   jsm: JetStreamManager;
   /** System-account connection, for resolver claim updates. */
   sysNc: NatsConnection;
+  /** JetStream manager of the REPLAY account: the TRADES mirror and customers' replay consumers (domain/replay.ts). */
+  replayJsm: JetStreamManager;
   /** Overrides the access-token check (default: auth's JWKS at AUTH_JWKS_URL). */
   verifyAccessToken?: (authorization: string | undefined) => Promise<AccessTokenClaims>;
   /** Clock, ms since the epoch (tests). */
   now?: () => number;
 }
 
-/** Pushes the operator's own account JWTs (SYS, TRADEWIND, per-plan accounts) to the resolver. @throws AppError('unavailable'). */
+/** Pushes the operator's own account JWTs (SYS, TRADEWIND, REPLAY, per-plan accounts) to the resolver. @throws AppError('unavailable'). */
 export async function pushAccountClaims(sysNc: NatsConnection, identities: NatsIdentities): Promise<void> {
-  const accounts = [identities.system, identities.tradewind, ...PLAN_IDS.map((p) => identities.customers[p])];
+  const accounts = [identities.system, identities.tradewind, identities.replay, ...PLAN_IDS.map((p) => identities.customers[p])];
   for (const account of accounts) await pushAccountJwt(sysNc, account.jwt, account.name);
 }
 
@@ -65,7 +68,7 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
     // A customer's native replay consumer is named after their account (docs/nats.md); it goes with the plan.
     onReplayRevoked: async (account) => {
       try {
-        await deps.jsm.consumers.delete(TRADES_STREAM, account);
+        await deps.replayJsm.consumers.delete(TRADES_STREAM, replayConsumerName(account));
       } catch (err) {
         if (!/not found/i.test(String((err as Error).message))) throw err;
       }
@@ -84,6 +87,7 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
     async start(): Promise<{ httpPort: number }> {
       await migrate(deps.db, CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations, log);
       await pushAccountClaims(deps.sysNc, deps.identities);
+      await ensureReplayMirror(deps.replayJsm);
       let pushed: number;
       do pushed = await service.resync(); while (pushed === 100);
       await http.listen({ port: config.PORT, host: config.HOST });

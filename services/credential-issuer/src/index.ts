@@ -5,6 +5,7 @@ export { renderNatsServerConfig, NATS_CONFIG_TEMPLATE, type NatsServerSettings }
 export { startLocalNats, NATS_SERVER_BIN, type LocalNats } from './local-nats.js';
 export { createApp, pushAccountClaims, type CredentialIssuerDeps } from './app.js';
 export { createCredentialService, type CredentialService, type NatsCredentialsView, type PlanChange } from './service.js';
+export { REPLAY_API_PREFIX, ensureReplayMirror, replayConsumerName } from './domain/replay.js';
 export { createSeedCipher, generateSeedKey, parseSeedKey, type SeedCipher } from './domain/seed-cipher.js';
 export { CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations } from './db/migrations.js';
 export type { CredentialIssuerDatabase } from './db/schema.js';

@@ -41,18 +41,20 @@ runMain(async () => {
   const db = createDb<CredentialIssuerDatabase>({ url: config.DATABASE_URL, schema: CREDENTIAL_ISSUER_SCHEMA, maxConnections: config.DATABASE_POOL_SIZE });
   const nc = await connectNats({ url: config.NATS_URL, creds: identities.service_user_creds, name: 'credential-issuer', logger });
   const sysNc = await connectNats({ url: config.NATS_URL, creds: identities.system_user_creds, name: 'credential-issuer-sys', logger });
+  const replayNc = await connectNats({ url: config.NATS_URL, creds: identities.replay_user_creds, name: 'credential-issuer-replay', logger });
   const jsm = await jetstreamManager(nc);
   await ensureEventsStreams(jsm);
-  const app = createApp(config, { db, logger, registry, identities, cipher, js: jetstream(nc), jsm, sysNc });
+  const replayJsm = await jetstreamManager(replayNc);
+  const app = createApp(config, { db, logger, registry, identities, cipher, js: jetstream(nc), jsm, sysNc, replayJsm });
   let httpPort = 0;
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,
     app: { start: async () => { httpPort = (await app.start()).httpPort; }, stop: () => app.stop() },
     checks: [
-      { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() },
+      { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() && !replayNc.isClosed() },
       { name: 'postgres', check: () => pingDb(db) },
     ],
-    close: [() => nc.drain(), () => sysNc.drain(), () => db.destroy()],
+    close: [() => nc.drain(), () => sysNc.drain(), () => replayNc.drain(), () => db.destroy()],
   });
   logger.info({ http_port: httpPort, admin_port: adminPort }, 'credential-issuer ready');
 });

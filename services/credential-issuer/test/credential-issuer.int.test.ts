@@ -15,11 +15,11 @@ import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamCl
 import { connect, headers as natsHeaders, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { decode, type Account } from '@nats-io/jwt';
 import {
-  EVENTS_STREAM, bearerToken, connectNats, createDb, createLogger, createTestDatabase, decodeEvent, encodeEvent, ensureEventsStreams,
+  EVENTS_STREAM, TRADES_STREAM, bearerToken, ensureTradesStream, connectNats, createDb, createLogger, createTestDatabase, decodeEvent, encodeEvent, ensureEventsStreams,
   freePort, newEventMeta, verifyAccessToken, type EventTypes, type Kysely, type TestDatabase,
 } from '@tradewind/lib';
 import {
-  CREDENTIAL_ISSUER_SCHEMA, createApp, createSeedCipher, generateSeedKey, parseSeedKey, startLocalNats,
+  CREDENTIAL_ISSUER_SCHEMA, REPLAY_API_PREFIX, createApp, createSeedCipher, generateSeedKey, parseSeedKey, startLocalNats,
   type CredentialIssuerDatabase, type LocalNats, type NatsCredentialsView,
 } from '../src/index.js';
 
@@ -31,6 +31,7 @@ let db: Kysely<CredentialIssuerDatabase>;
 let svc: NatsConnection;
 let sys: NatsConnection;
 let js: JetStreamClient;
+let replayNc: NatsConnection;
 let app: ReturnType<typeof createApp>;
 let baseUrl: string;
 let privateKey: KeyObject;
@@ -44,8 +45,10 @@ beforeAll(async () => {
   db = createDb<CredentialIssuerDatabase>({ url: database.url, schema: CREDENTIAL_ISSUER_SCHEMA });
   svc = await connectNats({ url: nats.url, creds: nats.identities.service_user_creds, name: 'svc' });
   sys = await connectNats({ url: nats.url, creds: nats.identities.system_user_creds, name: 'sys' });
+  replayNc = await connectNats({ url: nats.url, creds: nats.identities.replay_user_creds, name: 'replay' });
   const jsm = await jetstreamManager(svc);
   await ensureEventsStreams(jsm);
+  await ensureTradesStream(jsm);
   js = jetstream(svc);
   const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   privateKey = keys.privateKey;
@@ -61,6 +64,7 @@ beforeAll(async () => {
     OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 4096,
   }, {
     db, logger, registry: new Registry(), identities: nats.identities, cipher: createSeedCipher(parseSeedKey(generateSeedKey())), js, jsm, sysNc: sys,
+    replayJsm: await jetstreamManager(replayNc),
     verifyAccessToken: (authorization) => verifyAccessToken(bearerToken(authorization), keys.publicKey, `${PUBLIC_URL}/auth`),
   });
   await app.start();
@@ -71,6 +75,7 @@ afterAll(async () => {
   await app?.stop();
   await svc?.close();
   await sys?.close();
+  await replayNc?.close();
   await db?.destroy();
   await database?.drop();
   await nats?.stop();
@@ -329,5 +334,51 @@ describe('subscription.changed', () => {
     expect(premium.length).toBe(received);
     expect((await row(userId))?.subscription_version).toBe('2');
     expect((await accountOnResolver(creds.account_public_key)).tags).toContain('plan:starter');
+  });
+});
+
+describe('native Pro replay (JetStream consumer with the customer\'s own credentials)', () => {
+  it('when a pro replays from a stream sequence, then exactly the stored trades from there arrive; other names, starters and downgraded users are refused', async () => {
+    const userId = randomUUID();
+    await changePlan(userId, 'pro', 1);
+    await vi.waitFor(async () => expect((await row(userId))?.plan).toBe('pro'), { timeout: 5000 });
+    const creds = await getCreds(userId);
+    const tag = randomUUID().slice(0, 8);
+    const seqs: number[] = [];
+    for (let i = 0; i < 6; i++) seqs.push((await js.publish('basic.bonk', JSON.stringify({ signature: `${tag}-${i}` }), { msgID: `${tag}-${i}` })).seq);
+    const from = seqs[2]!;
+
+    const nc = await connectNative(creds);
+    const jsm = await jetstreamManager(nc, { apiPrefix: REPLAY_API_PREFIX, checkAPI: false });
+    // The mirror in REPLAY keeps TRADES' sequence numbers; wait until it has caught up.
+    await vi.waitFor(async () => {
+      const info = await jsm.consumers.add(TRADES_STREAM, {
+        name: creds.account_public_key, filter_subject: 'basic.bonk', deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from,
+        ack_policy: AckPolicy.None, inactive_threshold: 60_000_000_000,
+      });
+      expect(info.num_pending).toBeGreaterThanOrEqual(4);
+    }, { timeout: 5000, interval: 200 });
+    const consumer = await jetstream(nc, { apiPrefix: REPLAY_API_PREFIX, checkAPI: false }).consumers.get(TRADES_STREAM, creds.account_public_key);
+    const got: Array<{ seq: number; signature: string }> = [];
+    for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) got.push({ seq: m.seq, signature: m.json<{ signature: string }>().signature });
+    const mine = got.filter((g) => g.signature.startsWith(tag));
+    expect(mine.map((g) => g.seq)).toEqual(seqs.slice(2));
+    expect(mine.map((g) => g.signature)).toEqual([2, 3, 4, 5].map((i) => `${tag}-${i}`));
+
+    // Any other consumer name is unreachable from this account.
+    await expect(jsm.consumers.add(TRADES_STREAM, { name: 'someone-else', ack_policy: AckPolicy.None })).rejects.toThrow();
+
+    // A starter has no replay API at all.
+    const starter = await getCreds(randomUUID());
+    const snc = await connectNative(starter);
+    const sjsm = await jetstreamManager(snc, { apiPrefix: REPLAY_API_PREFIX, checkAPI: false, timeout: 1000 });
+    await expect(sjsm.consumers.add(TRADES_STREAM, { name: starter.account_public_key, ack_policy: AckPolicy.None })).rejects.toThrow(/Permissions Violation|timeout|no responders/i);
+
+    // Falling back to starter deletes the replay consumer.
+    const replayJsm = await jetstreamManager(replayNc);
+    await replayJsm.consumers.info(TRADES_STREAM, creds.account_public_key);
+    await changePlan(userId, 'pro', 2, 'canceled');
+    await vi.waitFor(async () => expect((await row(userId))?.plan).toBe('starter'), { timeout: 5000 });
+    await expect(replayJsm.consumers.info(TRADES_STREAM, creds.account_public_key)).rejects.toThrow(/consumer not found/i);
   });
 });

@@ -6,7 +6,9 @@
  * customer gets an account, signed by the operator, with
  *  - `limits.conn` = the plan's connections (ARCHITECTURE §8),
  *  - stream imports of exactly the plan's TRADES subjects from the TRADEWIND account,
- *  - `default_permissions`: subscribe to the plan's subjects only, publish nothing,
+ *  - `default_permissions`: subscribe to the plan's subjects only, publish nothing — except, on a
+ *    replay plan, the replay consumer API (service imports from REPLAY, domain/replay.ts) and
+ *    its `_INBOX` replies,
  *  - the shared customer signing key in `signing_keys`, so credential-issuer signs user JWTs
  *    without keeping one seed per customer (the account's own identity seed is discarded), and
  *  - `revocations` of rotated user keys, and
@@ -24,6 +26,7 @@
 import { createAccount, createUser, encodeAccount, encodeUser, type Import, type KeyPair } from '@nats-io/jwt';
 import { AppError, PLANS, type NatsConnection, type PlanId } from '@tradewind/lib';
 import { keyPairFromSeed, type NatsIdentities } from './identities.js';
+import { REPLAY_API_PREFIX, customerReplayImports } from './replay.js';
 
 /** Limits every customer account states (nats-server reads a missing limit as 0); -1 = unlimited. */
 const CUSTOMER_LIMITS = { subs: -1, data: -1, payload: -1, imports: -1, exports: 0, wildcards: true, leaf: 0 } as const;
@@ -54,12 +57,18 @@ export function newCustomerAccountKey(): string {
 export async function encodeCustomerAccount(identities: NatsIdentities, spec: CustomerAccountSpec, connections?: number): Promise<string> {
   const plan = PLANS[spec.plan];
   const imports: Import[] = plan.subjects.map((subject) => ({ name: subject, subject, account: identities.tradewind.identity.public_key, type: 'stream' }));
+  // Replay plans: the REPLAY account's consumer API for a consumer named after this account,
+  // which users may call (publish) and whose replies they receive (_INBOX).
+  if (plan.replay) imports.push(...customerReplayImports(identities.replay.identity.public_key, spec.accountPublicKey));
+  const permissions = plan.replay
+    ? { sub: { allow: [...plan.subjects, '_INBOX.>'] }, pub: { allow: [`${REPLAY_API_PREFIX}.CONSUMER.>`] } }
+    : { sub: { allow: [...plan.subjects] }, pub: { deny: ['>'] } };
   const operator = keyPairFromSeed(identities.operator.identity.seed);
   return encodeAccount(spec.name, spec.accountPublicKey, {
     imports,
     limits: { ...CUSTOMER_LIMITS, conn: connections ?? plan.connections },
     signing_keys: [identities.customer_signing.public_key],
-    default_permissions: { sub: { allow: [...plan.subjects] }, pub: { deny: ['>'] } },
+    default_permissions: permissions,
     revocations: { ...(spec.revocations ?? {}) },
     // `customer`: tells ws-fanout to count connections per account (one customer), not per user key.
     tags: [`plan:${plan.id}`, CUSTOMER_ACCOUNT_TAG],

@@ -5,6 +5,9 @@
  * - account `SYS`, the system account (server events, resolver claim updates and lookups);
  * - account `TRADEWIND`, where the services live and where JetStream holds `TRADES`;
  *   it exports each trade subject as a public stream;
+ * - account `REPLAY`, holding a mirror of `TRADES` that Pro customers' accounts read with JetStream
+ *   consumers of their own (native replay, domain/replay.ts); customers never touch TRADEWIND's
+ *   JetStream API, so a consumer they create cannot publish into the services' subject space;
  * - one customer account per plan (`CUSTOMERS_STARTER`, `_PLUS`, `_PRO`) that imports exactly
  *   that plan's subjects, so even a user JWT with wider permissions could not receive more.
  *   Each has a signing key: user JWTs are signed with it, never with the account's identity key.
@@ -16,6 +19,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed, type Import, type Export, type KeyPair } from '@nats-io/jwt';
 import { PLAN_IDS, PLANS, TRADE_SUBJECTS, type PlanId } from '@tradewind/lib';
+import { REPLAY_ACCOUNT_EXPORTS, REPLAY_MIRROR_IMPORTS, TRADEWIND_MIRROR_EXPORTS } from './replay.js';
 
 /** A key pair as stored: the seed (secret) and its public key. */
 export interface StoredKey {
@@ -36,6 +40,8 @@ export interface NatsIdentities {
   readonly operator: { readonly identity: StoredKey; readonly jwt: string };
   readonly system: StoredAccount;
   readonly tradewind: StoredAccount;
+  /** The account of the TRADES mirror read by native replay (domain/replay.ts). */
+  readonly replay: StoredAccount;
   readonly customers: Readonly<Record<PlanId, StoredAccount>>;
   /**
    * Signing key listed in every per-customer account (`signing_keys`): user JWTs of customer
@@ -46,6 +52,8 @@ export interface NatsIdentities {
   readonly system_user_creds: string;
   /** Creds of the services' user in the TRADEWIND account (ingest, ws-fanout). */
   readonly service_user_creds: string;
+  /** Creds of credential-issuer's user in the REPLAY account (creates the mirror, deletes customers' replay consumers). */
+  readonly replay_user_creds: string;
 }
 
 /** Account name of a plan's customer account, e.g. `CUSTOMERS_STARTER`. */
@@ -103,6 +111,7 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
   const accountKey = (prev: StoredAccount | undefined) => prev?.identity ?? keyOf(createAccount());
   const sysKey = accountKey(previous.system);
   const twKey = accountKey(previous.tradewind);
+  const replayKey = accountKey(previous.replay);
 
   const operatorJwt = await encodeOperator('tradewind', keyPairFromSeed(operatorKey.seed), {
     system_account: sysKey.public_key,
@@ -114,11 +123,20 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
     jwt: await signAccount('SYS', sysKey, operatorKey.seed, { limits: { ...ACCOUNT_LIMITS } }),
   };
 
-  const exports: Export[] = TRADE_SUBJECTS.map((subject) => ({ name: subject, subject, type: 'stream' }));
+  const exports: Export[] = [...TRADE_SUBJECTS.map((subject): Export => ({ name: subject, subject, type: 'stream' })), ...TRADEWIND_MIRROR_EXPORTS];
   const tradewind: StoredAccount = {
     name: 'TRADEWIND',
     identity: twKey,
     jwt: await signAccount('TRADEWIND', twKey, operatorKey.seed, { exports, limits: { ...ACCOUNT_LIMITS, ...UNLIMITED_JETSTREAM } }),
+  };
+  const replay: StoredAccount = {
+    name: 'REPLAY',
+    identity: replayKey,
+    jwt: await signAccount('REPLAY', replayKey, operatorKey.seed, {
+      imports: REPLAY_MIRROR_IMPORTS(twKey.public_key),
+      exports: [...REPLAY_ACCOUNT_EXPORTS],
+      limits: { ...ACCOUNT_LIMITS, ...UNLIMITED_JETSTREAM },
+    }),
   };
 
   const customers = {} as Record<PlanId, StoredAccount>;
@@ -145,7 +163,7 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
   }
 
   const userCreds = async (name: string, account: StoredAccount, perms: Parameters<typeof encodeUser>[3]) => {
-    const previousCreds = name === 'sys' ? previous.system_user_creds : previous.service_user_creds;
+    const previousCreds = name === 'sys' ? previous.system_user_creds : name === 'replay' ? previous.replay_user_creds : previous.service_user_creds;
     const seedMatch = previousCreds?.match(/(SU[A-Z2-7]{56})/);
     const ukp = seedMatch?.[1] ? keyPairFromSeed(seedMatch[1]) : createUser();
     const jwt = await encodeUser(name, ukp, keyPairFromSeed(account.identity.seed), perms);
@@ -156,10 +174,12 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
     operator: { identity: operatorKey, jwt: operatorJwt },
     system,
     tradewind,
+    replay,
     customers,
     customer_signing: previous.customer_signing ?? keyOf(createAccount()),
     system_user_creds: await userCreds('sys', system, {}),
     service_user_creds: await userCreds('tradewind-services', tradewind, {}),
+    replay_user_creds: await userCreds('replay', replay, {}),
   };
   await writeFile(file, JSON.stringify(identities, null, 2), { mode: 0o600 });
   await writeFile(join(dir, 'sys.creds'), identities.system_user_creds, { mode: 0o600 });
@@ -175,8 +195,8 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
 export async function loadNatsIdentities(stateDir: string): Promise<NatsIdentities> {
   try {
     const stored = JSON.parse(await readFile(join(stateDir, 'nats', 'identities.json'), 'utf8')) as Partial<NatsIdentities>;
-    // A state directory from before per-customer accounts gets its customer signing key added.
-    return stored.customer_signing ? stored as NatsIdentities : ensureNatsIdentities(stateDir);
+    // A state directory from before per-customer accounts / native replay gets what it lacks added.
+    return stored.customer_signing && stored.replay ? stored as NatsIdentities : ensureNatsIdentities(stateDir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ensureNatsIdentities(stateDir);
     throw err;

@@ -25,7 +25,7 @@ export interface NatsServerSettings {
 /** Returns the nats-server.conf text. */
 export async function renderNatsServerConfig(identities: NatsIdentities, settings: NatsServerSettings): Promise<string> {
   const template = await readFile(NATS_CONFIG_TEMPLATE, 'utf8');
-  const accounts = [identities.system, identities.tradewind, ...PLAN_IDS.map((p) => identities.customers[p])];
+  const accounts = [identities.system, identities.tradewind, identities.replay, ...PLAN_IDS.map((p) => identities.customers[p])];
   const preload = accounts.map((a) => `  ${a.identity.public_key}: ${a.jwt}`).join('\n');
   const values: Record<string, string> = {
     SERVER_NAME: settings.serverName,
