@@ -12,5 +12,5 @@ export type { CredentialIssuerDatabase } from './db/schema.js';
 export { FAILURE_MESSAGES } from './http/routes.js';
 export { loadCredentialIssuerConfig, CredentialIssuerConfigSchema, type CredentialIssuerConfig } from './config.js';
 export {
-  encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, CUSTOMER_ACCOUNT_TAG, type CustomerAccountSpec,
+  encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec,
 } from './domain/customer-accounts.js';

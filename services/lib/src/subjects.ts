@@ -14,3 +14,9 @@ export type TradeSubject = (typeof TRADE_SUBJECTS)[number];
 export function isTradeSubject(value: unknown): value is TradeSubject {
   return typeof value === 'string' && (TRADE_SUBJECTS as readonly string[]).includes(value);
 }
+
+/**
+ * Tag every per-customer NATS account carries (credential-issuer signs it; ws-fanout reads it):
+ * connection slots and request budgets are then counted per account, i.e. per customer, not per user key.
+ */
+export const CUSTOMER_ACCOUNT_TAG = 'customer';

@@ -23,12 +23,23 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
   WS_AUTH_TIMEOUT_MS: PositiveInt.default(10_000),
   /** Slow-consumer policy: bytes queued for one client before it is disconnected with `slow_consumer`. */
   WS_MAX_BUFFERED_BYTES: PositiveInt.default(8 * 1024 * 1024),
-  /** How long a looked-up account JWT is trusted before it is fetched again (revocations show up within this), ms. */
+  /**
+   * How long a looked-up account JWT is trusted before it is fetched again, ms. Account JWTs pushed to the resolver
+   * replace the cached one at once (docs/websocket.md §5); this bounds how long a missed update goes unnoticed at authentication.
+   */
   ACCOUNT_CACHE_TTL_MS: PositiveInt.default(5_000),
   /** Lease on a connection slot in Redis, ms; renewed every third of it, so a dead pod's slots free themselves. */
   CONNECTION_LEASE_MS: PositiveInt.default(30_000),
   /** Window of the per-plan control-request limit (requests per minute in the plans catalogue), ms. */
   REQUEST_RATE_WINDOW_MS: PositiveInt.default(60_000),
+  /** Pro replay: JetStream replays (one per subject) one connection may run at once; more are refused with `replay_limit`. */
+  WS_MAX_REPLAYS_PER_CONNECTION: PositiveInt.default(4),
+  /** Pro replay: messages pulled from JetStream per request; with the pause below it bounds a replay's memory. */
+  WS_REPLAY_BATCH_MESSAGES: PositiveInt.default(256),
+  /** Pro replay: bytes queued on the socket at which a replay stops reading from JetStream until the client catches up. */
+  WS_REPLAY_PAUSE_BYTES: PositiveInt.default(1024 * 1024),
+  /** Pro replay: how long a paused replay waits for the socket to drain before the slow-consumer policy disconnects it, ms. */
+  WS_REPLAY_STALL_MS: PositiveInt.default(30_000),
 });
 
 export type WsFanoutConfig = z.infer<typeof WsFanoutConfigSchema>;

@@ -16,6 +16,7 @@ runMain(async () => {
   const operatorJwt = config.NATS_OPERATOR_JWT.startsWith('eyJ') ? config.NATS_OPERATOR_JWT : await readFile(config.NATS_OPERATOR_JWT, 'utf8');
 
   const nc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_CREDS, name: 'ws-fanout', logger });
+  // System account: resolver lookups, and the account updates that change live clients' plans.
   const sysNc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_SYSTEM_CREDS, name: 'ws-fanout-resolver', logger });
   const redis = createClient({ url: config.REDIS_URL });
   redis.on('error', (err) => logger.warn({ err }, 'redis error'));
@@ -25,7 +26,7 @@ runMain(async () => {
   limiter.start((err) => logger.warn({ err }, 'renewing connection leases failed'));
   const verifier = new CredentialVerifier(operatorJwt, resolverLookup(sysNc), config.ACCOUNT_CACHE_TTL_MS);
   const rateLimiter = new RequestRateLimiter(redis, config.REQUEST_RATE_WINDOW_MS);
-  const app = createApp(config, { logger, registry, nc, verifier, limiter, rateLimiter });
+  const app = createApp(config, { logger, registry, nc, sysNc, verifier, limiter, rateLimiter });
 
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,

@@ -1,112 +1,37 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+/** The service in-process against a real operator-mode nats-server and Redis: authentication, subscriptions, limits. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { createClient } from 'redis';
-import { Registry } from 'prom-client';
 import { encodeAccount, encodeUser, createAccount, createUser, decode, type Account } from '@nats-io/jwt';
-import { connectNats, createLogger, freePort, type NatsConnection } from '@tradewind/lib';
+import type { NatsConnection } from '@tradewind/lib';
 import {
-  encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt, startLocalNats,
+  encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt,
   type LocalNats, type UserCredentials,
 } from '@tradewind/credential-issuer';
-import { createApp, type WsFanoutApp } from '../src/app.js';
-import { CredentialVerifier } from '../src/domain/verifier.js';
-import { ConnectionLimiter } from '../src/domain/connection-limiter.js';
-import { RequestRateLimiter } from '../src/domain/request-rate-limiter.js';
-import { resolverLookup } from '../src/resolver-lookup.js';
+import { startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
-let stateDir: string;
+let env: TestEnv;
+let t: TestApp;
 let nats: LocalNats;
 let nc: NatsConnection;
 let sysNc: NatsConnection;
-let redis: ReturnType<typeof createClient>;
-let app: WsFanoutApp;
 let url: string;
 const CACHE_TTL_MS = 200;
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), 'tw-ws-'));
-  nats = await startLocalNats({ stateDir, port: await freePort(), monitorPort: await freePort() });
-  nc = await connectNats({ url: nats.url, creds: nats.identities.service_user_creds, name: 'ws-fanout-test' });
-  sysNc = await connectNats({ url: nats.url, creds: nats.identities.system_user_creds, name: 'ws-fanout-test-sys' });
-  redis = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  await redis.connect();
-  const logger = createLogger({ service: 'ws-fanout', level: 'silent' });
-  const verifier = new CredentialVerifier(nats.identities.operator.jwt, resolverLookup(sysNc), CACHE_TTL_MS);
-  app = createApp(
-    { PORT: 0, HOST: '127.0.0.1', WS_MAX_FRAME_BYTES: 16 * 1024, WS_AUTH_TIMEOUT_MS: 1500, WS_MAX_BUFFERED_BYTES: 8 * 1024 * 1024 },
-    // A fixed clock keeps every test inside one rate window (keys are per user, so runs never share them).
-    { logger, registry: new Registry(), nc, verifier, limiter: new ConnectionLimiter(redis, 30_000), rateLimiter: new RequestRateLimiter(redis, 60_000, () => 1_800_000_030_000) },
-  );
-  const { port } = await app.start();
-  url = `ws://127.0.0.1:${port}`;
+  env = await startTestEnv();
+  ({ nats, nc, sysNc } = env);
+  // A fixed clock keeps every test inside one rate window (keys are per user, so runs never share them).
+  t = await startTestApp(env, {}, { cacheTtlMs: CACHE_TTL_MS, rateClock: () => 1_800_000_030_000 });
+  url = t.url;
 });
 
 afterAll(async () => {
-  await app?.stop();
-  await nc?.close();
-  await sysNc?.close();
-  await redis?.quit();
-  await nats?.stop();
-  await rm(stateDir, { recursive: true, force: true });
+  await t?.app.stop();
+  await env?.stop();
 });
 
-/** A WebSocket client that queues every text message and records the close. */
-class TestClient {
-  readonly ws: WebSocket;
-  private readonly queue: string[] = [];
-  private waiters: Array<() => void> = [];
-  closed: { code: number; reason: string } | undefined;
-  readonly opened: Promise<void>;
-
-  constructor(target = url) {
-    this.ws = new WebSocket(target);
-    this.opened = new Promise((resolve, reject) => { this.ws.once('open', () => resolve()); this.ws.once('error', reject); });
-    this.ws.on('message', (data) => { this.queue.push(data.toString()); this.wake(); });
-    this.ws.on('close', (code, reason) => { this.closed = { code, reason: reason.toString() }; this.wake(); });
-  }
-
-  private wake() { const w = this.waiters; this.waiters = []; w.forEach((f) => f()); }
-
-  /** Next message as text; rejects after `timeoutMs`. */
-  async nextRaw(timeoutMs = 3000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.queue.length === 0) {
-      if (this.closed) throw new Error(`closed ${this.closed.code} ${this.closed.reason}`);
-      if (Date.now() > deadline) throw new Error('no message');
-      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
-    }
-    return this.queue.shift()!;
-  }
-
-  async next(): Promise<Record<string, unknown>> { return JSON.parse(await this.nextRaw()) as Record<string, unknown>; }
-
-  async waitClosed(timeoutMs = 3000): Promise<{ code: number; reason: string }> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.closed) {
-      if (Date.now() > deadline) throw new Error('not closed');
-      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
-    }
-    return this.closed;
-  }
-
-  send(value: unknown) { this.ws.send(typeof value === 'string' ? value : JSON.stringify(value)); }
-
-  /** Connects, consumes the challenge and authenticates. */
-  static async authed(creds: UserCredentials): Promise<TestClient> {
-    const c = new TestClient();
-    await c.opened;
-    expect((await c.next()).type).toBe('challenge');
-    c.send({ jwt: creds.user_jwt, nkey: creds.user_nkey_seed });
-    const reply = await c.next();
-    expect(reply).toMatchObject({ type: 'authenticated' });
-    return c;
-  }
-
-  close() { this.ws.close(); }
-}
+/** Connects and authenticates with issued credentials (per-plan accounts) or a customer account's user. */
+const authed = (cr: UserCredentials | { jwt: string; seed: string }): Promise<TestClient> =>
+  TestClient.authed(url, 'jwt' in cr ? cr : { jwt: cr.user_jwt, seed: cr.user_nkey_seed });
 
 const creds = (plan: 'starter' | 'plus' | 'pro', extra: { ttlSeconds?: number; now?: number } = {}) =>
   issueUserCredentials(nats.identities, { plan, natsUrl: nats.url, ttlSeconds: extra.ttlSeconds ?? 0, ...(extra.now ? { now: extra.now } : {}) });
@@ -119,7 +44,7 @@ async function expectRefusal(c: TestClient, code: string, closeCode: number) {
 }
 
 async function authAttempt(body: unknown): Promise<TestClient> {
-  const c = new TestClient();
+  const c = new TestClient(url);
   await c.opened;
   await c.next(); // challenge
   c.send(body);
@@ -128,7 +53,7 @@ async function authAttempt(body: unknown): Promise<TestClient> {
 
 describe('ws-fanout', () => {
   it('when a starter authenticates and subscribes, then it receives the published trade bytes unchanged', async () => {
-    const c = await TestClient.authed(await creds('starter'));
+    const c = await authed(await creds('starter'));
     c.send({ subject: 'basic.pumpfun' });
     expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
     const payload = '{"source":"pumpfun","transaction_type":"BUY","signature":"abc",  "spacing":"kept as published"}';
@@ -143,7 +68,7 @@ describe('ws-fanout', () => {
 
   it('when the client signs the challenge nonce instead of sending its seed, then it is authenticated', async () => {
     const cr = await creds('plus');
-    const c = new TestClient();
+    const c = new TestClient(url);
     await c.opened;
     const challenge = await c.next();
     const kp = keyPairFromSeed(cr.user_nkey_seed);
@@ -154,8 +79,8 @@ describe('ws-fanout', () => {
   });
 
   it('when two clients subscribe to one subject, then the process holds one NATS subscription and both receive', async () => {
-    const a = await TestClient.authed(await creds('plus'));
-    const b = await TestClient.authed(await creds('plus'));
+    const a = await authed(await creds('plus'));
+    const b = await authed(await creds('plus'));
     a.send({ subject: 'premium.raydium' });
     b.send({ subject: 'premium.raydium' });
     await a.next(); await b.next();
@@ -213,9 +138,18 @@ describe('ws-fanout', () => {
     await expectRefusal(await authAttempt({ jwt: old.user_jwt, nkey: old.user_nkey_seed }), 'expired', 4401);
   });
 
+  it('when the user JWT expires while connected, then expired and close 4401, as nats-server closes native connections', async () => {
+    const c = await authed(await creds('starter', { ttlSeconds: 2 }));
+    c.send({ subject: 'basic.pumpfun' });
+    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
+    const err = await c.next();
+    expect(err).toMatchObject({ type: 'error', code: 'expired' });
+    expect((await c.waitClosed()).code).toBe(4401);
+  });
+
   it('when the account revokes the user on the server, then revoked (within the cache TTL)', async () => {
     const cr = await creds('starter');
-    const ok = await TestClient.authed(cr);
+    const ok = await authed(cr);
     ok.close();
     const account = nats.identities.customers.starter;
     const current = decode<Account>(account.jwt);
@@ -227,12 +161,12 @@ describe('ws-fanout', () => {
     expect(reply.string()).toContain('jwt updated');
     await new Promise((r) => setTimeout(r, CACHE_TTL_MS + 50));
     await expectRefusal(await authAttempt({ jwt: cr.user_jwt, nkey: cr.user_nkey_seed }), 'revoked', 4401);
-    const fresh = await TestClient.authed(await creds('starter'));
+    const fresh = await authed(await creds('starter'));
     fresh.close();
   });
 
   it('when a starter subscribes to a premium subject, then it is refused naming Plus and stays connected', async () => {
-    const c = await TestClient.authed(await creds('starter'));
+    const c = await authed(await creds('starter'));
     c.send({ subject: 'premium.pumpswap' });
     const err = await c.next();
     expect(err).toMatchObject({ type: 'error', code: 'subject_not_in_plan' });
@@ -249,7 +183,7 @@ describe('ws-fanout', () => {
       const spec = { accountPublicKey: newCustomerAccountKey(), name: `customer-${plan}`, plan };
       await pushAccountJwt(sysNc, await encodeCustomerAccount(nats.identities, spec));
       const user = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
-      const c = new TestClient();
+      const c = new TestClient(url);
       await c.opened;
       await c.next();
       c.send({ jwt: user.userJwt, nkey: user.userSeed });
@@ -270,7 +204,7 @@ describe('ws-fanout', () => {
   });
 
   it('when a starter exceeds 100 control requests per minute, then rate_limited naming the Plus limit, and the connection stays open', async () => {
-    const c = await TestClient.authed(await creds('starter'));
+    const c = await authed(await creds('starter'));
     // The authentication was request 1; 99 more are allowed.
     for (let i = 0; i < 99; i++) c.send({ subject: i % 2 === 0 ? 'basic.pumpfun' : 'basic.bonk' });
     for (let i = 0; i < 99; i++) expect((await c.next()).type).toBe('subscribed');
@@ -290,7 +224,7 @@ describe('ws-fanout', () => {
   });
 
   it('when a frame exceeds the limit, then the socket is closed with 1009', async () => {
-    const c = new TestClient();
+    const c = new TestClient(url);
     await c.opened;
     await c.next();
     c.send({ jwt: 'x'.repeat(20 * 1024), nkey: 'y' });
@@ -298,7 +232,7 @@ describe('ws-fanout', () => {
   });
 
   it('when no credentials arrive in time, then auth_timeout and close 4408', async () => {
-    const c = new TestClient();
+    const c = new TestClient(url);
     await c.opened;
     await c.next();
     await expectRefusal(c, 'auth_timeout', 4408);
@@ -306,7 +240,7 @@ describe('ws-fanout', () => {
 
   it('when a starter opens a second connection, then connection_limit 4429; after closing the first, a new one is accepted', async () => {
     const cr = await creds('starter');
-    const first = await TestClient.authed(cr);
+    const first = await authed(cr);
     const second = await authAttempt({ jwt: cr.user_jwt, nkey: cr.user_nkey_seed });
     const err = await second.next();
     expect(err).toMatchObject({ type: 'error', code: 'connection_limit' });
@@ -315,7 +249,54 @@ describe('ws-fanout', () => {
     first.close();
     await first.waitClosed();
     await new Promise((r) => setTimeout(r, 100));
-    const third = await TestClient.authed(cr);
+    const third = await authed(cr);
     third.close();
+  });
+
+  it('when a customer account\'s second user JWT connects while the first holds the starter slot, then connection_limit: slots are per customer account', async () => {
+    const spec = { accountPublicKey: newCustomerAccountKey(), name: 'customer-starter-slots', plan: 'starter' as const };
+    await pushAccountJwt(sysNc, await encodeCustomerAccount(nats.identities, spec));
+    const userA = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
+    const userB = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
+    const first = await authed({ jwt: userA.userJwt, seed: userA.userSeed });
+    const second = await authAttempt({ jwt: userB.userJwt, nkey: userB.userSeed });
+    const err = await second.next();
+    expect(err).toMatchObject({ type: 'error', code: 'connection_limit' });
+    expect(String(err.message)).toMatch(/starter plan allows 1 concurrent connection/);
+    expect((await second.waitClosed()).code).toBe(4429);
+    first.close();
+    await first.waitClosed();
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await authed({ jwt: userB.userJwt, seed: userB.userSeed });
+    again.close();
+    await again.waitClosed();
+  });
+
+  it('when two users of the legacy shared starter account connect at once, then both are accepted: slots stay per user key there', async () => {
+    const a = await authed(await creds('starter'));
+    const b = await authed(await creds('starter'));
+    for (const c of [a, b]) {
+      c.close();
+      await c.waitClosed();
+    }
+  });
+
+  it('when two user JWTs of one starter customer send control requests, then they share the 100 per minute budget', async () => {
+    const spec = { accountPublicKey: newCustomerAccountKey(), name: 'customer-starter-rpm', plan: 'starter' as const };
+    await pushAccountJwt(sysNc, await encodeCustomerAccount(nats.identities, spec));
+    const userA = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
+    const userB = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
+    const a = await authed({ jwt: userA.userJwt, seed: userA.userSeed });
+    // Authentication was request 1; 98 more make 99.
+    for (let i = 0; i < 98; i++) a.send({ subject: 'basic.pumpfun' });
+    for (let i = 0; i < 98; i++) expect((await a.next()).type).toBe('subscribed');
+    a.close();
+    await a.waitClosed();
+    await new Promise((r) => setTimeout(r, 100));
+    const b = await authed({ jwt: userB.userJwt, seed: userB.userSeed }); // request 100
+    b.send({ subject: 'basic.bonk' });
+    expect(await b.next()).toMatchObject({ type: 'error', code: 'rate_limited' });
+    b.close();
+    await b.waitClosed();
   });
 });

@@ -24,15 +24,12 @@
  * the new rules, and a revoked user is refused ("Authorization Violation").
  */
 import { createAccount, createUser, encodeAccount, encodeUser, type Import, type KeyPair } from '@nats-io/jwt';
-import { AppError, PLANS, type NatsConnection, type PlanId } from '@tradewind/lib';
+import { AppError, CUSTOMER_ACCOUNT_TAG, PLANS, type NatsConnection, type PlanId } from '@tradewind/lib';
 import { keyPairFromSeed, type NatsIdentities } from './identities.js';
 import { REPLAY_API_PREFIX, customerReplayImports } from './replay.js';
 
 /** Limits every customer account states (nats-server reads a missing limit as 0); -1 = unlimited. */
 const CUSTOMER_LIMITS = { subs: -1, data: -1, payload: -1, imports: -1, exports: 0, wildcards: true, leaf: 0 } as const;
-
-/** Tag every per-customer account carries (ws-fanout keys its connection slots by such accounts). */
-export const CUSTOMER_ACCOUNT_TAG = 'customer';
 
 /** What a customer account says. `revocations`: user public key → seconds since the epoch (JWTs issued at or before it are refused). */
 export interface CustomerAccountSpec {

@@ -9,6 +9,7 @@ export type WsErrorCode =
   | 'bad_json' | 'bad_request' | 'missing_fields' | 'invalid_jwt' | 'invalid_signature' | 'nkey_mismatch'
   | 'expired' | 'revoked' | 'unknown_account' | 'auth_timeout' | 'not_authenticated'
   | 'already_authenticated' | 'unknown_subject' | 'subject_not_in_plan' | 'connection_limit' | 'rate_limited'
+  | 'replay_not_in_plan' | 'bad_replay' | 'replay_limit'
   | 'slow_consumer' | 'unavailable' | 'internal';
 
 /** Close codes (4xxx application range, RFC 6455 §7.4.2). */

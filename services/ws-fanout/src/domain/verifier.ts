@@ -8,17 +8,28 @@
  * → the NKey seed's public key is the JWT's subject (or a nonce signature by that key).
  *
  * Account JWTs come from a lookup function (the server's resolver via
- * `$SYS.REQ.ACCOUNT.<id>.CLAIMS.LOOKUP`), cached for a short TTL.
+ * `$SYS.REQ.ACCOUNT.<id>.CLAIMS.LOOKUP`), cached for a short TTL, and from account updates
+ * pushed to the resolver ({@link CredentialVerifier.acceptAccountJwt}), which replace the cached
+ * claims at once so live connections can be re-checked ({@link CredentialVerifier.reverify}).
  */
 import { decode, fromPublic, fromSeed, type ClaimsData, type User, type Account, type Operator } from '@nats-io/jwt';
-import { isPlanId, type PlanId } from '@tradewind/lib';
+import { CUSTOMER_ACCOUNT_TAG, isPlanId, type PlanId } from '@tradewind/lib';
 import { CLOSE_CODES, WsProtocolError } from './errors.js';
 
 /** What a verified connection may do. */
 export interface VerifiedUser {
   /** The user's public NKey (`U…`): the stable identity of these credentials. */
   readonly userKey: string;
+  /** The issuing account's public key (`A…`). */
   readonly account: string;
+  /** True when the account carries the `customer` tag: one NATS account per customer (docs/nats.md). */
+  readonly customerAccount: boolean;
+  /**
+   * Whose connection slots and control-request budget this connection uses: the account key for a
+   * per-customer account (every user JWT of one customer shares the plan's limits), else the user
+   * key (legacy per-plan accounts such as CUSTOMERS_STARTER hold many customers).
+   */
+  readonly limitKey: string;
   readonly name: string;
   /** Plan from the tag `plan:<id>` of the user JWT, else of its account; undefined without one. */
   readonly plan: PlanId | undefined;
@@ -114,27 +125,31 @@ export class CredentialVerifier {
   }
 
   /**
+   * Takes an account JWT pushed to the server's resolver (`$SYS.REQ.CLAIMS.UPDATE` or
+   * `$SYS.ACCOUNT.<id>.CLAIMS.UPDATE`) into the account cache, as the full resolver would: only
+   * an account JWT signed by the operator (or an operator signing key), and never one issued
+   * before the cached one (`iat`, seconds).
+   * @returns the account's public key and whether the cache took the JWT (false: older than the cached one).
+   * @throws WsProtocolError invalid_jwt / invalid_signature when the JWT does not verify or is not an operator-signed account JWT.
+   */
+  acceptAccountJwt(jwt: string): { account: string; applied: boolean } {
+    const claims = decodeVerified<Account>(jwt.trim(), 'account');
+    if (claims.nats?.type !== 'account' || !claims.sub?.startsWith('A') || !this.operatorKeys.has(claims.iss)) {
+      throw unauth('invalid_signature', 'the account JWT is not signed by the Tradewind operator');
+    }
+    const cached = this.cache.get(claims.sub);
+    if (cached && cached.claims.iat > claims.iat) return { account: claims.sub, applied: false };
+    this.cache.set(claims.sub, { claims, until: this.now() + this.cacheTtlMs });
+    return { account: claims.sub, applied: true };
+  }
+
+  /**
    * Verifies `userJwt` and the proof of key possession.
    * @throws WsProtocolError with codes invalid_jwt, invalid_signature, unknown_account, expired, revoked,
    *   nkey_mismatch (all close 4401) or unavailable (4503) when the resolver cannot be reached.
    */
   async verify(userJwt: string, proof: KeyProof): Promise<VerifiedUser> {
-    const claims = decodeVerified<User>(userJwt, 'user');
-    if (claims.nats.type !== 'user' || !claims.sub.startsWith('U')) throw unauth('invalid_jwt', 'the JWT is not a NATS user JWT');
-    const accountKey = claims.nats.issuer_account ?? claims.iss;
-    const account = await this.account(accountKey);
-    const accountSigners = new Set([account.sub, ...signingKeyIds(account.nats.signing_keys)]);
-    if (!accountSigners.has(claims.iss)) throw unauth('invalid_signature', 'the JWT is not signed by its account or one of its signing keys');
-
-    const nowSeconds = this.now() / 1000;
-    if (claims.exp !== undefined && claims.exp > 0 && claims.exp <= nowSeconds) throw unauth('expired', 'the user JWT has expired; fetch new credentials');
-    if (account.exp !== undefined && account.exp > 0 && account.exp <= nowSeconds) throw unauth('expired', 'the account of this JWT has expired');
-    if (claims.nbf !== undefined && claims.nbf > nowSeconds) throw unauth('invalid_jwt', 'the user JWT is not valid yet');
-
-    const revocations = account.nats.revocations ?? {};
-    const revokedBefore = Math.max(revocations[claims.sub] ?? -1, revocations['*'] ?? -1);
-    if (revokedBefore >= 0 && claims.iat <= revokedBefore) throw unauth('revoked', 'these credentials were revoked (rotated); fetch the current ones');
-
+    const { claims, account } = await this.checkUser(userJwt);
     if (proof.kind === 'seed') {
       let publicKey: string;
       try {
@@ -153,21 +168,60 @@ export class CredentialVerifier {
       }
       if (!ok) throw unauth('nkey_mismatch', "the nonce signature was not made by the JWT's user key");
     }
-
-    // As in nats-server: a user JWT without permissions of its own gets the account's
-    // default_permissions (per-customer accounts, docs/nats.md); the plan tag likewise.
-    const own = claims.nats.sub;
-    const sub = own && ((own.allow?.length ?? 0) > 0 || (own.deny?.length ?? 0) > 0) ? own : (account.nats.default_permissions?.sub ?? {});
-    const planTag = [...(claims.nats.tags ?? []), ...(account.nats.tags ?? [])].find((t) => t.startsWith('plan:'))?.slice('plan:'.length);
-    return {
-      userKey: claims.sub,
-      account: accountKey,
-      name: claims.name,
-      plan: isPlanId(planTag) ? planTag : undefined,
-      subAllow: sub.allow ?? [],
-      subDeny: sub.deny ?? [],
-      imports: (account.nats.imports ?? []).filter((i) => i.type === 'stream').map((i) => i.subject),
-      expiresAtMs: claims.exp ? claims.exp * 1000 : undefined,
-    };
+    return rightsOf(claims, account);
   }
+
+  /**
+   * Re-derives the rights of an already authenticated connection from its user JWT against the
+   * account's current claims (after an account update): the same checks as {@link verify} except
+   * the key proof, which the connection gave when it authenticated.
+   * @throws WsProtocolError as {@link verify}: revoked / expired (and the other 4401 codes) mean the
+   *   connection must end; unavailable means the account could not be looked up (keep the connection).
+   */
+  async reverify(userJwt: string): Promise<VerifiedUser> {
+    const { claims, account } = await this.checkUser(userJwt);
+    return rightsOf(claims, account);
+  }
+
+  /** Signature chain, validity period and revocation of a user JWT; everything but the key proof. */
+  private async checkUser(userJwt: string): Promise<{ claims: ClaimsData<User>; account: ClaimsData<Account> }> {
+    const claims = decodeVerified<User>(userJwt, 'user');
+    if (claims.nats.type !== 'user' || !claims.sub.startsWith('U')) throw unauth('invalid_jwt', 'the JWT is not a NATS user JWT');
+    const accountKey = claims.nats.issuer_account ?? claims.iss;
+    const account = await this.account(accountKey);
+    const accountSigners = new Set([account.sub, ...signingKeyIds(account.nats.signing_keys)]);
+    if (!accountSigners.has(claims.iss)) throw unauth('invalid_signature', 'the JWT is not signed by its account or one of its signing keys');
+
+    const nowSeconds = this.now() / 1000;
+    if (claims.exp !== undefined && claims.exp > 0 && claims.exp <= nowSeconds) throw unauth('expired', 'the user JWT has expired; fetch new credentials');
+    if (account.exp !== undefined && account.exp > 0 && account.exp <= nowSeconds) throw unauth('expired', 'the account of this JWT has expired');
+    if (claims.nbf !== undefined && claims.nbf > nowSeconds) throw unauth('invalid_jwt', 'the user JWT is not valid yet');
+
+    const revocations = account.nats.revocations ?? {};
+    const revokedBefore = Math.max(revocations[claims.sub] ?? -1, revocations['*'] ?? -1);
+    if (revokedBefore >= 0 && claims.iat <= revokedBefore) throw unauth('revoked', 'these credentials were revoked (rotated); fetch the current ones');
+    return { claims, account };
+  }
+}
+
+/** What a checked user JWT allows, given its account's claims. */
+function rightsOf(claims: ClaimsData<User>, account: ClaimsData<Account>): VerifiedUser {
+  // As in nats-server: a user JWT without permissions of its own gets the account's
+  // default_permissions (per-customer accounts, docs/nats.md); the plan tag likewise.
+  const own = claims.nats.sub;
+  const sub = own && ((own.allow?.length ?? 0) > 0 || (own.deny?.length ?? 0) > 0) ? own : (account.nats.default_permissions?.sub ?? {});
+  const planTag = [...(claims.nats.tags ?? []), ...(account.nats.tags ?? [])].find((t) => t.startsWith('plan:'))?.slice('plan:'.length);
+  const customerAccount = (account.nats.tags ?? []).includes(CUSTOMER_ACCOUNT_TAG);
+  return {
+    userKey: claims.sub,
+    account: account.sub,
+    customerAccount,
+    limitKey: customerAccount ? account.sub : claims.sub,
+    name: claims.name,
+    plan: isPlanId(planTag) ? planTag : undefined,
+    subAllow: sub.allow ?? [],
+    subDeny: sub.deny ?? [],
+    imports: (account.nats.imports ?? []).filter((i) => i.type === 'stream').map((i) => i.subject),
+    expiresAtMs: claims.exp ? claims.exp * 1000 : undefined,
+  };
 }

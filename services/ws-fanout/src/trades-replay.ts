@@ -1,0 +1,79 @@
+/**
+ * Pro replay of TRADES history for one subject: an ordered JetStream consumer (nats.js v3) on the
+ * services' connection (the TRADEWIND account owns the stream), starting at a time or a stream
+ * sequence and carrying on into the live feed. An ordered consumer delivers every stored message
+ * of its filter once, in stream order; on a gap it recreates itself from the last stream sequence
+ * it delivered, so the history-to-live seam has no gap and no duplicate.
+ *
+ * Memory is bounded by the consumer's pull size: nats.js queues the next pull request behind the
+ * messages already handed to the iterator, so while the caller does not read (a paused replay),
+ * no more than `batchMessages` messages are fetched.
+ */
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type OrderedConsumerOptions } from '@nats-io/jetstream';
+import { TRADES_STREAM, type NatsConnection } from '@tradewind/lib';
+import type { ReplayStart } from './domain/replay-request.js';
+import { WsProtocolError } from './domain/errors.js';
+
+/** One open replay. */
+export interface TradesReplay {
+  /** Messages of the subject from the start point that the stream held when the consumer was created (0: nothing to replay). */
+  readonly pendingAtStart: number;
+  /** The messages, history first, then live ones as they are stored; ends after {@link close}. */
+  readonly messages: AsyncIterable<JsMsg>;
+  /** Stops the consumer and deletes it on the server; idempotent, never throws. */
+  close(): Promise<void>;
+}
+
+/** Opens replays on one NATS connection. */
+export class TradesReplayer {
+  private js: JetStreamClient | undefined;
+  private jsm: JetStreamManager | undefined;
+
+  /**
+   * @param nc the services' connection (TRADEWIND account).
+   * @param options.batchMessages messages per pull request (config WS_REPLAY_BATCH_MESSAGES).
+   * @param options.inactiveMs the server deletes a consumer nobody pulls from for this long (a crashed pod's replays), ms.
+   */
+  constructor(private readonly nc: NatsConnection, private readonly options: { batchMessages: number; inactiveMs: number }) {}
+
+  /**
+   * Creates the consumer for `subject` from `start`.
+   * @throws WsProtocolError bad_replay when a start sequence lies beyond the stream's next sequence;
+   *   unavailable (connection stays open) when JetStream or the TRADES stream cannot be reached.
+   */
+  async open(subject: string, start: ReplayStart): Promise<TradesReplay> {
+    try {
+      this.jsm ??= await jetstreamManager(this.nc);
+      this.js ??= jetstream(this.nc);
+      if (start.kind === 'sequence') {
+        const lastSeq = (await this.jsm.streams.info(TRADES_STREAM)).state.last_seq;
+        if (start.sequence > lastSeq + 1) {
+          throw new WsProtocolError('invalid_argument', 'bad_replay',
+            `replay from sequence ${start.sequence} is in the future: the last TRADES sequence is ${lastSeq}`);
+        }
+      }
+      const options: Partial<OrderedConsumerOptions> = {
+        filter_subjects: subject,
+        inactive_threshold: this.options.inactiveMs,
+        ...(start.kind === 'time'
+          ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(start.ms).toISOString() }
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start.sequence }),
+      };
+      const consumer = await this.js.consumers.get(TRADES_STREAM, options);
+      const pendingAtStart = (await consumer.info(true)).num_pending;
+      const messages = await consumer.consume({ max_messages: this.options.batchMessages });
+      let closing: Promise<void> | undefined;
+      return {
+        pendingAtStart,
+        messages,
+        close: () => (closing ??= (async () => {
+          await messages.close().catch(() => undefined);
+          await consumer.delete().catch(() => undefined);
+        })()),
+      };
+    } catch (err) {
+      if (err instanceof WsProtocolError) throw err;
+      throw new WsProtocolError('unavailable', 'unavailable', 'replay is unavailable right now (TRADES history cannot be read); try again shortly', undefined, { cause: err });
+    }
+  }
+}
