@@ -447,7 +447,9 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   /**
    * Re-derives a live client's rights after an account update: a revoked or expired user is refused
    * and closed (4401); subjects (and replay) the plan no longer includes are ended with
-   * `unsubscribed`/`plan_changed`; a changed plan is announced with `plan_changed`.
+   * `unsubscribed`/`plan_changed`; a changed plan is announced with `plan_changed`; when the new plan
+   * allows fewer connections than the customer holds (across all processes), the surplus is closed
+   * with `connection_limit` (4429).
    */
   const recheck = async (client: Client) => {
     const before = client.user;
@@ -495,6 +497,12 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           ? `replay of history is not in your ${plan.name} plan any more; it is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan (subscribe again without "replay" for live trades)`
           : notInPlan(replay.subject),
       });
+    }
+    if (plan.connections < PLANS[before.plan ?? 'starter'].connections && await limiter.shed(client.id, plan.connections)) {
+      metrics.planChanges.inc({ outcome: 'connection_shed' });
+      detach(client);
+      refuse(client, new WsProtocolError('resource_exhausted', 'connection_limit',
+        `your plan changed to ${plan.name}, which allows ${plan.connections} concurrent connection${plan.connections === 1 ? '' : 's'}; this one was closed`, CLOSE_CODES.limit));
     }
   };
 

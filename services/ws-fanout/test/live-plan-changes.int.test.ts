@@ -75,6 +75,24 @@ describe('live plan changes', () => {
     await c.waitClosed();
   });
 
+  it('when a pro customer holding 3 sockets is downgraded to starter, then exactly 2 are closed with connection_limit and one stays', async () => {
+    const customer = await createCustomer(env, 'pro');
+    const sockets = [];
+    for (let i = 0; i < 3; i++) sockets.push(await TestClient.authed(t.url, await customer.user()));
+    await reauthorize(env.sysNc, env.nats.identities, { ...customer.spec, plan: 'starter' });
+    const outcomes = await Promise.all(sockets.map(async (c) => {
+      const closed = await Promise.race([c.waitClosed(5000).then((x) => x.code), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
+      return closed;
+    }));
+    expect(outcomes.filter((code) => code === 4429)).toHaveLength(2);
+    expect(outcomes.filter((code) => code === undefined)).toHaveLength(1);
+    const survivor = sockets[outcomes.indexOf(undefined)]!;
+    survivor.send({ subject: 'basic.bonk' });
+    expect((await until(survivor, (m) => m.type === 'subscribed')).message).toEqual({ type: 'subscribed', subject: 'basic.bonk' });
+    survivor.close();
+    await survivor.waitClosed();
+  });
+
   it('when a starter customer is upgraded to plus, then plan_changed arrives and premium.pumpswap can be subscribed on the same socket', async () => {
     const customer = await createCustomer(env, 'starter');
     const c = await TestClient.authed(t.url, await customer.user());

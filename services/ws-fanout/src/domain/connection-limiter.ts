@@ -19,6 +19,12 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1`;
 
+/** Gives up the slot ARGV[3] when the set holds more than ARGV[2] live leases (a plan with fewer connections). */
+const SHED = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) <= tonumber(ARGV[2]) then return 0 end
+return redis.call('ZREM', KEYS[1], ARGV[3])`;
+
 /** Slot bookkeeping for one process. */
 export class ConnectionLimiter {
   private readonly held = new Map<string, string>(); // connection id -> redis key
@@ -40,6 +46,20 @@ export class ConnectionLimiter {
     });
     if (ok === 1) this.held.set(connectionId, this.key(user));
     return ok === 1;
+  }
+
+  /**
+   * After a plan change lowered the limit to `limit`: frees `connectionId`'s slot if the key holds
+   * more than `limit` live slots. Each call is one atomic script, so however many processes shed
+   * at once, exactly (count − limit) connections give up their slots.
+   * @returns true when this connection must close.
+   */
+  async shed(connectionId: string, limit: number): Promise<boolean> {
+    const key = this.held.get(connectionId);
+    if (!key) return false;
+    const removed = await this.redis.eval(SHED, { keys: [key], arguments: [String(this.now()), String(limit), connectionId] });
+    if (removed === 1) this.held.delete(connectionId);
+    return removed === 1;
   }
 
   /** Frees the slot of `connectionId` (no-op when it holds none). */
