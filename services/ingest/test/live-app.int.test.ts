@@ -40,7 +40,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await rpc?.close();
   await nc?.close();
-  nats?.kill();
+  // Wait for the server to exit before removing its store: it may still be writing (ENOTEMPTY otherwise).
+  if (nats && nats.exitCode === null) {
+    const exited = new Promise((resolve) => nats.once('exit', resolve));
+    nats.kill();
+    await exited;
+  }
   rmSync(storeDir, { recursive: true, force: true });
 });
 
