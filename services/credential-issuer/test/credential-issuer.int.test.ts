@@ -294,21 +294,24 @@ describe('subscription.changed', () => {
     await vi.waitFor(async () => expect(await row(userId)).toBeDefined(), { timeout: 5000 });
     const creds = await getCreds(userId);
     const nc = await connectNative(creds);
+    const statuses: string[] = [];
+    void (async () => { for await (const st of nc.status()) statuses.push(st.type); })();
     expect(await firstOf(nc, 'premium.raydium')).toMatch(/Permissions Violation/);
 
+    const upgradedAt = Date.now();
     await changePlan(userId, 'pro', 1);
     await vi.waitFor(async () => expect((await row(userId))?.plan).toBe('pro'), { timeout: 5000 });
     expect((await accountOnResolver(creds.account_public_key)).limits?.conn).toBe(5);
-    // The same connection (re-authorised by the server, reconnected by the client) now receives premium trades.
-    await vi.waitFor(async () => {
-      const got = firstOf(nc, 'premium.raydium');
-      await nc.flush();
-      svc.publish('premium.raydium', 'swap-on-pro');
-      expect(await got).toBe('swap-on-pro');
-    }, { timeout: 5000, interval: 100 });
-    const premium: string[] = [];
-    nc.subscribe('premium.raydium', { callback: (err, m) => { if (!err) premium.push(m.string()); } });
-    await nc.flush();
+    // The server dropped the live connection (re-authorisation) within 5 s ...
+    await vi.waitFor(() => expect(statuses).toContain('disconnect'), { timeout: 5000, interval: 50 });
+    expect(Date.now() - upgradedAt).toBeLessThan(5000);
+    await nc.close();
+    // ... and the same credentials, connecting again, receive premium trades.
+    const upgraded = await connectNative(creds);
+    const got = firstOf(upgraded, 'premium.raydium');
+    await upgraded.flush();
+    svc.publish('premium.raydium', 'swap-on-pro');
+    expect(await got).toBe('swap-on-pro');
     const view = await getCreds(userId);
     expect(view).toMatchObject({ plan: 'pro', max_connections: 5, replay: true, user_jwt: creds.user_jwt });
     // Pro: five connections in all, the sixth refused by the server.
@@ -321,16 +324,23 @@ describe('subscription.changed', () => {
     await changePlan(userId, 'plus', 1);
     await new Promise((r) => setTimeout(r, 300));
     expect((await row(userId))?.plan).toBe('pro');
-    // Payment failure beyond grace: unpaid → starter.
+    // Payment failure beyond grace: unpaid -> starter. The live premium connection is dropped within 5 s.
+    const liveStatuses: string[] = [];
+    void (async () => { for await (const st of upgraded.status()) liveStatuses.push(st.type); })();
+    const premium: string[] = [];
+    upgraded.subscribe('premium.raydium', { callback: (err, m) => { if (!err) premium.push(m.string()); } });
+    await upgraded.flush();
     const changedAt = Date.now();
     await changePlan(userId, 'pro', 2, 'unpaid');
     await vi.waitFor(async () => expect((await row(userId))?.plan).toBe('starter'), { timeout: 5000 });
-    await vi.waitFor(async () => expect(await firstOf(nc, 'premium.raydium')).toMatch(/Permissions Violation/), { timeout: 5000, interval: 100 });
+    await vi.waitFor(() => expect(liveStatuses).toContain('disconnect'), { timeout: 5000, interval: 50 });
     expect(Date.now() - changedAt).toBeLessThan(5000);
+    await upgraded.close();
     const received = premium.length;
     svc.publish('premium.raydium', 'swap-after-downgrade');
     await svc.flush();
-    await new Promise((r) => setTimeout(r, 300));
+    const downgraded = await connectNative(creds);
+    expect(await firstOf(downgraded, 'premium.raydium')).toMatch(/Permissions Violation/);
     expect(premium.length).toBe(received);
     expect((await row(userId))?.subscription_version).toBe('2');
     expect((await accountOnResolver(creds.account_public_key)).tags).toContain('plan:starter');

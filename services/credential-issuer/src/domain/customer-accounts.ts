@@ -104,11 +104,17 @@ export async function pushAccountJwt(sysNc: NatsConnection, jwt: string, what = 
 }
 
 /**
- * Applies `spec` to live connections: pushes the account with no connections allowed (the
- * server closes them all), then the real claims. Clients reconnect on their own and are
- * authorised afresh: new permissions and imports, the plan's connection limit, revocations.
+ * Applies `spec` to live connections: pushes the account with no connections allowed (the server
+ * closes every connection of the account while it handles the update), then at once the real
+ * claims. Clients reconnect on their own and are authorised afresh: new permissions and imports,
+ * the plan's connection limit, revocations. Both JWTs are signed before the first push so that the
+ * window in which reconnects are refused ("maximum account active connections exceeded") is one
+ * request round trip (docs/nats.md, "Plan changes on live connections").
+ * @throws AppError('unavailable') when the resolver does not take an update.
  */
 export async function reauthorize(sysNc: NatsConnection, identities: NatsIdentities, spec: CustomerAccountSpec): Promise<void> {
-  await pushAccountJwt(sysNc, await encodeCustomerAccount(identities, spec, 0));
-  await pushAccountJwt(sysNc, await encodeCustomerAccount(identities, spec));
+  const closing = await encodeCustomerAccount(identities, spec, 0);
+  const real = await encodeCustomerAccount(identities, spec);
+  await pushAccountJwt(sysNc, closing);
+  await pushAccountJwt(sysNc, real);
 }
