@@ -10,7 +10,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import {
-  PLAN_IDS, TRADES_STREAM, createAccessTokenVerifier, createHttpApp, createOutboxRelay, migrate,
+  TRADES_STREAM, createAccessTokenVerifier, createHttpApp, createOutboxRelay, migrate,
   type AccessTokenClaims, type Kysely, type Logger, type NatsConnection,
 } from '@tradewind/lib';
 import type { CredentialIssuerConfig } from './config.js';
@@ -18,11 +18,11 @@ import type { CredentialIssuerDatabase } from './db/schema.js';
 import { CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations } from './db/migrations.js';
 import { pushAccountJwt } from './domain/customer-accounts.js';
 import { ensureReplayMirror, replayConsumerName } from './domain/replay.js';
-import type { NatsIdentities } from './domain/identities.js';
+import { operatorAccounts, type NatsIdentities } from './domain/identities.js';
 import type { SeedCipher } from './domain/seed-cipher.js';
 import { createCredentialEventsConsumer } from './events/consumer.js';
 import { registerRoutes } from './http/routes.js';
-import { createCredentialService } from './service.js';
+import { RESYNC_BATCH, createCredentialService } from './service.js';
 
 export interface CredentialIssuerDeps {
   db: Kysely<CredentialIssuerDatabase>;
@@ -45,8 +45,7 @@ export interface CredentialIssuerDeps {
 
 /** Pushes the operator's own account JWTs (SYS, TRADEWIND, REPLAY, per-plan accounts) to the resolver. @throws AppError('unavailable'). */
 export async function pushAccountClaims(sysNc: NatsConnection, identities: NatsIdentities): Promise<void> {
-  const accounts = [identities.system, identities.tradewind, identities.replay, ...PLAN_IDS.map((p) => identities.customers[p])];
-  for (const account of accounts) await pushAccountJwt(sysNc, account.jwt, account.name);
+  for (const account of operatorAccounts(identities)) await pushAccountJwt(sysNc, account.jwt, account.name);
 }
 
 type AppConfig = Pick<CredentialIssuerConfig,
@@ -77,7 +76,7 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
   const requests = new Counter({ name: 'tradewind_credential_issuer_requests_total', help: 'GET (fetch) and POST (rotate) /api/nats by outcome', labelNames: ['operation', 'outcome'], registers: [deps.registry] });
   const http = createHttpApp({ logger: log, registry: deps.registry, service: 'credential-issuer', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
   const verify = deps.verifyAccessToken ?? createAccessTokenVerifier(config.AUTH_JWKS_URL, config.AUTH_ISSUER ?? `${publicUrl}/auth`);
-  registerRoutes(http, { service, verify, requests });
+  registerRoutes(http, { service, verify, requests, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
   const consumer = createCredentialEventsConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: log, registry: deps.registry, service });
   let resyncTimer: NodeJS.Timeout | undefined;
 
@@ -88,8 +87,8 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
       await migrate(deps.db, CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations, log);
       await pushAccountClaims(deps.sysNc, deps.identities);
       await ensureReplayMirror(deps.replayJsm);
-      let pushed: number;
-      do pushed = await service.resync(); while (pushed === 100);
+      // Everything unconfirmed before serving: batches until one comes back short.
+      while (await service.resync(RESYNC_BATCH) === RESYNC_BATCH);
       await http.listen({ port: config.PORT, host: config.HOST });
       relay.start();
       await consumer.start();

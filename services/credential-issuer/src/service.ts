@@ -87,6 +87,9 @@ export type CredentialService = ReturnType<typeof createCredentialService>;
 
 const DAY_SECONDS = 24 * 3600;
 
+/** Accounts pushed per resync transaction (each row stays locked until its batch commits). */
+export const RESYNC_BATCH = 100;
+
 export function createCredentialService(deps: CredentialServiceDeps) {
   const now = deps.now ?? Date.now;
   const log = deps.logger;
@@ -230,8 +233,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         revocations[current.user_public_key] = nowSeconds;
         const user = await newUser(current.account_public_key, userId);
         const next = { ...current, revocations };
-        const accountJwt = await encodeCustomerAccount(deps.identities, spec(next));
-        await reauthorize(deps.sysNc, deps.identities, spec(next));
+        const accountJwt = await reauthorize(deps.sysNc, deps.identities, spec(next));
         const updated = await trx.updateTable('customers').set({
           ...user, revocations: JSON.stringify(revocations),
           account_jwt: accountJwt, pushed_account_jwt: accountJwt, updated_at: new Date(),
@@ -269,9 +271,13 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         return 'unchanged';
       }
       const next = { ...row, plan };
-      const accountJwt = await encodeCustomerAccount(deps.identities, spec(next));
-      if (rebuilding) await pushAccountJwt(deps.sysNc, accountJwt, `the account of user ${row.user_id}`);
-      else await reauthorize(deps.sysNc, deps.identities, spec(next));
+      let accountJwt: string;
+      if (rebuilding) {
+        accountJwt = await encodeCustomerAccount(deps.identities, spec(next));
+        await pushAccountJwt(deps.sysNc, accountJwt, `the account of user ${row.user_id}`);
+      } else {
+        accountJwt = await reauthorize(deps.sysNc, deps.identities, spec(next));
+      }
       if (PLANS[row.plan as PlanId].replay && !PLANS[plan].replay) await deps.onReplayRevoked?.(row.account_public_key);
       await trx.updateTable('customers').set({
         plan, subscription_version: change.version.toString(), account_jwt: accountJwt, pushed_account_jwt: accountJwt, updated_at: new Date(),
@@ -284,7 +290,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
      * Pushes up to `limit` accounts whose wanted JWT the resolver has not confirmed.
      * @returns how many were pushed; failures are logged and left for the next call.
      */
-    async resync(limit = 100): Promise<number> {
+    async resync(limit = RESYNC_BATCH): Promise<number> {
       return deps.db.transaction().execute(async (trx) => {
         // Locked rows are being changed right now; their own transaction pushes them.
         const rows = await trx.selectFrom('customers').selectAll()

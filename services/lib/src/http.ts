@@ -34,6 +34,18 @@ export function errorBody(err: AppError): ErrorBody {
   return { status: HTTP_STATUS[err.code], code: err.code, message: err.code === 'internal' ? 'internal error' : err.message };
 }
 
+/**
+ * The AppError for anything a route or fastify threw: AppErrors as they are; fastify's own 4xx
+ * (bad JSON, a body over `bodyLimitBytes`, ...) as invalid_argument; anything else via toAppError.
+ */
+export function httpAppError(err: unknown, bodyLimitBytes: number): AppError {
+  if (err instanceof AppError) return err;
+  const fastifyErr = err as { statusCode?: number; message?: string };
+  if (fastifyErr.statusCode === 413) return new AppError('invalid_argument', `request body larger than ${bodyLimitBytes} bytes`);
+  if (typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500) return new AppError('invalid_argument', fastifyErr.message ?? 'bad request');
+  return toAppError(err);
+}
+
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
   logger: Logger;
@@ -75,15 +87,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   app.setErrorHandler((err, request, reply) => {
-    let appErr: AppError;
-    const fastifyErr = err as { statusCode?: number; code?: string; message?: string };
-    if (err instanceof AppError) appErr = err;
-    else if (fastifyErr.statusCode === 413) appErr = new AppError('invalid_argument', `request body larger than ${options.bodyLimitBytes ?? 64 * 1024} bytes`);
-    else if (typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500) appErr = new AppError('invalid_argument', fastifyErr.message ?? 'bad request');
-    else appErr = toAppError(err);
+    const appErr = httpAppError(err, options.bodyLimitBytes ?? 64 * 1024);
     if (appErr.code === 'internal') request.log.error({ err }, 'request failed');
     // A too-large body keeps HTTP's own 413; everything else takes its code's status.
-    const body = { ...errorBody(appErr), ...(fastifyErr.statusCode === 413 ? { status: 413 } : {}) };
+    const body = { ...errorBody(appErr), ...((err as { statusCode?: number }).statusCode === 413 ? { status: 413 } : {}) };
     void reply.status(body.status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

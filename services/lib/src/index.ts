@@ -5,7 +5,7 @@ export { createLogger, REDACT_PATHS, type Logger } from './logger.js';
 export { createRegistry, counterOnce, gaugeOnce, startAdminServer, type AdminServer, type ReadinessCheck } from './admin-server.js';
 export { installShutdown, runMain, serve } from './lifecycle.js';
 export { connectNats, ensureTradesStream, tradesManager, DEFAULT_TRADES_STREAM, type TradesStreamOptions, type NatsConnection } from './nats.js';
-export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, annualTotalUsd, annualSavingPercent, maxAnnualSavingPercent, ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from './plans.js';
+export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, cheapestPlanWhere, annualTotalUsd, annualSavingPercent, maxAnnualSavingPercent, ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from './plans.js';
 export { TRADES_STREAM, TRADE_SUBJECTS, CUSTOMER_ACCOUNT_TAG, isTradeSubject, type TradeSubject } from './subjects.js';
 export { freePort, isListening, waitForPort } from './testing/ports.js';
 export { startNatsServer, type TestNatsServer } from './testing/nats-server.js';
@@ -20,7 +20,7 @@ export {
 export { appendEvent, createOutboxRelay, outboxMigration, type OutboxTable, type OutboxDatabase, type OutboxRelay, type OutboxRelayOptions } from './outbox.js';
 export { createEventConsumer, consumerMigration, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventContext, type EventHandlers } from './event-consumer.js';
 export { unary, fromGrpcError, startGrpcServer, callUnary, Metadata, grpcCredentials, grpcStatus } from './grpc.js';
-export { createHttpApp, errorBody, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
+export { createHttpApp, errorBody, httpAppError, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
 export { startLocalOidcProvider, type LocalOidcProvider } from './local-oidc.js';
 export { ACCESS_TOKEN_AUDIENCE, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, createAccessTokenVerifier, type AccessTokenClaims } from './access-token.js';
 export {

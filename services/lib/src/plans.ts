@@ -69,9 +69,14 @@ export function isPlanId(value: unknown): value is PlanId {
   return typeof value === 'string' && (PLAN_IDS as readonly string[]).includes(value);
 }
 
+/** The cheapest plan (catalogue order) for which `predicate` holds, or undefined when none does. */
+export function cheapestPlanWhere(predicate: (plan: Plan) => boolean): Plan | undefined {
+  return PLAN_IDS.map((id) => PLANS[id]).find(predicate);
+}
+
 /** The cheapest plan whose subjects include `subject`, or undefined when no plan does. */
 export function cheapestPlanFor(subject: string): Plan | undefined {
-  return PLAN_IDS.map((id) => PLANS[id]).find((p) => (p.subjects as readonly string[]).includes(subject));
+  return cheapestPlanWhere((p) => (p.subjects as readonly string[]).includes(subject));
 }
 
 /** What a year costs billed yearly, in whole US dollars: annual price per month × 12. */

@@ -18,7 +18,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { PLANS, PLAN_IDS, cheapestPlanFor, isTradeSubject, type Logger, type NatsConnection, type PlanId, type TradeSubject } from '@tradewind/lib';
+import { PLANS, cheapestPlanFor, cheapestPlanWhere, isTradeSubject, type Logger, type NatsConnection, type PlanId, type TradeSubject } from '@tradewind/lib';
 import type { Subscription } from '@nats-io/transport-node';
 import { CredentialVerifier, maySubscribe, type VerifiedUser } from './domain/verifier.js';
 import { CLOSE_CODES, WsProtocolError } from './domain/errors.js';
@@ -90,7 +90,7 @@ export type WsFanoutAppConfig = Pick<WsFanoutConfig,
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The cheapest plan that includes replay (for messages). */
-const REPLAY_PLAN = PLAN_IDS.map((id) => PLANS[id]).find((p) => p.replay);
+const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
 
 /** Subjects `user` may subscribe to, in catalogue order. */
 const subjectsOf = (user: VerifiedUser): string[] => [...PLANS[user.plan ?? 'starter'].subjects].filter((s) => maySubscribe(user, s));
@@ -297,7 +297,8 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       const limit = PLANS[plan].connections;
       // Per customer (account) for per-customer accounts, else per user key (verifier.ts, limitKey).
       if (!(await limiter.acquire(user.limitKey, client.id, limit))) {
-        const better = plan === 'pro' ? 'contact us for more' : 'the pro plan allows 5';
+        const more = cheapestPlanWhere((p) => p.connections > limit);
+        const better = more ? `the ${more.id} plan allows ${more.connections}` : 'contact us for more';
         throw new WsProtocolError('resource_exhausted', 'connection_limit',
           `connection limit reached: the ${plan} plan allows ${limit} concurrent connection${limit === 1 ? '' : 's'}; ${better}`, CLOSE_CODES.limit);
       }
@@ -343,7 +344,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     const plan = PLANS[user.plan ?? 'starter'];
     const decision = await rateLimiter.take(user.limitKey, plan.requestsPerMinute);
     if (decision.allowed) return;
-    const higher = PLAN_IDS.map((id) => PLANS[id]).find((p) => p.requestsPerMinute > plan.requestsPerMinute);
+    const higher = cheapestPlanWhere((p) => p.requestsPerMinute > plan.requestsPerMinute);
     const raise = higher ? `the ${higher.name} plan allows ${higher.requestsPerMinute.toLocaleString('en-US')}` : 'contact us for a higher limit';
     throw new WsProtocolError('resource_exhausted', 'rate_limited',
       `control request limit reached: the ${plan.name} plan allows ${plan.requestsPerMinute.toLocaleString('en-US')} per minute; retry in ${Math.ceil(decision.retryAfterMs / 1000)} s or upgrade (${raise})`);

@@ -110,11 +110,13 @@ export async function pushAccountJwt(sysNc: NatsConnection, jwt: string, what = 
  * the plan's connection limit, revocations. Both JWTs are signed before the first push so that the
  * window in which reconnects are refused ("maximum account active connections exceeded") is one
  * request round trip (docs/nats.md, "Plan changes on live connections").
+ * @returns the account JWT now in force (the real claims).
  * @throws AppError('unavailable') when the resolver does not take an update.
  */
-export async function reauthorize(sysNc: NatsConnection, identities: NatsIdentities, spec: CustomerAccountSpec): Promise<void> {
+export async function reauthorize(sysNc: NatsConnection, identities: NatsIdentities, spec: CustomerAccountSpec): Promise<string> {
   const closing = await encodeCustomerAccount(identities, spec, 0);
   const real = await encodeCustomerAccount(identities, spec);
   await pushAccountJwt(sysNc, closing);
   await pushAccountJwt(sysNc, real);
+  return real;
 }

@@ -91,6 +91,11 @@ const ACCOUNT_LIMITS = { subs: -1, data: -1, payload: -1, imports: -1, exports: 
 /** The JetStream limits of the TRADEWIND account: unlimited within the server's own limits. */
 const UNLIMITED_JETSTREAM = { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 } as const;
 
+/** The accounts the operator itself owns (SYS, TRADEWIND, REPLAY, the per-plan developer accounts): preloaded into the server config and pushed at start. */
+export function operatorAccounts(identities: NatsIdentities): StoredAccount[] {
+  return [identities.system, identities.tradewind, identities.replay, ...PLAN_IDS.map((p) => identities.customers[p])];
+}
+
 /**
  * Loads the identities from `<stateDir>/nats/identities.json`, creating every key and JWT on
  * first use. Account JWTs are re-signed on every call so that a change in the plans catalogue
@@ -162,8 +167,8 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
     };
   }
 
-  const userCreds = async (name: string, account: StoredAccount, perms: Parameters<typeof encodeUser>[3]) => {
-    const previousCreds = name === 'sys' ? previous.system_user_creds : name === 'replay' ? previous.replay_user_creds : previous.service_user_creds;
+  /** A user of `account`, keeping the NKey of `previousCreds` when there is one. */
+  const userCreds = async (name: string, account: StoredAccount, perms: Parameters<typeof encodeUser>[3], previousCreds: string | undefined) => {
     const seedMatch = previousCreds?.match(/(SU[A-Z2-7]{56})/);
     const ukp = seedMatch?.[1] ? keyPairFromSeed(seedMatch[1]) : createUser();
     const jwt = await encodeUser(name, ukp, keyPairFromSeed(account.identity.seed), perms);
@@ -177,9 +182,9 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
     replay,
     customers,
     customer_signing: previous.customer_signing ?? keyOf(createAccount()),
-    system_user_creds: await userCreds('sys', system, {}),
-    service_user_creds: await userCreds('tradewind-services', tradewind, {}),
-    replay_user_creds: await userCreds('replay', replay, {}),
+    system_user_creds: await userCreds('sys', system, {}, previous.system_user_creds),
+    service_user_creds: await userCreds('tradewind-services', tradewind, {}, previous.service_user_creds),
+    replay_user_creds: await userCreds('replay', replay, {}, previous.replay_user_creds),
   };
   await writeFile(file, JSON.stringify(identities, null, 2), { mode: 0o600 });
   await writeFile(join(dir, 'sys.creds'), identities.system_user_creds, { mode: 0o600 });

@@ -4,8 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { NatsIdentities } from './identities.js';
-import { PLAN_IDS } from '@tradewind/lib';
+import { operatorAccounts, type NatsIdentities } from './identities.js';
 
 /** Path of the config template in the repository. */
 export const NATS_CONFIG_TEMPLATE = fileURLToPath(new URL('../../../../deploy/nats/nats-server.conf.tmpl', import.meta.url));
@@ -25,8 +24,7 @@ export interface NatsServerSettings {
 /** Returns the nats-server.conf text. */
 export async function renderNatsServerConfig(identities: NatsIdentities, settings: NatsServerSettings): Promise<string> {
   const template = await readFile(NATS_CONFIG_TEMPLATE, 'utf8');
-  const accounts = [identities.system, identities.tradewind, identities.replay, ...PLAN_IDS.map((p) => identities.customers[p])];
-  const preload = accounts.map((a) => `  ${a.identity.public_key}: ${a.jwt}`).join('\n');
+  const preload = operatorAccounts(identities).map((a) => `  ${a.identity.public_key}: ${a.jwt}`).join('\n');
   const values: Record<string, string> = {
     SERVER_NAME: settings.serverName,
     HOST: settings.host,

@@ -17,6 +17,7 @@ function appWith(failure: Error) {
     service,
     verify: async (authorization) => { if (!authorization) throw new AppError('unauthenticated', 'No active session'); return CLAIMS; },
     requests: new Counter({ name: 'test_requests_total', help: 'h', labelNames: ['operation', 'outcome'], registers: [registry] }),
+    bodyLimitBytes: 4096,
   });
   return http;
 }

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
-import { AppError, NO_ACTIVE_SESSION, toAppError, type AccessTokenClaims } from '@tradewind/lib';
+import { AppError, NO_ACTIVE_SESSION, httpAppError, type AccessTokenClaims } from '@tradewind/lib';
 import type { CredentialService } from '../service.js';
 
 export interface RouteDeps {
@@ -19,6 +19,8 @@ export interface RouteDeps {
   verify(authorization: string | undefined): Promise<AccessTokenClaims>;
   /** Requests by operation and outcome. */
   requests: Counter<'operation' | 'outcome'>;
+  /** The HTTP app's body limit, named in a 400 for a body over it. */
+  bodyLimitBytes: number;
 }
 
 /** Message of a 500 per operation (the product's wording). */
@@ -33,11 +35,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   void app.register(async (scope) => {
     scope.setErrorHandler((err, request, reply) => {
       const operation: Operation = (request as unknown as Record<symbol, Operation>)[OPERATION] ?? (request.method === 'POST' ? 'rotate' : 'fetch');
-      const fastifyErr = err as { statusCode?: number; message?: string };
-      const appErr = err instanceof AppError ? err
-        : typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500
-          ? new AppError('invalid_argument', fastifyErr.statusCode === 413 ? 'request body too large' : (fastifyErr.message ?? 'bad request'))
-          : toAppError(err);
+      const appErr = httpAppError(err, deps.bodyLimitBytes);
       deps.requests.inc({ operation, outcome: appErr.code });
       if (appErr.code === 'unauthenticated') return reply.status(401).send({ status: 401, message: NO_ACTIVE_SESSION });
       if (appErr.code === 'invalid_argument') return reply.status(400).send({ error: appErr.code, message: appErr.message });

@@ -22,12 +22,10 @@ export interface VerifiedUser {
   readonly userKey: string;
   /** The issuing account's public key (`A…`). */
   readonly account: string;
-  /** True when the account carries the `customer` tag: one NATS account per customer (docs/nats.md). */
-  readonly customerAccount: boolean;
   /**
    * Whose connection slots and control-request budget this connection uses: the account key for a
-   * per-customer account (every user JWT of one customer shares the plan's limits), else the user
-   * key (legacy per-plan accounts such as CUSTOMERS_STARTER hold many customers).
+   * per-customer account (tag `customer`, docs/nats.md: every user JWT of one customer shares the
+   * plan's limits), else the user key (legacy per-plan accounts such as CUSTOMERS_STARTER hold many customers).
    */
   readonly limitKey: string;
   readonly name: string;
@@ -211,12 +209,10 @@ function rightsOf(claims: ClaimsData<User>, account: ClaimsData<Account>): Verif
   const own = claims.nats.sub;
   const sub = own && ((own.allow?.length ?? 0) > 0 || (own.deny?.length ?? 0) > 0) ? own : (account.nats.default_permissions?.sub ?? {});
   const planTag = [...(claims.nats.tags ?? []), ...(account.nats.tags ?? [])].find((t) => t.startsWith('plan:'))?.slice('plan:'.length);
-  const customerAccount = (account.nats.tags ?? []).includes(CUSTOMER_ACCOUNT_TAG);
   return {
     userKey: claims.sub,
     account: account.sub,
-    customerAccount,
-    limitKey: customerAccount ? account.sub : claims.sub,
+    limitKey: (account.nats.tags ?? []).includes(CUSTOMER_ACCOUNT_TAG) ? account.sub : claims.sub,
     name: claims.name,
     plan: isPlanId(planTag) ? planTag : undefined,
     subAllow: sub.allow ?? [],
