@@ -33,3 +33,7 @@ export {
   GetSubscriptionRequest, GetSubscriptionResponse, GetEntitlementsRequest, GetEntitlementsResponse,
   type BillingServiceServer,
 } from './gen/tradewind/v1/billing.js';
+export {
+  PriceServiceClient, PriceServiceService, Token as PriceToken, UsdSource, ListTokensRequest, ListTokensResponse,
+  type PriceServiceServer,
+} from './gen/tradewind/v1/prices.js';

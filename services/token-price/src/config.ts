@@ -1,0 +1,62 @@
+/** token-price configuration: every key validated at start; every limit named here with its default. */
+import { z } from 'zod';
+import { CommonConfig, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+
+const PositiveNumber = z.coerce.number().positive().finite();
+const optionalPositiveNumber = z.preprocess((v) => (v === '' ? undefined : v), PositiveNumber.optional());
+
+export const TokenPriceConfigSchema = CommonConfig.extend({
+  ADMIN_PORT: Port.default(9306),
+  /** Public HTTP API: `GET /api/birdeye/tokens` (behind the ingress, deploy/routes.json). */
+  PORT: Port.default(8084),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** gRPC (`tradewind.v1.PriceService`); other services dial TOKEN_PRICE_ADDR=host:GRPC_PORT. */
+  GRPC_PORT: Port.default(50054),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  NATS_CREDS: optionalString,
+  REDIS_URL: urlWithScheme(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key token-price writes. */
+  TOKEN_PRICE_REDIS_PREFIX: z.string().min(1).default('tradewind:token-price:'),
+  /** Durable consumer on TRADES. */
+  TOKEN_PRICE_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]+$/, 'a consumer name (letters, digits, - and _)').default('token-price'),
+  /** Messages pulled per request from TRADES. */
+  TOKEN_PRICE_BATCH_MESSAGES: PositiveInt.default(256),
+  /** Consumer lease in Redis, ms: one replica applies trades; another takes over this long after it dies. */
+  TOKEN_PRICE_LEASE_MS: PositiveInt.default(15_000),
+  /** Wait before the consumer restarts after a Redis or NATS failure, ms. */
+  TOKEN_PRICE_RETRY_DELAY_MS: PositiveInt.default(2_000),
+  /** Resolution of the 24 h window, ms: volume and the price 24 h ago are kept per bucket of this size. Must divide 24 h. */
+  TOKEN_PRICE_BUCKET_MS: PositiveInt.default(60_000).refine((v) => (24 * 60 * 60 * 1000) % v === 0, 'must divide 24 h (86 400 000 ms)'),
+  /** A token that stops trading is forgotten this long after its last trade, ms (Redis expiry; default 48 h). */
+  TOKEN_PRICE_TOKEN_TTL_MS: PositiveInt.default(48 * 60 * 60 * 1000),
+  /** Default and largest number of rows of GET /api/birdeye/tokens (`?limit=` may ask for 1 … max). */
+  TOKENS_LIMIT: PositiveInt.default(20),
+  TOKENS_MAX_LIMIT: PositiveInt.default(100),
+  /** How long an answer is reused, ms (at most one second: the ticker is never staler than that). */
+  TOKENS_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  /** SOL/USD to use when the stream has given none within SOL_USD_MAX_AGE_MS (USD per SOL). Unset: USD figures are null then. */
+  SOL_USD_PRICE: optionalPositiveNumber,
+  /** How long a SOL/USD observation from the stream stays in force, ms. */
+  SOL_USD_MAX_AGE_MS: PositiveInt.default(10 * 60 * 1000),
+  /** Smallest SOL reserve (SOL, after the swap) of a Raydium CPMM WSOL/USDC or WSOL/USDT pool whose swaps set SOL/USD. */
+  SOL_USD_MIN_POOL_SOL: PositiveNumber.default(100),
+  /** Birdeye API key: when set, Birdeye's token list is served first, falling back to our own figures. */
+  BIRDEYE_API_KEY: optionalString,
+  BIRDEYE_API_URL: optionalUrl(['http', 'https']),
+  /** Birdeye request timeout, ms. */
+  BIRDEYE_TIMEOUT_MS: PositiveInt.default(2_000),
+  /** Solana JSON-RPC endpoint for the name, symbol and supply of tokens first seen mid-life. Unset: such tokens are shown by mint. */
+  SOLANA_RPC_URL: optionalUrl(['http', 'https']),
+  /** Metadata lookups: per-request timeout (ms), concurrent requests, queue bound, and the wait before a failed lookup is retried (ms). */
+  METADATA_TIMEOUT_MS: PositiveInt.default(5_000),
+  METADATA_CONCURRENCY: PositiveInt.default(2),
+  METADATA_QUEUE_MAX: PositiveInt.default(10_000),
+  METADATA_RETRY_MS: PositiveInt.default(10 * 60 * 1000),
+});
+
+export type TokenPriceConfig = z.infer<typeof TokenPriceConfigSchema>;
+
+/** Parses the environment. @throws ConfigError listing every bad key. */
+export function loadTokenPriceConfig(env: NodeJS.ProcessEnv = process.env): Readonly<TokenPriceConfig> {
+  return loadConfig(TokenPriceConfigSchema, env);
+}

@@ -1,0 +1,239 @@
+/**
+ * Pure: one TRADES message (ARCHITECTURE §6, the JSON Schemas in services/ingest/schemas/) →
+ * what it tells token-price. No I/O.
+ */
+
+/** Wrapped SOL mint (SPL Token program's native mint). */
+export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
+/** The System Program id, which pump.fun 2026 curves name as quote "mint" for native SOL. */
+export const NATIVE_SOL = '11111111111111111111111111111111';
+/** Circle's USDC mint on Solana mainnet (https://developers.circle.com/stablecoins/usdc-contract-addresses). */
+export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+/** Tether's USDT mint on Solana mainnet (https://tether.to/en/supported-protocols). */
+export const USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+/** Quote assets: never listed as tokens; trades against the USD ones are SOL/USD observations. */
+export const USD_STABLECOINS: ReadonlySet<string> = new Set([USDC_MINT, USDT_MINT]);
+const QUOTE_ASSETS: ReadonlySet<string> = new Set([WSOL_MINT, NATIVE_SOL, USDC_MINT, USDT_MINT]);
+
+/**
+ * pump.fun's total supply of every token it creates: 1 000 000 000 tokens with 6 decimals. Source: the
+ * program's Global account `token_total_supply` = 1_000_000_000_000_000 (pump-public-docs, and the
+ * 2025+ CreateEvent's own `token_total_supply`, which the recording shows as 1000000000000000).
+ * Used for pump.fun mints first seen mid-life, whose CreateEvent we did not see.
+ */
+export const PUMPFUN_TOTAL_SUPPLY_RAW = 1_000_000_000_000_000n;
+/** pump.fun mints have 6 decimals (docs/decoding.md). */
+export const PUMPFUN_DECIMALS = 6;
+const LAMPORTS_PER_SOL = 1e9;
+
+/** Where a trade's time comes from (see {@link tradeTimeMs}). */
+export type TimeBasis = 'replayed_at' | 'block_time' | 'stream';
+
+/** A token's identity as a message states it; every field optional. */
+export interface TokenFacts {
+  readonly symbol?: string;
+  readonly name?: string;
+  /** Mint decimals. */
+  readonly decimals?: number;
+  /** Total supply in base units (u64). */
+  readonly supplyRaw?: bigint;
+}
+
+/**
+ * What one message changes. `kind`:
+ * - `trade`: a priced BUY/SELL/SWAP of `mint`, with its SOL volume;
+ * - `price`: a price without volume (CREATE_POOL, DEPOSIT, WITHDRAW);
+ * - `create`: a launchpad CREATE: identity only;
+ * - `sol_usd`: a SOL/USD observation (a swap of a WSOL/USD-stablecoin pool);
+ * - `ignored`: a well-formed message that carries nothing for prices (MIGRATE, COMPLETE, …), with the reason.
+ */
+export type TradeUpdate =
+  | {
+      readonly kind: 'trade' | 'price';
+      readonly mint: string;
+      readonly source: string;
+      readonly timeMs: number;
+      /** SOL per whole token. */
+      readonly priceSol: number;
+      /** Volume in lamports (integer); 0 for `price`. */
+      readonly volumeLamports: number;
+      readonly facts: TokenFacts;
+      readonly replayed: boolean;
+    }
+  | { readonly kind: 'create'; readonly mint: string; readonly source: string; readonly timeMs: number; readonly facts: TokenFacts; readonly replayed: boolean }
+  | { readonly kind: 'sol_usd'; readonly timeMs: number; readonly solUsd: number; readonly replayed: boolean }
+  | { readonly kind: 'ignored'; readonly reason: string };
+
+/** A message that is not a trade message of ARCHITECTURE §6 (or contradicts itself). */
+export class InvalidTradeMessage extends Error {
+  constructor(readonly reason: string, message: string) {
+    super(message);
+    this.name = 'InvalidTradeMessage';
+  }
+}
+
+/** Options for {@link interpretTrade}. */
+export interface InterpretOptions {
+  /** SOL/USD at the time of the trade, for trades quoted in a USD stablecoin; null = unknown (such trades are ignored). */
+  readonly solUsd: number | null;
+  /** The JetStream message's own timestamp, Unix ms: the trade time when the message has no block time. */
+  readonly streamTimeMs: number;
+  /** Smallest SOL reserve (SOL, after the swap) of a WSOL/USD pool whose swap counts as a SOL/USD observation. */
+  readonly minRatePoolSol: number;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * A trade's time, Unix ms. Live trades: `block_time_ms` (the chain's), else the stream's timestamp when
+ * the chain gave none. Replayed copies of the bundled recording (`replayed: true`, see ingest's replay
+ * source) are timed at `replayed_at_ms`, when the copy entered the stream: their block times are months
+ * old, and the local ticker would otherwise be empty. Rows computed from them say `replayed: true`.
+ */
+export function tradeTimeMs(message: Json, streamTimeMs: number): { timeMs: number; basis: TimeBasis } {
+  if (message.replayed === true && isFiniteNumber(message.replayed_at_ms)) return { timeMs: message.replayed_at_ms, basis: 'replayed_at' };
+  if (isFiniteNumber(message.block_time_ms)) return { timeMs: message.block_time_ms, basis: 'block_time' };
+  return { timeMs: streamTimeMs, basis: 'stream' };
+}
+
+/**
+ * Parses and interprets one TRADES message body.
+ * @param body the raw message bytes (UTF-8 JSON).
+ * @throws InvalidTradeMessage when the bytes are not a JSON object with `source`, `transaction_type`,
+ *   `signature`, or a priced message has a non-positive or non-finite price / a negative amount.
+ */
+export function interpretTrade(body: Uint8Array, options: InterpretOptions): TradeUpdate {
+  let message: unknown;
+  try {
+    message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+  } catch {
+    throw new InvalidTradeMessage('not_json', 'message is not UTF-8 JSON');
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new InvalidTradeMessage('not_object', 'message is not a JSON object');
+  const m = message as Json;
+  const source = m.source;
+  const type = m.transaction_type;
+  if (typeof source !== 'string' || typeof type !== 'string' || typeof m.signature !== 'string') {
+    throw new InvalidTradeMessage('missing_fields', 'message lacks source, transaction_type or signature');
+  }
+  const { timeMs } = tradeTimeMs(m, options.streamTimeMs);
+  const replayed = m.replayed === true;
+
+  if (type === 'CREATE') return interpretCreate(m, source, timeMs, replayed);
+  const priced = type === 'BUY' || type === 'SELL' || type === 'SWAP';
+  const priceOnly = type === 'CREATE_POOL' || type === 'DEPOSIT' || type === 'WITHDRAW';
+  if (!priced && !priceOnly) return { kind: 'ignored', reason: `type_${type.toLowerCase()}` };
+
+  // LaunchLab messages name the token `base_mint`; the other sources `mint`.
+  const mint = typeof m.mint === 'string' ? m.mint : m.base_mint;
+  if (typeof mint !== 'string' || mint.length === 0) {
+    // A token/token CPMM pool (no WSOL side) has no `mint` and no SOL price.
+    return { kind: 'ignored', reason: 'no_sol_side' };
+  }
+  const facts = factsOf(m, source);
+
+  if (USD_STABLECOINS.has(mint)) {
+    // A WSOL/USD pool: price_sol is SOL per dollar.
+    if (!(priced && source === 'raydium_cpmm')) return { kind: 'ignored', reason: 'stablecoin_pool' };
+    const priceSol = positiveNumber(m.price_sol, 'price_sol');
+    if (priceSol === undefined) return { kind: 'ignored', reason: 'unpriced' };
+    const reserveSol = cpmmSolReserveAfter(m);
+    if (reserveSol === undefined || reserveSol < options.minRatePoolSol) return { kind: 'ignored', reason: 'rate_pool_too_small' };
+    return { kind: 'sol_usd', timeMs, solUsd: 1 / priceSol, replayed };
+  }
+  if (QUOTE_ASSETS.has(mint)) return { kind: 'ignored', reason: 'quote_asset' };
+
+  let priceSol = positiveNumber(m.price_sol, 'price_sol');
+  let volumeSol = nonNegativeNumber(m.sol_amount_ui, 'sol_amount_ui');
+  if (priceSol === undefined) {
+    // Curves/pools quoted in another mint carry price_quote / quote_amount_ui (docs/decoding.md).
+    const quoteMint = typeof m.quote_mint === 'string' ? m.quote_mint : undefined;
+    const priceQuote = positiveNumber(m.price_quote, 'price_quote');
+    if (priceQuote === undefined) return { kind: 'ignored', reason: 'unpriced' };
+    if (quoteMint === undefined || !USD_STABLECOINS.has(quoteMint)) return { kind: 'ignored', reason: 'unsupported_quote' };
+    if (options.solUsd === null) return { kind: 'ignored', reason: 'no_sol_usd_rate' };
+    priceSol = priceQuote / options.solUsd;
+    const quoteAmount = nonNegativeNumber(m.quote_amount_ui, 'quote_amount_ui');
+    volumeSol = quoteAmount === undefined ? undefined : quoteAmount / options.solUsd;
+  }
+  if (priced && volumeSol === undefined) throw new InvalidTradeMessage('missing_amount', `${type} without sol_amount_ui`);
+  return {
+    kind: priced ? 'trade' : 'price',
+    mint,
+    source,
+    timeMs,
+    priceSol,
+    volumeLamports: priced ? Math.round((volumeSol ?? 0) * LAMPORTS_PER_SOL) : 0,
+    facts,
+    replayed,
+  };
+}
+
+function interpretCreate(m: Json, source: string, timeMs: number, replayed: boolean): TradeUpdate {
+  const mint = typeof m.mint === 'string' ? m.mint : typeof m.base_mint === 'string' ? m.base_mint : undefined;
+  if (mint === undefined) throw new InvalidTradeMessage('missing_fields', 'CREATE without mint');
+  if (QUOTE_ASSETS.has(mint)) return { kind: 'ignored', reason: 'quote_asset' };
+  return { kind: 'create', mint, source, timeMs, facts: factsOf(m, source), replayed };
+}
+
+/** Identity facts a message states: pump.fun CREATE/trade name+symbol, LaunchLab base_mint_param + curve supply. */
+function factsOf(m: Json, source: string): TokenFacts {
+  const facts: { symbol?: string; name?: string; decimals?: number; supplyRaw?: bigint } = {};
+  const param = isObject(m.base_mint_param) ? m.base_mint_param : undefined;
+  const name = cleanText(param?.name ?? m.name, 64);
+  const symbol = cleanText(param?.symbol ?? m.symbol, 16);
+  if (name !== undefined) facts.name = name;
+  if (symbol !== undefined) facts.symbol = symbol;
+  if (param && Number.isInteger(param.decimals)) facts.decimals = param.decimals as number;
+  if (source === 'pumpfun') {
+    facts.decimals = PUMPFUN_DECIMALS;
+    facts.supplyRaw = decimalBigInt(m.token_total_supply) ?? PUMPFUN_TOTAL_SUPPLY_RAW;
+  }
+  // LaunchLab CREATE: curve_param {variant, data: {supply, ...}} (every curve type carries `supply`).
+  const curve = isObject(m.curve_param) && isObject(m.curve_param.data) ? m.curve_param.data : undefined;
+  const supply = decimalBigInt(curve?.supply);
+  if (supply !== undefined) facts.supplyRaw = supply;
+  return facts;
+}
+
+/** SOL reserve (SOL) of a Raydium CPMM pool after a SWAP, from the event's reserves (docs/decoding.md). */
+function cpmmSolReserveAfter(m: Json): number | undefined {
+  const inBefore = decimalBigInt(m.input_vault_before);
+  const outBefore = decimalBigInt(m.output_vault_before);
+  const inAmount = decimalBigInt(m.input_amount);
+  const outAmount = decimalBigInt(m.output_amount);
+  if (m.input_mint === WSOL_MINT && inBefore !== undefined && inAmount !== undefined) return Number(inBefore + inAmount) / LAMPORTS_PER_SOL;
+  if (m.output_mint === WSOL_MINT && outBefore !== undefined && outAmount !== undefined) return Number(outBefore - outAmount) / LAMPORTS_PER_SOL;
+  return undefined;
+}
+
+function cleanText(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  // eslint-disable-next-line no-control-regex
+  const text = value.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return text.length === 0 ? undefined : [...text].slice(0, max).join('');
+}
+
+function decimalBigInt(value: unknown): bigint | undefined {
+  return typeof value === 'string' && /^\d{1,39}$/.test(value) ? BigInt(value) : undefined;
+}
+
+function positiveNumber(value: unknown, field: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isFiniteNumber(value) || value <= 0) throw new InvalidTradeMessage('bad_number', `${field} must be a positive number`);
+  return value;
+}
+
+function nonNegativeNumber(value: unknown, field: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isFiniteNumber(value) || value < 0) throw new InvalidTradeMessage('bad_number', `${field} must be a non-negative number`);
+  return value;
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

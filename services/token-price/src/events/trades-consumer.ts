@@ -1,0 +1,231 @@
+/**
+ * Consumes TRADES into the Redis store with one durable pull consumer, in stream order.
+ *
+ * - **One writer.** Replicas share the durable consumer name; only the holder of the Redis lease
+ *   (`leader` key) consumes, so trades are applied in order. The others serve reads and take over
+ *   when the lease lapses (`leaseMs` after the holder dies).
+ * - **Position.** The store records the last applied stream sequence in the same Lua script as each
+ *   change. At start the durable consumer is (re)created to begin right after it, so a Redis that lost
+ *   recent writes gets them again. An empty store, or a store built from another incarnation of the
+ *   stream, is wiped and rebuilt from the stream's first message.
+ * - **Failures.** A message that is not a trade message is counted, logged once and acknowledged
+ *   (skipped). A Redis failure stops the loop; it restarts from the recorded position after a delay,
+ *   so nothing is skipped and nothing is applied twice.
+ */
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import type { Counter, Gauge } from 'prom-client';
+import { TRADES_STREAM, type Logger } from '@tradewind/lib';
+import { InvalidTradeMessage, interpretTrade } from '../domain/trade.js';
+import type { TokenStore } from '../store/redis-store.js';
+
+/** Counters and gauges the consumer updates. */
+export interface ConsumerMetrics {
+  /** outcome: applied | duplicate | ignored | invalid. */
+  readonly messages: Counter<'outcome'>;
+  /** reason of ignored / invalid messages (a fixed set, see domain/trade.ts). */
+  readonly skipped: Counter<'reason'>;
+  /** Messages the durable consumer has yet to deliver. */
+  readonly pending: Gauge;
+  readonly restarts: Counter;
+}
+
+/** Options of {@link createTradesConsumer}. */
+export interface TradesConsumerOptions {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly store: TokenStore;
+  readonly logger: Logger;
+  readonly metrics: ConsumerMetrics;
+  /** Durable consumer name (TOKEN_PRICE_CONSUMER, default `token-price`). */
+  readonly durableName: string;
+  /** Lease holder id of this process. */
+  readonly holder: string;
+  /** Lease time, ms; renewed every third of it. */
+  readonly leaseMs: number;
+  /** Messages asked for per pull. */
+  readonly batch: number;
+  /** Delay before the loop restarts after a failure, ms. */
+  readonly retryDelayMs: number;
+  /** The clock (Unix ms); injectable for tests. */
+  readonly now: () => number;
+  /** SOL/USD from configuration, for trades quoted in a USD stablecoin before the stream gave a rate. */
+  readonly configuredSolUsd: number | undefined;
+  /** Smallest SOL reserve of a WSOL/USD pool whose swaps set SOL/USD (SOL). */
+  readonly minRatePoolSol: number;
+  /** Called with each mint that has no name yet and was never looked up. */
+  readonly onNeedsMetadata?: (mint: string) => void;
+}
+
+/** A running consumer. */
+export interface TradesConsumer {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** True while this process holds the lease and its loop runs. */
+  readonly leading: boolean;
+  /** Resolves when every message published so far has been applied (tests, readiness). */
+  caughtUp(timeoutMs: number): Promise<void>;
+}
+
+const IGNORED_REASONS = new Set(['no_sol_side', 'stablecoin_pool', 'unpriced', 'rate_pool_too_small', 'quote_asset', 'unsupported_quote', 'no_sol_usd_rate']);
+
+/** Creates the TRADES consumer. Nothing runs until `start()`. */
+export function createTradesConsumer(options: TradesConsumerOptions): TradesConsumer {
+  const { store, logger, metrics } = options;
+  const log = logger.child({ component: 'trades-consumer' });
+  let stopped = true;
+  let leading = false;
+  let messages: ConsumerMessages | undefined;
+  let loop: Promise<void> | undefined;
+  let leaseTimer: NodeJS.Timeout | undefined;
+  let rollTimer: NodeJS.Timeout | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let solUsd: number | null = null;
+
+  async function prepare(): Promise<void> {
+    const info = await options.jsm.streams.info(TRADES_STREAM);
+    const position = await store.position();
+    let startSeq: number;
+    if (!position || position.streamCreated !== info.created) {
+      log.info({ stream_created: info.created, first_seq: info.state.first_seq, last_seq: info.state.last_seq }, position ? 'TRADES was recreated: rebuilding the store' : 'store is empty: rebuilding it from TRADES');
+      await store.reset(info.created);
+      startSeq = Math.max(1, info.state.first_seq);
+    } else {
+      startSeq = position.seq + 1;
+    }
+    const stored = await store.solUsd();
+    solUsd = stored?.solUsd ?? options.configuredSolUsd ?? null;
+    let existing: Awaited<ReturnType<JetStreamManager['consumers']['info']>> | undefined;
+    try {
+      existing = await options.jsm.consumers.info(TRADES_STREAM, options.durableName);
+    } catch (err) {
+      if (!((err as { code?: unknown }).code === 404 || /consumer not found/i.test(String(err)))) throw err;
+    }
+    if (existing && existing.ack_floor.stream_seq + 1 === startSeq && existing.num_ack_pending === 0) return;
+    if (existing) await options.jsm.consumers.delete(TRADES_STREAM, options.durableName);
+    await options.jsm.consumers.add(TRADES_STREAM, {
+      durable_name: options.durableName,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: startSeq,
+      ack_wait: nanos(30_000),
+      max_ack_pending: Math.max(options.batch * 4, 1024),
+      max_deliver: -1,
+    });
+    log.info({ durable: options.durableName, start_seq: startSeq }, 'trades consumer positioned');
+  }
+
+  async function handle(msg: JsMsg): Promise<void> {
+    let update;
+    try {
+      update = interpretTrade(msg.data, { solUsd, streamTimeMs: Math.floor(Number(msg.info.timestampNanos) / 1e6), minRatePoolSol: options.minRatePoolSol });
+    } catch (err) {
+      if (!(err instanceof InvalidTradeMessage)) throw err;
+      metrics.messages.inc({ outcome: 'invalid' });
+      metrics.skipped.inc({ reason: err.reason });
+      log.warn({ stream_seq: msg.seq, subject: msg.subject, reason: err.reason }, `skipped a bad TRADES message: ${err.message}`);
+      await store.apply(msg.seq, { kind: 'ignored', reason: err.reason }, options.now());
+      msg.ack();
+      return;
+    }
+    const result = await store.apply(msg.seq, update, options.now());
+    if (update.kind === 'sol_usd' && result !== 'skipped') solUsd = update.solUsd;
+    if (result === 'skipped') metrics.messages.inc({ outcome: 'duplicate' });
+    else if (update.kind === 'ignored') {
+      metrics.messages.inc({ outcome: 'ignored' });
+      metrics.skipped.inc({ reason: IGNORED_REASONS.has(update.reason) ? update.reason : 'not_priced_type' });
+    } else metrics.messages.inc({ outcome: 'applied' });
+    if (result === 'needs_metadata' && 'mint' in update) options.onNeedsMetadata?.(update.mint);
+    metrics.pending.set(msg.info.pending);
+    msg.ack();
+  }
+
+  async function run(): Promise<void> {
+    await prepare();
+    const consumer = await options.js.consumers.get(TRADES_STREAM, options.durableName);
+    const iter = await consumer.consume({ max_messages: options.batch });
+    messages = iter;
+    loop = (async () => {
+      try {
+        for await (const msg of iter) await handle(msg);
+      } catch (err) {
+        if (stopped || !leading) return;
+        metrics.restarts.inc();
+        log.error({ err }, `applying trades failed; restarting from the stored position in ${options.retryDelayMs} ms`);
+        await iter.close().catch(() => undefined);
+        messages = undefined;
+        scheduleRun();
+      }
+    })();
+  }
+
+  function scheduleRun(delayMs = options.retryDelayMs): void {
+    if (stopped || !leading) return;
+    retryTimer = setTimeout(() => {
+      run().catch((err: unknown) => {
+        metrics.restarts.inc();
+        log.error({ err }, 'starting the trades consumer failed; retrying');
+        scheduleRun();
+      });
+    }, delayMs);
+  }
+
+  async function halt(): Promise<void> {
+    if (retryTimer) clearTimeout(retryTimer);
+    const iter = messages;
+    messages = undefined;
+    if (iter) await iter.close().catch(() => undefined);
+    await loop;
+  }
+
+  async function tick(): Promise<void> {
+    let holds: boolean;
+    try {
+      holds = await store.lease(options.holder, options.leaseMs);
+    } catch (err) {
+      log.warn({ err }, 'renewing the consumer lease failed');
+      holds = false;
+    }
+    if (holds && !leading) {
+      leading = true;
+      log.info({ holder: options.holder }, 'took the consumer lease');
+      scheduleRun(0);
+    } else if (!holds && leading) {
+      leading = false;
+      log.warn({ holder: options.holder }, 'lost the consumer lease; stopped consuming');
+      await halt();
+    }
+  }
+
+  return {
+    get leading() {
+      return leading;
+    },
+    async start() {
+      stopped = false;
+      await tick();
+      leaseTimer = setInterval(() => void tick(), Math.max(50, Math.floor(options.leaseMs / 3)));
+      // Without readers the ranking would keep buckets that left the window: roll them out regularly.
+      rollTimer = setInterval(() => void store.roll(options.now()).catch((err: unknown) => log.warn({ err }, 'rolling the window failed')), 60_000);
+    },
+    async stop() {
+      stopped = true;
+      if (leaseTimer) clearInterval(leaseTimer);
+      if (rollTimer) clearInterval(rollTimer);
+      const wasLeading = leading;
+      leading = false;
+      await halt();
+      if (wasLeading) await store.releaseLease(options.holder).catch(() => undefined);
+    },
+    async caughtUp(timeoutMs: number) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const info = await options.jsm.streams.info(TRADES_STREAM);
+        const position = await store.position();
+        if (position && position.seq >= info.state.last_seq) return;
+        if (Date.now() > deadline) throw new Error(`not caught up after ${timeoutMs} ms: applied ${position?.seq ?? 0} of ${info.state.last_seq}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+  };
+}
