@@ -36,7 +36,8 @@ const PORTS = {
   auth: { http: 8081, grpc: 50051 },
   billing: { http: 8082, grpc: 50052 },
   credentialIssuer: 8083,
-  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304, billing: 9305 },
+  tokenPrice: { http: 8084, grpc: 50054 },
+  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304, billing: 9305, 'token-price': 9306 },
 } as const;
 
 /** A port from the environment; exits with a clear message on a bad value. */
@@ -322,7 +323,7 @@ async function main(): Promise<void> {
   const ports: Array<[string, number]> = [
     ['web/API ingress proxy', PORTS.ingress], ['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor],
     ['auth HTTP', PORTS.auth.http], ['auth gRPC', PORTS.auth.grpc], ['billing HTTP', PORTS.billing.http], ['billing gRPC', PORTS.billing.grpc],
-    ['credential-issuer HTTP', PORTS.credentialIssuer],
+    ['credential-issuer HTTP', PORTS.credentialIssuer], ['token-price HTTP', PORTS.tokenPrice.http], ['token-price gRPC', PORTS.tokenPrice.grpc],
     ...Object.entries(PORTS.admin).map(([name, port]): [string, number] => [`${name} admin`, port]),
   ];
   if (!externalDatabaseUrl) ports.push(['local PostgreSQL; set LOCAL_POSTGRES_PORT or DATABASE_URL', postgresPort]);
@@ -394,6 +395,10 @@ async function main(): Promise<void> {
       ...common, ADMIN_PORT: String(PORTS.admin['ws-fanout']), PORT: String(PORTS.ws), REDIS_URL: redisUrl,
       NATS_CREDS: join(natsDir, 'service.creds'), NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'), NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
     }],
+    ['token-price', {
+      ...common, ADMIN_PORT: String(PORTS.admin['token-price']), PORT: String(PORTS.tokenPrice.http), GRPC_PORT: String(PORTS.tokenPrice.grpc),
+      REDIS_URL: redisUrl, NATS_CREDS: join(natsDir, 'service.creds'),
+    }],
   ];
   const startService = (name: keyof typeof PORTS.admin, env: NodeJS.ProcessEnv) => {
     say(`Starting ${name}…`);
@@ -445,6 +450,12 @@ every message carries "replayed": true. For live Solana data set INGEST_SOURCE=y
               payment"; paying there sends signed webhooks to billing. For Stripe set STRIPE_SECRET_KEY
               and STRIPE_WEBHOOK_SECRET (docs/billing.md).`;
 
+  const ticker = process.env.BIRDEYE_API_KEY
+    ? 'Birdeye token list first (BIRDEYE_API_KEY is set), our own figures when it fails.'
+    : process.env.SOL_USD_PRICE
+      ? `Prices from our own trades; USD at SOL_USD_PRICE=${process.env.SOL_USD_PRICE} until the stream shows a WSOL/USDC swap.`
+      : `Prices from our own trades, in SOL. USD figures are null: the recording has no WSOL/USDC swap
+              to read SOL/USD from; set SOL_USD_PRICE (USD per SOL) or BIRDEYE_API_KEY (docs/token-price.md).`;
   const client = `node -e "const ws=new (require('ws'))('ws://localhost:9223');ws.on('open',()=>ws.send(JSON.stringify({jwt:'${example.user_jwt}',nkey:'${example.user_nkey_seed}'})));ws.on('message',m=>{const d=JSON.parse(m);if(d.type==='authenticated'){ws.send(JSON.stringify({subject:'basic.pumpfun'}));ws.send(JSON.stringify({subject:'basic.bonk'}))}console.log(m.toString())})"`;
   say(`
 Tradewind is running: the first trade reached a WebSocket client ${firstAt} s after start.
@@ -452,8 +463,9 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
   Web / API   http://localhost:${PORTS.ingress}   (local ingress proxy, routes in deploy/routes.json)
               /auth/* works now: open ${publicUrl}/auth/login?tier=plus&period=yearly to sign in.
               Billing answers /api/checkout-sessions, /api/create-portal-session, /api/get-subscription.
+              ${publicUrl}/api/birdeye/tokens is the live token ticker (token-price).
               The web app UI arrives with the web-app issue; until then other paths answer
-              502 {"code":"unavailable","message":"web is not running"} (likewise token-price).
+              502 {"code":"unavailable","message":"web is not running"}.
   WebSocket   ws://localhost:${PORTS.ws}
   NATS        nats://localhost:${PORTS.nats}   (operator mode, JetStream; monitoring http://localhost:${PORTS.natsMonitor})
   Postgres    ${database}
@@ -462,7 +474,9 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
   Auth        HTTP :${PORTS.auth.http} (behind the proxy at /auth/*), gRPC 127.0.0.1:${PORTS.auth.grpc}
   Billing     HTTP :${PORTS.billing.http} (behind the proxy at /api/...), gRPC 127.0.0.1:${PORTS.billing.grpc}
   Credentials HTTP :${PORTS.credentialIssuer} (behind the proxy at /api/nats: signed-in users' own NATS account and credentials)
-  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth), :${PORTS.admin.billing} (billing)
+  Ticker      HTTP :${PORTS.tokenPrice.http} (behind the proxy at /api/birdeye/tokens), gRPC 127.0.0.1:${PORTS.tokenPrice.grpc}
+              ${ticker}
+  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth), :${PORTS.admin.billing} (billing), :${PORTS.admin['token-price']} (token-price)
   Logs        ${logDir}/
 
 ${source}

@@ -43,7 +43,7 @@ export interface TokenFacts {
  * What one message changes. `kind`:
  * - `trade`: a priced BUY/SELL/SWAP of `mint`, with its SOL volume;
  * - `price`: a price without volume (CREATE_POOL, DEPOSIT, WITHDRAW);
- * - `create`: a launchpad CREATE: identity only;
+ * - `create`: identity only: a launchpad CREATE, or a pump.fun COMPLETE / MIGRATE (a pump.fun mint, so its supply is known);
  * - `sol_usd`: a SOL/USD observation (a swap of a WSOL/USD-stablecoin pool);
  * - `ignored`: a well-formed message that carries nothing for prices (MIGRATE, COMPLETE, …), with the reason.
  */
@@ -120,6 +120,8 @@ export function interpretTrade(body: Uint8Array, options: InterpretOptions): Tra
   const replayed = m.replayed === true;
 
   if (type === 'CREATE') return interpretCreate(m, source, timeMs, replayed);
+  // A pump.fun COMPLETE or MIGRATE names a pump.fun mint: its supply is known even when its CREATE was not seen.
+  if (source === 'pumpfun' && (type === 'COMPLETE' || type === 'MIGRATE')) return interpretCreate(m, source, timeMs, replayed);
   const priced = type === 'BUY' || type === 'SELL' || type === 'SWAP';
   const priceOnly = type === 'CREATE_POOL' || type === 'DEPOSIT' || type === 'WITHDRAW';
   if (!priced && !priceOnly) return { kind: 'ignored', reason: `type_${type.toLowerCase()}` };
