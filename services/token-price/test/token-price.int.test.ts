@@ -267,6 +267,22 @@ describe('when token-price restarts', () => {
   });
 });
 
+describe('when a stream sequence is applied twice (a redelivery after a lost ack)', () => {
+  it('then the second application changes nothing', async () => {
+    const prefix = await freshStream();
+    const clock = { now: Date.UTC(2026, 10, 21, 12) };
+    const svc = await start(prefix, { clock });
+    const [b1] = ed5Buys();
+    await publish({ ...b1, block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(10_000);
+    const update = { kind: 'trade' as const, mint: ED5, source: 'pumpfun', timeMs: clock.now, priceSol: 1, volumeLamports: 386100226, facts: {}, replayed: false };
+    expect(await svc.app.store.apply(1, update, clock.now)).toBe('skipped');
+    expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 0.386100226, priceSol: (31886100226 / 1e9) / (1009530791558799 / 1e6) });
+    expect(await svc.app.store.apply(2, update, clock.now)).not.toBe('skipped');
+    expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 0.772200452, priceSol: 1 });
+  });
+});
+
 describe('when TRADES carries bad messages', () => {
   it('then each is counted by reason and skipped, and the trades after it are applied', async () => {
     const prefix = await freshStream();

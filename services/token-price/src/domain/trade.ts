@@ -45,7 +45,7 @@ export interface TokenFacts {
  * - `price`: a price without volume (CREATE_POOL, DEPOSIT, WITHDRAW);
  * - `create`: identity only: a launchpad CREATE, or a pump.fun COMPLETE / MIGRATE (a pump.fun mint, so its supply is known);
  * - `sol_usd`: a SOL/USD observation (a swap of a WSOL/USD-stablecoin pool);
- * - `ignored`: a well-formed message that carries nothing for prices (MIGRATE, COMPLETE, …), with the reason.
+ * - `ignored`: a well-formed message that carries nothing for prices (LaunchLab MIGRATE, …), with the reason.
  */
 export type TradeUpdate =
   | {
@@ -173,7 +173,7 @@ export function interpretTrade(body: Uint8Array, options: InterpretOptions): Tra
 
 function interpretCreate(m: Json, source: string, timeMs: number, replayed: boolean): TradeUpdate {
   const mint = typeof m.mint === 'string' ? m.mint : typeof m.base_mint === 'string' ? m.base_mint : undefined;
-  if (mint === undefined) throw new InvalidTradeMessage('missing_fields', 'CREATE without mint');
+  if (mint === undefined || mint.length === 0) throw new InvalidTradeMessage('missing_fields', `${String(m.transaction_type)} without mint`);
   if (QUOTE_ASSETS.has(mint)) return { kind: 'ignored', reason: 'quote_asset' };
   return { kind: 'create', mint, source, timeMs, facts: factsOf(m, source), replayed };
 }
@@ -198,22 +198,28 @@ function factsOf(m: Json, source: string): TokenFacts {
   return facts;
 }
 
-/** SOL reserve (SOL) of a Raydium CPMM pool after a SWAP, from the event's reserves (docs/decoding.md). */
+/**
+ * SOL reserve (SOL) of a Raydium CPMM pool after a SWAP, from the event's reserves, less a creator fee
+ * taken on the SOL side (it stays in the vault as an accrued fee; docs/decoding.md, Raydium CPMM).
+ */
 function cpmmSolReserveAfter(m: Json): number | undefined {
   const inBefore = decimalBigInt(m.input_vault_before);
   const outBefore = decimalBigInt(m.output_vault_before);
   const inAmount = decimalBigInt(m.input_amount);
   const outAmount = decimalBigInt(m.output_amount);
-  if (m.input_mint === WSOL_MINT && inBefore !== undefined && inAmount !== undefined) return Number(inBefore + inAmount) / LAMPORTS_PER_SOL;
-  if (m.output_mint === WSOL_MINT && outBefore !== undefined && outAmount !== undefined) return Number(outBefore - outAmount) / LAMPORTS_PER_SOL;
+  const creatorFee = decimalBigInt(m.creator_fee) ?? 0n;
+  const feeOnInput = m.creator_fee_on_input === true;
+  if (m.input_mint === WSOL_MINT && inBefore !== undefined && inAmount !== undefined) return Number(inBefore + inAmount - (feeOnInput ? creatorFee : 0n)) / LAMPORTS_PER_SOL;
+  if (m.output_mint === WSOL_MINT && outBefore !== undefined && outAmount !== undefined) return Number(outBefore - outAmount - (feeOnInput ? 0n : creatorFee)) / LAMPORTS_PER_SOL;
   return undefined;
 }
 
 function cleanText(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex
-  const text = value.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return text.length === 0 ? undefined : [...text].slice(0, max).join('');
+  // Control, format (e.g. the right-to-left override U+202E) and line/paragraph separator characters
+  // can disguise a name on the ticker: removed.
+  const text = [...value.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim()].slice(0, max).join('').trim();
+  return text.length === 0 ? undefined : text;
 }
 
 function decimalBigInt(value: unknown): bigint | undefined {
