@@ -9,6 +9,13 @@
  *           touch none of the four programs. Baseline measured in the same run:
  *           bare JSON.parse of the same texts (the floor any JSON source pays).
  *
+ *   token-price  token-price's consumer hot path against the Redis at REDIS_URL (default
+ *           127.0.0.1:6379): interpret + one Lua apply per message, awaited one after
+ *           another as the consumer does, over the bundled real trades spread over 1,000
+ *           mints (bench-only mint names); and a top-20 ranking read over those 1,000
+ *           tokens (what one uncached GET /api/birdeye/tokens costs). Baseline measured
+ *           in the same run: sequential Redis PING (the round-trip floor).
+ *
  * Output: human-readable lines, then ONE final line of JSON with the figures
  * (`decode_tx_per_s`, `filter_tx_per_s`, ...), for CI and for comparisons.
  * Figures depend on the machine: compare ratios, not absolute numbers.
@@ -16,7 +23,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeNormalized, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { BUNDLED_RECORDING_DIR, decodeNormalized, loadRecording, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
+import { TokenStore, WINDOW_MS, interpretTrade, type TradeUpdate } from '@tradewind/token-price';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const TRADE_DIR = join(repo, 'services/ingest/recording');
@@ -129,7 +139,62 @@ function decodeSuite(seconds: number): Record<string, number | string> {
   };
 }
 
-const SUITES: Record<string, (seconds: number) => Record<string, number | string>> = { decode: decodeSuite };
+/** Calls `fn` one after another for `seconds` (after a 0.3 s warm-up); returns calls per second. */
+async function asyncRate(seconds: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  let i = 0;
+  const run = async (ms: number): Promise<number> => {
+    let n = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) {
+      await fn(i++);
+      n++;
+    }
+    return n / ((performance.now() - t0) / 1000);
+  };
+  await run(300);
+  return run(seconds * 1000);
+}
+
+async function tokenPriceSuite(seconds: number): Promise<Record<string, number | string>> {
+  const redis = createClient({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+  await redis.connect();
+  const prefix = `bench:token-price:${randomUUID().slice(0, 8)}:`;
+  const store = new TokenStore(redis, { prefix, windowMs: WINDOW_MS, bucketMs: 60_000, tokenTtlMs: 10 * 60_000 });
+  const now = Date.now();
+  const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
+  const bodies = transactions.flatMap((t) => t.trades).map((m) => new TextEncoder().encode(JSON.stringify({ ...m, block_time_ms: now })));
+  const MINTS = 1_000;
+  try {
+    await store.reset('bench');
+    const pingRate = await asyncRate(seconds, () => redis.ping());
+    let seq = 0;
+    const applyRate = await asyncRate(seconds, async (i) => {
+      const u = interpretTrade(bodies[i % bodies.length]!, { solUsd: 150, streamTimeMs: now, minRatePoolSol: 100 });
+      const spread: TradeUpdate = 'mint' in u ? { ...u, mint: `${u.mint}-bench${i % MINTS}` } : u;
+      return store.apply(++seq, spread, now);
+    });
+    const tokens = (await store.top(MINTS * 2, now)).length;
+    const topRate = await asyncRate(seconds, () => store.top(20, now));
+    const r = (x: number) => Math.round(x);
+    console.log(`token-price (Redis ${process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'}, ${tokens} ranked tokens)`);
+    console.log(`  baseline Redis PING, sequential   ${r(pingRate).toLocaleString('en')} /s`);
+    console.log(`  interpret + apply, sequential     ${r(applyRate).toLocaleString('en')} messages/s  (${(applyRate / pingRate).toFixed(2)} × baseline)`);
+    console.log(`  top-20 read (uncached request)    ${r(topRate).toLocaleString('en')} /s  (${(topRate / pingRate).toFixed(2)} × baseline)`);
+    return {
+      token_price_apply_per_s: r(applyRate),
+      token_price_top20_per_s: r(topRate),
+      baseline_redis_ping_per_s: r(pingRate),
+      token_price_apply_vs_baseline: Number((applyRate / pingRate).toFixed(3)),
+      token_price_top20_vs_baseline: Number((topRate / pingRate).toFixed(3)),
+      token_price_ranked_tokens: tokens,
+    };
+  } finally {
+    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if ((keys as string[]).length) await redis.unlink(keys as string[]);
+    await redis.quit();
+  }
+}
+
+const SUITES: Record<string, (seconds: number) => Record<string, number | string> | Promise<Record<string, number | string>>> = { decode: decodeSuite, 'token-price': tokenPriceSuite };
 
 const { suites, seconds } = args();
 const result: Record<string, number | string> = { node: process.version };
@@ -139,6 +204,6 @@ for (const s of suites) {
     console.error(`unknown bench suite "${s}"; known: ${Object.keys(SUITES).join(', ')}`);
     process.exit(2);
   }
-  Object.assign(result, suite(seconds));
+  Object.assign(result, await suite(seconds));
 }
 console.log(JSON.stringify(result));
