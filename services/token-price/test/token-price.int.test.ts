@@ -283,6 +283,33 @@ describe('when a stream sequence is applied twice (a redelivery after a lost ack
   });
 });
 
+describe('when Redis fails while a trade is applied', () => {
+  it('then the loop restarts from the recorded position and the trade is applied exactly once', async () => {
+    const prefix = await freshStream();
+    const clock = { now: Date.UTC(2026, 10, 21, 12) };
+    const svc = await start(prefix, { clock });
+    const [b1, b2, b3] = ed5Buys();
+    await publish({ ...b1, block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(10_000);
+    const store = svc.app.store;
+    const apply = store.apply.bind(store);
+    let failures = 0;
+    store.apply = async (seq, update, now) => {
+      if (seq === 2 && failures === 0) {
+        failures += 1;
+        throw new Error('simulated: Redis connection lost');
+      }
+      return apply(seq, update, now);
+    };
+    await publish({ ...b2, block_time_ms: clock.now });
+    await publish({ ...b3, block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(10_000);
+    expect(failures).toBe(1);
+    expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBe(1);
+    expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
+  });
+});
+
 describe('when TRADES carries bad messages', () => {
   it('then each is counted by reason and skipped, and the trades after it are applied', async () => {
     const prefix = await freshStream();

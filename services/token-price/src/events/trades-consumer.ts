@@ -148,6 +148,12 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     loop = (async () => {
       try {
         for await (const msg of iter) await handle(msg);
+        // The iterator also ends when the consumer is deleted under it (e.g. by an operator): start over.
+        if (!stopped && leading && messages === iter) {
+          messages = undefined;
+          log.warn('the TRADES consumer ended; repositioning');
+          scheduleRun();
+        }
       } catch (err) {
         if (stopped || !leading) return;
         metrics.restarts.inc();
