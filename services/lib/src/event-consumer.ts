@@ -17,6 +17,7 @@ import { counterOnce } from './admin-server.js';
 import { AppError, toAppError } from './errors.js';
 import { EVENTS_STREAM, deadLetterSubject, decodeEvent, isEventSubject, type EventSubject, type EventTypes } from './events.js';
 import type { Logger } from './logger.js';
+import { isJetStreamNotFound } from './nats.js';
 
 /** Tables the helper keeps in the service's schema; add to the database interface. */
 export interface ConsumerTables {
@@ -216,7 +217,7 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
       await options.jsm.consumers.info(stream, options.name);
       await options.jsm.consumers.update(stream, options.name, { ...filter, ack_wait: config.ack_wait, max_deliver: -1 });
     } catch (err) {
-      if ((err as { code?: unknown }).code === 404 || /consumer not found/i.test(String(err))) await options.jsm.consumers.add(stream, config);
+      if (isJetStreamNotFound(err, 'consumer')) await options.jsm.consumers.add(stream, config);
       else throw err;
     }
   }

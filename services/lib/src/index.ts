@@ -4,7 +4,7 @@ export { CommonConfig, LogLevel, Port, PositiveInt, NonNegativeNumber, urlWithSc
 export { createLogger, REDACT_PATHS, type Logger } from './logger.js';
 export { createRegistry, counterOnce, gaugeOnce, startAdminServer, type AdminServer, type ReadinessCheck } from './admin-server.js';
 export { installShutdown, runMain, serve } from './lifecycle.js';
-export { connectNats, ensureTradesStream, tradesManager, DEFAULT_TRADES_STREAM, type TradesStreamOptions, type NatsConnection } from './nats.js';
+export { connectNats, ensureTradesStream, isJetStreamNotFound, tradesManager, DEFAULT_TRADES_STREAM, type TradesStreamOptions, type NatsConnection } from './nats.js';
 export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, cheapestPlanWhere, annualTotalUsd, annualSavingPercent, maxAnnualSavingPercent, ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from './plans.js';
 export { TRADES_STREAM, TRADE_SUBJECTS, CUSTOMER_ACCOUNT_TAG, isTradeSubject, type TradeSubject } from './subjects.js';
 export { freePort, isListening, waitForPort } from './testing/ports.js';

@@ -80,13 +80,21 @@ export async function ensureTradesStream(jsm: JetStreamManager, options: TradesS
   await upsertStream(jsm, config);
 }
 
+/**
+ * Whether `err` is JetStream's "not found" for a stream or consumer: the API error code 404, or
+ * nats.js' message for it ("stream not found" / "consumer not found").
+ */
+export function isJetStreamNotFound(err: unknown, what: 'stream' | 'consumer'): boolean {
+  return (err as { code?: unknown } | null)?.code === 404 || new RegExp(`${what} not found`, 'i').test(String(err));
+}
+
 /** Updates stream `config.name` when it exists, else creates it. Idempotent. @throws the JetStream error for anything but "not found". */
 export async function upsertStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0] & { name: string }): Promise<void> {
   try {
     await jsm.streams.info(config.name);
     await jsm.streams.update(config.name, config);
   } catch (err) {
-    if ((err as { code?: unknown }).code === 404 || /stream not found/i.test(String(err))) {
+    if (isJetStreamNotFound(err, 'stream')) {
       await jsm.streams.add(config);
     } else {
       throw err;

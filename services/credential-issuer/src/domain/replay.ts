@@ -18,7 +18,7 @@
  */
 import type { Export, Import } from '@nats-io/jwt';
 import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
-import { DEFAULT_TRADES_STREAM, TRADES_STREAM } from '@tradewind/lib';
+import { DEFAULT_TRADES_STREAM, TRADES_STREAM, isJetStreamNotFound } from '@tradewind/lib';
 
 /** API prefix under which Pro customers reach the REPLAY account's JetStream API. */
 export const REPLAY_API_PREFIX = '$JS.REPLAY.API';
@@ -103,7 +103,7 @@ export async function ensureReplayMirror(jsm: JetStreamManager, maxAgeMs = DEFAU
     // A mirror's origin cannot be changed once created; an existing one is left as it is.
     await jsm.streams.info(TRADES_STREAM);
   } catch (err) {
-    if (!/stream not found/i.test(String((err as Error).message))) throw err;
+    if (!isJetStreamNotFound(err, 'stream')) throw err;
     await jsm.streams.add(config);
   }
 }

@@ -84,6 +84,9 @@ export interface InterpretOptions {
 
 type Json = Record<string, unknown>;
 
+/** One decoder for every message: a fatal one, so invalid UTF-8 is rejected rather than replaced. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * A trade's time, Unix ms. Live trades: `block_time_ms` (the chain's), else the stream's timestamp when
  * the chain gave none. Replayed copies of the bundled recording (`replayed: true`, see ingest's replay
@@ -105,7 +108,7 @@ export function tradeTimeMs(message: Json, streamTimeMs: number): { timeMs: numb
 export function interpretTrade(body: Uint8Array, options: InterpretOptions): TradeUpdate {
   let message: unknown;
   try {
-    message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    message = JSON.parse(UTF8.decode(body));
   } catch {
     throw new InvalidTradeMessage('not_json', 'message is not UTF-8 JSON');
   }

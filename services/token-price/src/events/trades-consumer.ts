@@ -15,7 +15,7 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Counter, Gauge } from 'prom-client';
-import { TRADES_STREAM, type Logger } from '@tradewind/lib';
+import { TRADES_STREAM, isJetStreamNotFound, type Logger } from '@tradewind/lib';
 import { InvalidTradeMessage, interpretTrade } from '../domain/trade.js';
 import type { TokenStore } from '../store/redis-store.js';
 
@@ -99,7 +99,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     try {
       existing = await options.jsm.consumers.info(TRADES_STREAM, options.durableName);
     } catch (err) {
-      if (!((err as { code?: unknown }).code === 404 || /consumer not found/i.test(String(err)))) throw err;
+      if (!isJetStreamNotFound(err, 'consumer')) throw err;
     }
     if (existing && existing.ack_floor.stream_seq + 1 === startSeq && existing.num_ack_pending === 0) return;
     if (existing) await options.jsm.consumers.delete(TRADES_STREAM, options.durableName);
