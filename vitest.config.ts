@@ -1,10 +1,27 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'services', include: ['services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'web/server/**/*.test.ts'] },
+      },
+      {
+        // Component and logic tests of the web app (Testing Library in jsdom).
+        extends: true,
+        plugins: [react()],
+        test: { name: 'web', include: ['web/src/**/*.test.{ts,tsx}', 'web/test/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['web/test/setup.ts'] },
+      },
+      {
+        // End to end: the real local stack (scripts/start.ts) driven by Debian's Chromium.
+        extends: true,
+        test: { name: 'e2e', include: ['web/e2e/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 300_000 },
+      },
+    ],
   },
 });

@@ -37,7 +37,8 @@ const PORTS = {
   billing: { http: 8082, grpc: 50052 },
   credentialIssuer: 8083,
   tokenPrice: { http: 8084, grpc: 50054 },
-  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304, billing: 9305, 'token-price': 9306 },
+  web: 5173,
+  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304, billing: 9305, 'token-price': 9306, web: 9307 },
 } as const;
 
 /** A port from the environment; exits with a clear message on a bad value. */
@@ -303,6 +304,26 @@ function withoutPassword(url: string): string {
   }
 }
 
+/**
+ * Builds web/dist in a child process unless it already holds a build of the current inputs
+ * (web/scripts/build.ts --if-stale). @throws Error with the build's last output lines on failure.
+ */
+function buildWebIfStale(): Promise<void> {
+  return new Promise((ok, fail) => {
+    const log = join(logDir, 'web-build.log');
+    const out = openSync(log, 'a');
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'web/scripts/build.ts', '--if-stale'], { cwd: root, stdio: ['ignore', out, out] });
+    proc.once('error', fail);
+    proc.once('exit', (code) => {
+      if (code === 0) {
+        const last = tail(log, 1).trim();
+        say(last.startsWith('web: built') ? `Built the web app (${last.replace(/^web: /, '')}).` : 'Web app build is current.');
+        ok();
+      } else fail(new Error(`the web app build failed (exit ${code}). Last lines of ${log}:\n${tail(log, 20)}`));
+    });
+  });
+}
+
 async function main(): Promise<void> {
   // 'on', not 'once': npm and tsx relay the terminal's signal again; a second one must not kill us mid-shutdown.
   process.on('SIGINT', () => void shutdown(0));
@@ -324,6 +345,7 @@ async function main(): Promise<void> {
     ['web/API ingress proxy', PORTS.ingress], ['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor],
     ['auth HTTP', PORTS.auth.http], ['auth gRPC', PORTS.auth.grpc], ['billing HTTP', PORTS.billing.http], ['billing gRPC', PORTS.billing.grpc],
     ['credential-issuer HTTP', PORTS.credentialIssuer], ['token-price HTTP', PORTS.tokenPrice.http], ['token-price gRPC', PORTS.tokenPrice.grpc],
+    ['web', PORTS.web],
     ...Object.entries(PORTS.admin).map(([name, port]): [string, number] => [`${name} admin`, port]),
   ];
   if (!externalDatabaseUrl) ports.push(['local PostgreSQL; set LOCAL_POSTGRES_PORT or DATABASE_URL', postgresPort]);
@@ -333,6 +355,10 @@ async function main(): Promise<void> {
   for (const [what, port] of ports) {
     if (await isListening(port)) throw new Error(`port ${port} (${what}) is already in use — is Tradewind already running?`);
   }
+
+  // The web app builds (only when its inputs changed) while everything else starts.
+  const webBuilt = buildWebIfStale();
+  webBuilt.catch(() => undefined);
 
   // PostgreSQL and the sign-in provider start alongside NATS and Redis; awaited before auth.
   let databaseUrl: Promise<string>;
@@ -385,7 +411,7 @@ async function main(): Promise<void> {
   const issuer = await oidcIssuer;
   if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;
   else delete authEnv.LOCAL_OIDC_ISSUER; // auth refuses it next to GOOGLE_CLIENT_ID
-  const services: Array<[name: keyof typeof PORTS.admin, env: NodeJS.ProcessEnv]> = [
+  const services: Array<[name: Exclude<keyof typeof PORTS.admin, 'web'>, env: NodeJS.ProcessEnv]> = [
     ['credential-issuer', {
       ...common, ADMIN_PORT: String(PORTS.admin['credential-issuer']), PORT: String(PORTS.credentialIssuer), DATABASE_URL: authEnv.DATABASE_URL,
       PUBLIC_URL: publicUrl, AUTH_JWKS_URL: billingEnv.AUTH_JWKS_URL, NATS_PUBLIC_URL: 'nats://localhost:4223',
@@ -400,7 +426,7 @@ async function main(): Promise<void> {
       REDIS_URL: redisUrl, NATS_CREDS: join(natsDir, 'service.creds'),
     }],
   ];
-  const startService = (name: keyof typeof PORTS.admin, env: NodeJS.ProcessEnv) => {
+  const startService = (name: Exclude<keyof typeof PORTS.admin, 'web'>, env: NodeJS.ProcessEnv) => {
     say(`Starting ${name}…`);
     const proc = startChild(name, process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);
     return waitReady(name, PORTS.admin[name], proc);
@@ -413,6 +439,11 @@ async function main(): Promise<void> {
   for (const [name, env] of services) await startService(name, env);
   await authReady;
   await billingReady;
+  await webBuilt;
+  say('Starting web…');
+  await waitReady('web', PORTS.admin.web, startChild('web', process.execPath, ['--import', 'tsx', 'web/server/main.ts'], {
+    ...process.env, PORT: String(PORTS.web), ADMIN_PORT: String(PORTS.admin.web),
+  }));
 
   // Synchronous appends: nothing is lost when shutdown ends the process.
   const ingressLog = openSync(join(logDir, 'ingress-proxy.log'), 'a');
@@ -464,8 +495,8 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
               /auth/* works now: open ${publicUrl}/auth/login?tier=plus&period=yearly to sign in.
               Billing answers /api/checkout-sessions, /api/create-portal-session, /api/get-subscription.
               ${publicUrl}/api/birdeye/tokens is the live token ticker (token-price).
-              The web app UI arrives with the web-app issue; until then other paths answer
-              502 {"code":"unavailable","message":"web is not running"}.
+              Every other path is the web app (web/, served by web/server on :${PORTS.web}):
+              the site, sign-in, payment and the dashboard at ${publicUrl}/dashboard.
   WebSocket   ws://localhost:${PORTS.ws}
   NATS        nats://localhost:${PORTS.nats}   (operator mode, JetStream; monitoring http://localhost:${PORTS.natsMonitor})
   Postgres    ${database}
@@ -476,7 +507,7 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
   Credentials HTTP :${PORTS.credentialIssuer} (behind the proxy at /api/nats: signed-in users' own NATS account and credentials)
   Ticker      HTTP :${PORTS.tokenPrice.http} (behind the proxy at /api/birdeye/tokens), gRPC 127.0.0.1:${PORTS.tokenPrice.grpc}
               ${ticker}
-  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth), :${PORTS.admin.billing} (billing), :${PORTS.admin['token-price']} (token-price)
+  Metrics     http://localhost:${PORTS.admin['ws-fanout']}/metrics (ws-fanout), :${PORTS.admin.ingest} (ingest), :${PORTS.admin['credential-issuer']} (credential-issuer), :${PORTS.admin.auth} (auth), :${PORTS.admin.billing} (billing), :${PORTS.admin['token-price']} (token-price), :${PORTS.admin.web} (web)
   Logs        ${logDir}/
 
 ${source}

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+/** web/ */
+export const WEB_DIR = resolve(import.meta.dirname, '..');
+const ROOT = resolve(WEB_DIR, '..');
+
+/** Everything the built app depends on besides node_modules (the lib modules it imports, the schemas the docs render). */
+const INPUTS = [
+  'web/src', 'web/public', 'web/index.html', 'web/vite.config.ts', 'web/package.json',
+  'services/lib/src/plans.ts', 'services/lib/src/subjects.ts', 'services/lib/src/session-client.ts',
+  'services/ingest/schemas', 'examples', 'package-lock.json',
+];
+
+function files(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path).sort().flatMap((name) => (name.endsWith('.test.ts') || name.endsWith('.test.tsx') ? [] : files(join(path, name))));
+}
+
+/** sha256 over the paths and contents of the web app's inputs; equal hashes mean an equal build. */
+export function webInputsHash(): string {
+  const h = createHash('sha256');
+  for (const input of INPUTS) {
+    for (const f of files(join(ROOT, input))) {
+      h.update(relative(ROOT, f));
+      h.update('\0');
+      h.update(readFileSync(f));
+      h.update('\0');
+    }
+  }
+  return h.digest('hex');
+}
+
+/** Whether web/dist holds a build of the current inputs. */
+export function webBuildIsCurrent(): boolean {
+  try {
+    const info = JSON.parse(readFileSync(join(WEB_DIR, 'dist/build-info.json'), 'utf8')) as { inputsHash?: string };
+    return info.inputsHash === webInputsHash();
+  } catch {
+    return false;
+  }
+}

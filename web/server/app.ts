@@ -1,0 +1,77 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import sirv from 'sirv';
+import { isKnownPath } from '../src/route-paths';
+
+/** Options of {@link createWebServer}. */
+export interface WebServerOptions {
+  /** The built app (web/dist). */
+  distDir: string;
+  /** Called once per request with the path's route class and the status sent. */
+  onRequest?: (route: 'asset' | 'page' | 'app' | 'not_found' | 'health', status: number) => void;
+}
+
+/**
+ * The web app's HTTP server (behind the ingress; deploy/routes.json sends every unmatched path
+ * here). It serves web/dist: hashed `/assets/*` with a one-year immutable cache, prerendered
+ * public pages (`/pricing` → `pricing/index.html`), the app shell `app.html` for browser-only
+ * pages (dashboard, login, payment), and `404.html` with status 404 for anything else. HTML is
+ * always revalidated (`no-cache`). `/healthz` answers 200 while the process runs; `/readyz` when
+ * the build is present. @throws Error when `distDir` has no build.
+ */
+export function createWebServer(options: WebServerOptions): Server {
+  const { distDir } = options;
+  if (!existsSync(join(distDir, 'index.html')) || !existsSync(join(distDir, 'app.html'))) {
+    throw new Error(`no web build in ${distDir}: run npm run build -w web`);
+  }
+  const appShell = readFileSync(join(distDir, 'app.html'));
+  const notFound = readFileSync(join(distDir, '404.html'));
+  const html = (res: ServerResponse, status: number, body: Buffer) => {
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+    res.end(body);
+  };
+  const files = sirv(distDir, {
+    dev: false,
+    etag: true,
+    gzip: false,
+    extensions: [],
+    setHeaders(res, pathname) {
+      res.setHeader('x-content-type-options', 'nosniff');
+      if (pathname.startsWith('/assets/')) res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+      else res.setHeader('cache-control', 'no-cache');
+    },
+  });
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://web');
+    const path = url.pathname;
+    if (path === '/healthz' || path === '/readyz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(path === '/healthz' ? '{"status":"ok"}' : '{"ready":true}');
+      options.onRequest?.('health', 200);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 405, code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` }));
+      return;
+    }
+    // Prerendered page: /pricing and /pricing/ → pricing/index.html (sirv resolves directories).
+    const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
+    if (isKnownPath(clean)) {
+      const prerendered = clean === '/' ? join(distDir, 'index.html') : join(distDir, clean.slice(1), 'index.html');
+      if (existsSync(prerendered)) {
+        html(res, 200, readFileSync(prerendered));
+        options.onRequest?.('page', 200);
+      } else {
+        html(res, 200, appShell);
+        options.onRequest?.('app', 200);
+      }
+      return;
+    }
+    files(req, res, () => {
+      html(res, 404, notFound);
+      options.onRequest?.('not_found', 404);
+    });
+    if (res.writableEnded || res.headersSent) options.onRequest?.('asset', res.statusCode);
+  });
+}

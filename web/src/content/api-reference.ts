@@ -1,0 +1,108 @@
+/**
+ * Reference tables of the API reference page (/dashboard/docs), copied from the documentation of
+ * the services that implement them. Each table names the doc it comes from; when the doc
+ * changes, change the table. Plan-dependent values are not here: the page reads them from the
+ * plans catalogue (services/lib/src/plans.ts).
+ */
+import type { Plan } from '@tradewind/lib/plans';
+
+/** A WebSocket error code. `close` is the close code that follows the error frame, or null when the connection stays open. */
+export interface WsErrorCode {
+  code: string;
+  when: string;
+  close: number | null;
+  /** When the close code differs before and after authentication. */
+  closeNote?: string;
+}
+
+// Source: docs/websocket.md §7 "Errors".
+export const WS_ERROR_CODES: readonly WsErrorCode[] = [
+  { code: 'bad_json', when: 'the frame is not JSON', close: 4400, closeNote: '4400 before authentication, stays open after' },
+  { code: 'bad_request', when: 'not a JSON object; an unknown request; unsubscribing a subject not subscribed', close: 4400, closeNote: '4400 before authentication, stays open after' },
+  { code: 'missing_fields', when: 'authentication without `jwt`, or without `nkey` and `sig`; before authentication, a message that is neither authentication nor subscribe/unsubscribe', close: 4400 },
+  { code: 'invalid_jwt', when: 'malformed JWT, bad signature, not a user JWT, not valid yet', close: 4401 },
+  { code: 'invalid_signature', when: 'JWT not signed by its account (or its signing keys), or the account not signed by the operator', close: 4401 },
+  { code: 'unknown_account', when: 'the resolver does not know the issuing account', close: 4401 },
+  { code: 'nkey_mismatch', when: 'the seed is not the JWT user’s, or the nonce signature does not verify', close: 4401 },
+  { code: 'expired', when: 'the user JWT (or its account) has expired — at authentication, at an account update, or while connected', close: 4401 },
+  { code: 'revoked', when: 'the account’s `revocations` cover these credentials — at authentication or at an account update', close: 4401 },
+  { code: 'unavailable', when: 'the resolver cannot be reached during authentication', close: 4503 },
+  { code: 'unavailable', when: 'a replay cannot be started or stops because TRADES history cannot be read', close: null },
+  { code: 'auth_timeout', when: 'no credentials within `WS_AUTH_TIMEOUT_MS`', close: 4408 },
+  { code: 'not_authenticated', when: 'subscribe / unsubscribe before authenticating', close: 4401 },
+  { code: 'already_authenticated', when: 'a second authentication on the connection', close: null },
+  { code: 'unknown_subject', when: 'not one of the four TRADES subjects', close: null },
+  { code: 'subject_not_in_plan', when: 'the plan does not include the subject (the message names the plan that does)', close: null },
+  { code: 'replay_not_in_plan', when: 'replay requested by a plan without replay', close: null },
+  { code: 'bad_replay', when: '`replay` is not `{"from": …}`; `from` is not an ISO-8601 date-time with a time zone nor a positive integer; a date-time in the future or a sequence beyond the stream’s next one', close: null },
+  { code: 'replay_limit', when: 'more than `WS_MAX_REPLAYS_PER_CONNECTION` replays on the connection', close: null },
+  { code: 'connection_limit', when: 'the plan’s concurrent connections are taken (the message names the limit)', close: 4429 },
+  { code: 'rate_limited', when: 'the plan’s control requests per minute are used up (the message names the plan that allows more and when to retry); during authentication the connection stays unauthenticated and may retry until `auth_timeout`', close: null },
+  { code: 'internal', when: 'an unexpected server error', close: 1011 },
+];
+
+/** Close codes sent without an error frame. Source: docs/websocket.md §6 and §7. */
+export const WS_OTHER_CLOSE_CODES: readonly { close: number; reason: string; when: string }[] = [
+  { close: 4413, reason: 'slow_consumer', when: 'more than `WS_MAX_BUFFERED_BYTES` queued for the client, or a paused replay not drained within `WS_REPLAY_STALL_MS` (close only, no error frame)' },
+  { close: 1009, reason: '', when: 'a frame larger than `WS_MAX_FRAME_BYTES`' },
+  { close: 1001, reason: '', when: 'the server is shutting down (every socket is closed and every replay consumer stopped)' },
+];
+
+/** A server → client control message. Source: docs/websocket.md §4 "Control messages". */
+export interface ControlMessage {
+  type: string;
+  fields: string;
+  when: string;
+}
+
+// Source: docs/websocket.md §4.
+export const WS_CONTROL_MESSAGES: readonly ControlMessage[] = [
+  { type: 'challenge', fields: 'nonce', when: 'on connect' },
+  { type: 'authenticated', fields: 'plan, subjects, expires_at_ms', when: 'credentials accepted' },
+  { type: 'subscribed', fields: 'subject; with replay also replay: {from, first_seq}', when: 'subscribe / replay accepted' },
+  { type: 'unsubscribed', fields: 'subject; after a plan change also reason: "plan_changed", message', when: 'unsubscribe, or the plan no longer includes the subject or replay' },
+  { type: 'replay_caught_up', fields: 'subject, seq', when: 'a replay reached the end of the stored history' },
+  { type: 'plan_changed', fields: 'plan, subjects', when: 'the account’s plan or the user’s subjects changed on a live connection' },
+  { type: 'error', fields: 'code, message', when: 'a request was refused; when the refusal is fatal the socket is then closed' },
+];
+
+/** A WebSocket limit. `value` is either fixed text from the doc or a field of each plan in the catalogue. */
+export interface WsLimit {
+  limit: string;
+  value: { text: string } | { plan: (plan: Plan) => string };
+  configKey: string | null;
+  over: string;
+}
+
+// Source: docs/websocket.md §6 "Limits" (plan values come from the plans catalogue, not from the doc).
+export const WS_LIMITS: readonly WsLimit[] = [
+  { limit: 'concurrent connections', value: { plan: (p) => String(p.connections) }, configKey: null, over: '`connection_limit`, close 4429' },
+  { limit: 'control requests per minute (authentication, subscribe, replay, unsubscribe)', value: { plan: (p) => p.requestsPerMinute.toLocaleString('en-US') }, configKey: 'REQUEST_RATE_WINDOW_MS (window, 60 000 ms)', over: '`rate_limited`, stays open' },
+  { limit: 'frame size from the client', value: { text: '16 KiB' }, configKey: 'WS_MAX_FRAME_BYTES', over: 'close 1009' },
+  { limit: 'time to authenticate', value: { text: '10 s' }, configKey: 'WS_AUTH_TIMEOUT_MS', over: '`auth_timeout`, close 4408' },
+  { limit: 'bytes queued for one client', value: { text: '8 MiB' }, configKey: 'WS_MAX_BUFFERED_BYTES', over: 'close 4413 `slow_consumer`' },
+  { limit: 'replays running on one connection', value: { text: '4' }, configKey: 'WS_MAX_REPLAYS_PER_CONNECTION', over: '`replay_limit`, stays open' },
+  { limit: 'messages pulled per replay request', value: { text: '256' }, configKey: 'WS_REPLAY_BATCH_MESSAGES', over: '—' },
+  { limit: 'queued bytes at which a replay pauses', value: { text: '1 MiB' }, configKey: 'WS_REPLAY_PAUSE_BYTES', over: '— (pauses)' },
+  { limit: 'time a paused replay waits for the client', value: { text: '30 s' }, configKey: 'WS_REPLAY_STALL_MS', over: 'close 4413 `slow_consumer`' },
+  { limit: 'connection slot lease', value: { text: '30 s' }, configKey: 'CONNECTION_LEASE_MS', over: 'a dead server’s slots free after at most one lease' },
+  { limit: 'account JWT cache', value: { text: '5 s' }, configKey: 'ACCOUNT_CACHE_TTL_MS', over: 'looked up again from the resolver' },
+  { limit: 'TRADES history kept for replay', value: { text: '24 h' }, configKey: 'TRADES_MAX_AGE_MS', over: 'a replay from earlier starts at the oldest stored message' },
+];
+
+/** What native NATS clients see when they go beyond their plan. Source: docs/nats.md. */
+export const NATS_ERRORS: readonly { error: string; when: string }[] = [
+  { error: 'Permissions Violation for Subscription to "<subject>"', when: 'subscribing to a subject outside the plan (e.g. a Starter subscribing to premium.pumpswap)' },
+  { error: 'Permissions Violation for Publish', when: 'publishing anything: customers never publish' },
+  { error: 'Authorization Violation', when: 'connecting with revoked (rotated) or invalid credentials' },
+  { error: 'maximum account active connections exceeded', when: 'more native connections than the plan allows (counted per account), or a reconnect during the one resolver round trip of a plan change' },
+  { error: 'connection closed by the server, then a reconnect', when: 'a plan change or key rotation: the account is pushed with no connections allowed, then with the new claims; clients reconnect with the same credentials and get the new plan' },
+];
+
+/** HTTP errors of the credential API. Source: docs/nats.md ("GET /api/nats and POST /api/nats") and docs/auth.md ("401s"). */
+export const HTTP_ERRORS: readonly { status: number; body: string; when: string }[] = [
+  { status: 401, body: '{"status":401,"message":"No active session"}', when: 'no valid session (every Tradewind API)' },
+  { status: 400, body: '{"error":"invalid_argument","message":…}', when: '`?format=` other than json/creds, a POST body other than none or `{}`, invalid JSON' },
+  { status: 429, body: '{"error":"resource_exhausted","message":…}', when: 'more than `CREDENTIALS_ROTATIONS_PER_DAY` (20) rotations in 24 h; the message names the next possible time' },
+  { status: 500, body: '{"error":"unavailable"|"internal","message":"Failed to fetch NATS credentials"}', when: 'resolver or database unreachable (POST: "Failed to rotate NATS credentials"); the cause is logged, never sent' },
+];

@@ -1,0 +1,182 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Navigate, Outlet, useLocation, useNavigate, useOutletContext } from 'react-router';
+import { apiFetch, type Subscription } from '../../api';
+import { Sidebar } from '../../components/dashboard/Sidebar';
+import { useToast } from '../../components/Toast';
+import { useAuth } from '../../session/session';
+import { dashboardGate, pollForPlanChange, readCheckoutReturn, withoutCheckoutParams } from '../../lib/gating';
+import './dashboard.css';
+
+/** localStorage key of the desktop sidebar's collapsed state ("1" collapsed, "0" open). */
+export const SIDEBAR_STORAGE_KEY = 'tw-dashboard-sidebar-collapsed';
+/** Widths at or below this are "mobile": the sidebar becomes a drawer. */
+export const DRAWER_QUERY = '(max-width: 860px)';
+
+/** What the layout gives its pages through `<Outlet context>`. */
+export interface DashboardContext {
+  /** Increases when the plan may have changed (after a checkout return): pages reload their data. */
+  refreshKey: number;
+}
+
+/** The dashboard context; `{refreshKey: 0}` for a page rendered outside the layout (tests). */
+export function useDashboardContext(): DashboardContext {
+  return useOutletContext<DashboardContext | undefined>() ?? { refreshKey: 0 };
+}
+
+function useMediaQuery(query: string): boolean {
+  const get = () => typeof window !== 'undefined' && typeof window.matchMedia === 'function' && window.matchMedia(query).matches;
+  const [matches, setMatches] = useState(get);
+  useEffect(() => {
+    if (typeof window.matchMedia !== 'function') return;
+    const mql = window.matchMedia(query);
+    const on = () => setMatches(mql.matches);
+    on();
+    mql.addEventListener('change', on);
+    return () => mql.removeEventListener('change', on);
+  }, [query]);
+  return matches;
+}
+
+function readCollapsed(): boolean {
+  try {
+    return localStorage.getItem(SIDEBAR_STORAGE_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * After Stripe Checkout (`/dashboard?checkout=success…`): a success toast, the query removed
+ * from the URL, then get-subscription polled (every 2 s for up to 10 s) until the plan changes,
+ * and the user reloaded. Returns the refresh key pages use to reload their data.
+ */
+function useCheckoutReturn(): number {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const toast = useToast();
+  const { user, accessToken, reloadUser } = useAuth();
+  const [pending] = useState(() => readCheckoutReturn(new URLSearchParams(location.search)));
+  const [before] = useState(() => ({ tier: user?.metadata.tier ?? user?.plan ?? 'starter', billing_period: user?.metadata.billing_period ?? 'indefinite' }));
+  const [refreshKey, setRefreshKey] = useState(0);
+  const toasted = useRef(false);
+
+  useEffect(() => {
+    if (!pending) return;
+    if (!toasted.current) {
+      toasted.current = true;
+      toast({ kind: 'success', title: pending.title, message: pending.kind === 'checkout' ? 'Stripe has confirmed the payment. Your plan updates here in a few seconds.' : undefined });
+      navigate({ pathname: location.pathname, search: withoutCheckoutParams(new URLSearchParams(location.search)) }, { replace: true });
+    }
+    const controller = new AbortController();
+    void (async () => {
+      await pollForPlanChange(before, async () => apiFetch<Subscription>('/api/get-subscription', { token: await accessToken(), signal: controller.signal }), { signal: controller.signal });
+      if (controller.signal.aborted) return;
+      try {
+        await reloadUser();
+      } catch {
+        // the session client keeps the previous user; pages still refresh below
+      }
+      if (!controller.signal.aborted) setRefreshKey((k) => k + 1);
+    })();
+    return () => controller.abort();
+    // Runs once per checkout return (pending and before are fixed at mount).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [pending]);
+  return refreshKey;
+}
+
+function DashboardShell() {
+  const refreshKey = useCheckoutReturn();
+  const location = useLocation();
+  const drawer = useMediaQuery(DRAWER_QUERY);
+  const [collapsed, setCollapsed] = useState(readCollapsed);
+  const [open, setOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+
+  const toggleCollapsed = useCallback(() => {
+    setCollapsed((c) => {
+      const next = !c;
+      try {
+        localStorage.setItem(SIDEBAR_STORAGE_KEY, next ? '1' : '0');
+      } catch {
+        // private mode: the state lasts for this page view
+      }
+      return next;
+    });
+  }, []);
+
+  const closeDrawer = useCallback((returnFocus: boolean) => {
+    setOpen(false);
+    if (returnFocus) menuButton.current?.focus();
+  }, []);
+
+  // Navigation closes the drawer; leaving mobile width closes it too.
+  useEffect(() => setOpen(false), [location.pathname]);
+  useEffect(() => {
+    if (!drawer) setOpen(false);
+  }, [drawer]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') closeDrawer(true);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open, closeDrawer]);
+
+  return (
+    <div className="dash" data-collapsed={!drawer && collapsed ? 'true' : 'false'}>
+      <a href="#dash-main" className="skip-link">
+        Skip to content
+      </a>
+      <div className="dash-topbar">
+        <button
+          ref={menuButton}
+          type="button"
+          className="btn btn-ghost dash-menu-button"
+          aria-expanded={open}
+          aria-controls="dash-sidebar"
+          aria-label={open ? 'Close dashboard menu' : 'Open dashboard menu'}
+          onClick={() => setOpen((o) => !o)}
+        >
+          <svg width="24" height="24" viewBox="0 0 24 24" aria-hidden="true">
+            <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+          </svg>
+        </button>
+        <span className="dash-topbar-title">Dashboard</span>
+      </div>
+      {drawer && open ? <div className="dash-backdrop" data-testid="dash-backdrop" onClick={() => closeDrawer(true)} /> : null}
+      <Sidebar
+        id="dash-sidebar"
+        collapsed={collapsed}
+        onToggleCollapsed={toggleCollapsed}
+        drawer={drawer}
+        open={open}
+        onNavigate={() => {
+          if (drawer) closeDrawer(false);
+        }}
+      />
+      <main id="dash-main" className="dash-main" tabIndex={-1}>
+        <Outlet context={{ refreshKey } satisfies DashboardContext} />
+      </main>
+    </div>
+  );
+}
+
+/**
+ * The signed-in frame of /dashboard/*: a spinner while the session loads, a redirect to /login
+ * when signed out, else the sidebar (collapsible on desktop, a drawer at ≤ 860 px) and the page.
+ */
+export default function DashboardLayout() {
+  const { status } = useAuth();
+  const gate = dashboardGate(status);
+  if (gate.kind === 'spinner') {
+    return (
+      <div className="dash-loading" role="status" aria-live="polite">
+        <span className="spinner" aria-hidden="true" /> <span className="sr-only">Loading your dashboard…</span>
+      </div>
+    );
+  }
+  if (gate.kind === 'redirect') return <Navigate to={gate.to} replace />;
+  return <DashboardShell />;
+}

@@ -1,0 +1,173 @@
+import { useEffect, useState } from 'react';
+import { Link, useLocation } from 'react-router';
+import { PLANS, isPlanId } from '@tradewind/lib/plans';
+import { apiFetch, type Subscription } from '../../api';
+import { Seo } from '../../seo';
+import { useAuth } from '../../session/session';
+import { errorMessage } from '../../lib/credentials';
+import { planPriceText } from '../../lib/upgrade';
+import { UpgradeModal } from '../../components/dashboard/UpgradeModal';
+import { useDashboardContext } from './DashboardLayout';
+import './dashboard.css';
+
+/** "March 3, 2027" for an ISO date, or null. */
+export function formatDate(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d.toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric' });
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  active: 'Active',
+  trialing: 'Trial',
+  past_due: 'Payment overdue (Stripe is retrying)',
+  unpaid: 'Unpaid',
+  incomplete: 'Payment incomplete',
+  paused: 'Paused',
+};
+
+const PERIOD_TEXT: Record<string, string> = { monthly: 'Monthly', yearly: 'Yearly', indefinite: 'Free, no billing' };
+
+/** /dashboard/plan: the subscription, the upgrade dialog and the Stripe billing portal. */
+export default function PlanPage() {
+  const { user, accessToken } = useAuth();
+  const { refreshKey } = useDashboardContext();
+  const location = useLocation();
+  const notice = (location.state as { notice?: unknown } | null)?.notice;
+  const [sub, setSub] = useState<Subscription | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const [upgradeOpen, setUpgradeOpen] = useState(false);
+  const [portalBusy, setPortalBusy] = useState(false);
+  const [portalError, setPortalError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setLoading(true);
+    setError(null);
+    (async () => {
+      try {
+        const s = await apiFetch<Subscription>('/api/get-subscription', { token: await accessToken(), signal: controller.signal });
+        if (!controller.signal.aborted) setSub(s);
+      } catch (err) {
+        if (!controller.signal.aborted) setError(errorMessage(err));
+      } finally {
+        if (!controller.signal.aborted) setLoading(false);
+      }
+    })();
+    return () => controller.abort();
+  }, [accessToken, attempt, refreshKey]);
+
+  const openPortal = async () => {
+    setPortalBusy(true);
+    setPortalError(null);
+    try {
+      const { url } = await apiFetch<{ url: string }>('/api/create-portal-session', { method: 'POST', token: await accessToken() });
+      window.location.assign(url);
+    } catch (err) {
+      setPortalError(errorMessage(err));
+      setPortalBusy(false);
+    }
+  };
+
+  const tierId = sub && isPlanId(sub.tier) ? sub.tier : isPlanId(user?.plan) ? user.plan : 'starter';
+  const effective = sub && isPlanId(sub.effective_plan) ? sub.effective_plan : tierId;
+  const plan = PLANS[tierId];
+  const period = sub?.billing_period ?? user?.metadata.billing_period ?? 'indefinite';
+  const paid = tierId !== 'starter' || (sub?.subscription_type ?? user?.metadata.subscription_type) !== 'free';
+  const nextBilling = formatDate(sub?.next_billing_date);
+  const cancelAt = formatDate(sub?.cancel_at);
+
+  return (
+    <div className="dash-page">
+      <Seo title="Plan & billing" description="Your Tradewind plan, billing period and payments." path="/dashboard/plan" noindex />
+      <header className="dash-page-head">
+        <h1>Plan &amp; billing</h1>
+        <p className="muted">Payments are handled by Stripe. Receipts and invoices are in the billing portal.</p>
+      </header>
+      {typeof notice === 'string' ? (
+        <p className="alert alert-success" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {loading && !sub ? (
+        <section className="card dash-state" role="status" aria-live="polite">
+          <span className="spinner" aria-hidden="true" /> Loading your subscription…
+        </section>
+      ) : error && !sub ? (
+        <section className="card dash-state">
+          <div role="alert" className="alert alert-error">
+            Could not load your subscription: {error}
+          </div>
+          <button type="button" className="btn btn-primary" onClick={() => setAttempt((a) => a + 1)}>
+            Retry
+          </button>
+        </section>
+      ) : (
+        <section className="card" aria-labelledby="plan-current-title">
+          <h2 id="plan-current-title">Current plan</h2>
+          <p className="dash-plan-name">
+            <span className="badge">{plan.name}</span>{' '}
+            {period === 'monthly' || period === 'yearly' ? <span className="muted">{planPriceText(tierId, period)}</span> : null}
+          </p>
+          <dl className="dash-facts">
+            <div>
+              <dt>Billing period</dt>
+              <dd>{PERIOD_TEXT[period] ?? period}</dd>
+            </div>
+            <div>
+              <dt>Status</dt>
+              <dd>{sub ? (STATUS_TEXT[sub.status] ?? sub.status) : '—'}</dd>
+            </div>
+            {tierId !== 'starter' ? (
+              <div>
+                <dt>Next billing date</dt>
+                <dd>{nextBilling ?? (sub?.cancel_at_period_end ? 'None (cancellation scheduled)' : '—')}</dd>
+              </div>
+            ) : null}
+            {effective !== tierId ? (
+              <div>
+                <dt>Limits that apply now</dt>
+                <dd>{PLANS[effective].name}</dd>
+              </div>
+            ) : null}
+          </dl>
+          {sub?.cancel_at_period_end ? (
+            <p className="alert alert-warning" role="status">
+              Your {plan.name} plan is cancelled and ends {cancelAt ? `on ${cancelAt}` : 'at the end of the billing period'}. Until then nothing changes; afterwards the
+              account returns to Starter. You can undo this in Manage billing.
+            </p>
+          ) : null}
+          {sub?.status === 'past_due' ? (
+            <p className="alert alert-warning" role="status">
+              Stripe could not take the last payment and is retrying. Update your card in Manage billing to keep {plan.name}.
+            </p>
+          ) : null}
+          <div className="dash-plan-actions">
+            <button type="button" className="btn btn-primary" onClick={() => setUpgradeOpen(true)}>
+              {effective === 'pro' ? 'Plan options' : 'Upgrade'}
+            </button>
+            {paid ? (
+              <button type="button" className="btn btn-secondary" onClick={openPortal} disabled={portalBusy}>
+                {portalBusy ? 'Opening billing portal…' : 'Manage billing'}
+              </button>
+            ) : null}
+            <Link to="/pricing" className="btn btn-ghost">
+              Compare plans
+            </Link>
+          </div>
+          {paid ? (
+            <p className="muted dash-small">Manage billing opens Stripe’s billing portal: change your card, download invoices, downgrade to Starter or cancel.</p>
+          ) : null}
+          {portalError ? (
+            <p role="alert" className="alert alert-error">
+              Could not open the billing portal: {portalError}
+            </p>
+          ) : null}
+        </section>
+      )}
+      {upgradeOpen ? <UpgradeModal tier={effective} period={period} onClose={() => setUpgradeOpen(false)} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createSessionClient, SessionError, type Session, type SessionClient } from '@tradewind/lib/session-client';
+import { apiFetch, type User } from '../api';
+
+/**
+ * The signed-in state of the app. `loading` until the first refresh answers (the session lives
+ * in auth's HttpOnly `tw_refresh` cookie; docs/auth.md), then `signed-in` or `signed-out`.
+ */
+export interface AuthState {
+  status: 'loading' | 'signed-in' | 'signed-out';
+  user: User | null;
+  /** A valid access token (refreshed when near expiry). @throws SessionError 401 when signed out. */
+  accessToken(): Promise<string>;
+  /** Reloads the user from `GET /auth/user` (after a plan change); resolves to the new user. */
+  reloadUser(): Promise<User | null>;
+  /** Revokes the session at auth and forgets it. */
+  signOut(): Promise<void>;
+}
+
+const AuthContext = createContext<AuthState | null>(null);
+
+/** The auth state; must be used under {@link SessionProvider}. */
+export function useAuth(): AuthState {
+  const value = useContext(AuthContext);
+  if (!value) throw new Error('useAuth must be used inside <SessionProvider>');
+  return value;
+}
+
+/** Fixed state for server rendering and tests: signed out, or signed in as `user`. */
+export function StaticAuthProvider({ user = null, children }: { user?: User | null; children: ReactNode }) {
+  const value = useMemo<AuthState>(
+    () => ({
+      status: user ? 'signed-in' : 'signed-out',
+      user,
+      accessToken: async () => {
+        if (!user) throw new SessionError(401, 'No active session');
+        return 'test-access-token';
+      },
+      reloadUser: async () => user,
+      signOut: async () => undefined,
+    }),
+    [user],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+/**
+ * Keeps the browser's session: on mount it exchanges the refresh cookie for a session
+ * (`POST /auth/token`), refreshes it before expiry, and signs out at auth.
+ */
+export function SessionProvider({ children, client: injected }: { children: ReactNode; client?: SessionClient<User> }) {
+  const [status, setStatus] = useState<AuthState['status']>('loading');
+  const [user, setUser] = useState<User | null>(null);
+  const clientRef = useRef<SessionClient<User> | null>(injected ?? null);
+  if (!clientRef.current) {
+    clientRef.current = createSessionClient<User>({
+      baseUrl: typeof window === 'undefined' ? '' : window.location.origin,
+      onChange: (session: Session<User> | null) => {
+        setUser(session ? session.user : null);
+        setStatus(session ? 'signed-in' : 'signed-out');
+      },
+    });
+  }
+  const client = clientRef.current;
+
+  useEffect(() => {
+    let live = true;
+    client.refresh().catch(() => {
+      if (live) {
+        setUser(null);
+        setStatus('signed-out');
+      }
+    });
+    return () => {
+      live = false;
+      client.dispose();
+    };
+  }, [client]);
+
+  const reloadUser = useCallback(async () => {
+    const session = client.session();
+    if (!session) return null;
+    const fresh = await apiFetch<User>('/auth/user', { token: await client.accessToken() });
+    client.setSession({ ...session, user: fresh });
+    setUser(fresh);
+    return fresh;
+  }, [client]);
+
+  const value = useMemo<AuthState>(
+    () => ({
+      status,
+      user,
+      accessToken: () => client.accessToken(),
+      reloadUser,
+      signOut: async () => {
+        try {
+          await client.signOut();
+        } finally {
+          setUser(null);
+          setStatus('signed-out');
+        }
+      },
+    }),
+    [status, user, client, reloadUser],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}

@@ -1,0 +1,423 @@
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
+import { useState as useStateHook, type ReactNode } from 'react';
+import { SessionProvider, StaticAuthProvider, type AuthState } from '../src/session/session';
+import type { SessionClient } from '@tradewind/lib/session-client';
+import { ThemeProvider } from '../src/theme';
+import { ToastProvider } from '../src/components/Toast';
+import { SecretField } from '../src/components/dashboard/SecretField';
+import { UpgradeModal } from '../src/components/dashboard/UpgradeModal';
+import { COPY_FAILED_MESSAGE } from '../src/lib/clipboard';
+import { MASK } from '../src/lib/credentials';
+import Overview from '../src/pages/dashboard/Overview';
+import Settings from '../src/pages/dashboard/Settings';
+import DashboardLayout from '../src/pages/dashboard/DashboardLayout';
+import type { User } from '../src/api';
+import { json, testUser } from './dashboard-fixtures';
+
+const CREDS = {
+  nats_connection: 'nats://localhost:4223',
+  ws_connection: 'ws://localhost:9223',
+  user_jwt: 'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.payload.sig',
+  user_nkey_seed: 'SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU',
+  plan: 'plus',
+  subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'],
+  max_connections: 1,
+  requests_per_minute: 1000,
+  replay: false,
+  issued_at: '2026-11-21T10:00:00.000Z',
+  expires_at: '2027-11-21T10:00:00.000Z',
+};
+
+function wrap(ui: ReactNode, { user = testUser(), path = '/dashboard' }: { user?: User | null; path?: string } = {}) {
+  return render(
+    <MemoryRouter initialEntries={[path]}>
+      <StaticAuthProvider user={user}>
+        <ThemeProvider>
+          <ToastProvider>{ui}</ToastProvider>
+        </ThemeProvider>
+      </StaticAuthProvider>
+    </MemoryRouter>,
+  );
+}
+
+function setClipboard(value: unknown) {
+  Object.defineProperty(navigator, 'clipboard', { value, configurable: true, writable: true });
+}
+function setExecCommand(fn: unknown) {
+  Object.defineProperty(document, 'execCommand', { value: fn, configurable: true, writable: true });
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+  setClipboard(undefined);
+  setExecCommand(undefined);
+  localStorage.clear();
+});
+
+describe('SecretField copy', () => {
+  it('shows "Copied" for exactly 2000 ms', async () => {
+    vi.useFakeTimers();
+    const writeText = vi.fn(async () => undefined);
+    setClipboard({ writeText });
+    wrap(<SecretField label="NKey seed" value="SUSECRET" secret />);
+    const button = screen.getByRole('button', { name: 'Copy NKey seed' });
+    await act(async () => {
+      fireEvent.click(button);
+    });
+    expect(writeText).toHaveBeenCalledWith('SUSECRET');
+    expect(button.textContent).toBe('Copied');
+    act(() => vi.advanceTimersByTime(1999));
+    expect(button.textContent).toBe('Copied');
+    act(() => vi.advanceTimersByTime(1));
+    expect(button.textContent).toBe('Copy');
+  });
+
+  it('uses the textarea fallback when the Clipboard API is missing', async () => {
+    const exec = vi.fn(() => true);
+    setExecCommand(exec);
+    wrap(<SecretField label="User JWT" value="eyJ.x.y" secret />);
+    const button = screen.getByRole('button', { name: 'Copy User JWT' });
+    await act(async () => {
+      fireEvent.click(button);
+    });
+    expect(exec).toHaveBeenCalledWith('copy');
+    expect(button.textContent).toBe('Copied');
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('shows an alert asking to copy manually when both methods fail', async () => {
+    setClipboard({ writeText: vi.fn(async () => Promise.reject(new Error('denied'))) });
+    setExecCommand(vi.fn(() => false));
+    wrap(<SecretField label="User JWT" value="eyJ.x.y" secret />);
+    const button = screen.getByRole('button', { name: 'Copy User JWT' });
+    await act(async () => {
+      fireEvent.click(button);
+    });
+    expect(button.textContent).toBe('Copy');
+    expect(screen.getByRole('alert').textContent).toBe(`${COPY_FAILED_MESSAGE} Press Show first to reveal the value.`);
+  });
+});
+
+describe('Overview', () => {
+  beforeEach(() => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        expect(url).toBe('/api/nats');
+        expect((init?.headers as Record<string, string>).authorization).toBe('Bearer test-access-token');
+        return json(CREDS);
+      }),
+    );
+  });
+
+  it('renders masked secrets, shows/hides them and toggles WebSocket/NATS', async () => {
+    wrap(<Overview />, { user: testUser({ plan: 'plus' }, { tier: 'plus', billing_period: 'monthly', subscription_type: 'paid' }) });
+    const jwt = (await screen.findByLabelText('User JWT')) as HTMLInputElement;
+    const seed = screen.getByLabelText('NKey seed') as HTMLInputElement;
+    expect(jwt.value).toBe(MASK);
+    expect(seed.value).toBe(MASK);
+    expect(jwt.readOnly).toBe(true);
+    expect((screen.getByLabelText('WebSocket URL') as HTMLInputElement).value).toBe('ws://localhost:9223');
+
+    const show = screen.getByRole('button', { name: 'Show NKey seed' });
+    expect(show.getAttribute('aria-pressed')).toBe('false');
+    fireEvent.click(show);
+    expect(seed.value).toBe(CREDS.user_nkey_seed);
+    const hide = screen.getByRole('button', { name: 'Hide NKey seed' });
+    expect(hide.getAttribute('aria-pressed')).toBe('true');
+    expect(jwt.value).toBe(MASK); // the other secret stays masked
+    fireEvent.click(hide);
+    expect(seed.value).toBe(MASK);
+
+    fireEvent.click(screen.getByRole('radio', { name: 'NATS' }));
+    expect((screen.getByLabelText('NATS URL') as HTMLInputElement).value).toBe('nats://localhost:4223');
+    expect(screen.queryByLabelText('WebSocket URL')).toBeNull();
+    expect(screen.getByText(/nats sub 'basic\.pumpfun' --server nats:\/\/localhost:4223 --creds \.\/tradewind\.creds/)).toBeTruthy();
+
+    // plan summary from the credentials
+    expect(screen.getByTestId('plan-connections').textContent).toBe('1 per transport');
+    expect(screen.getByTestId('plan-rpm').textContent).toBe('1,000');
+  });
+
+  it('shows the server message and retries', async () => {
+    let calls = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        calls += 1;
+        return calls === 1 ? json({ error: 'internal', message: 'Failed to fetch NATS credentials' }, 500) : json(CREDS);
+      }),
+    );
+    wrap(<Overview />);
+    expect((await screen.findByRole('alert')).textContent).toBe('Could not load your connection details: Failed to fetch NATS credentials');
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByLabelText('User JWT')).toBeTruthy();
+    expect(calls).toBe(2);
+  });
+});
+
+describe('UpgradeModal keyboard', () => {
+  function Harness({ tier }: { tier: string }) {
+    return (
+      <>
+        <button type="button" id="opener">
+          Open
+        </button>
+        <UpgradeModal tier={tier} period="monthly" onClose={onClose} />
+      </>
+    );
+  }
+  const onClose = vi.fn();
+
+  it('focuses inside, traps Tab and Shift+Tab, closes on Escape', async () => {
+    onClose.mockClear();
+    const user = userEvent.setup();
+    wrap(<Harness tier="starter" />);
+    const dialog = screen.getByRole('dialog', { name: 'Upgrade your plan' });
+    expect(dialog.getAttribute('aria-modal')).toBe('true');
+    const close = within(dialog).getByRole('button', { name: 'Close dialog' });
+    expect(document.activeElement).toBe(close);
+    const choices = within(dialog).getAllByRole('link');
+    expect(choices.map((a) => a.getAttribute('href'))).toEqual(['/payment?tier=plus&period=monthly', '/payment?tier=pro&period=monthly']);
+    const last = choices[choices.length - 1]!;
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(last);
+    await user.tab();
+    expect(document.activeElement).toBe(close);
+    await user.click(within(dialog).getByRole('button', { name: 'Yearly' }));
+    expect(within(dialog).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual(['/payment?tier=plus&period=yearly', '/payment?tier=pro&period=yearly']);
+    await user.keyboard('{Escape}');
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
+  it('returns focus to the opener when it closes', async () => {
+    function Opener() {
+      const [open, setOpen] = useStateHook(false);
+      return (
+        <>
+          <button type="button" onClick={() => setOpen(true)}>
+            Upgrade
+          </button>
+          {open ? <UpgradeModal tier="plus" period="monthly" onClose={() => setOpen(false)} /> : null}
+        </>
+      );
+    }
+    const user = userEvent.setup();
+    wrap(<Opener />);
+    const opener = screen.getByRole('button', { name: 'Upgrade' });
+    await user.click(opener);
+    expect(screen.getByRole('dialog')).toBeTruthy();
+    expect(screen.getAllByRole('link').map((a) => a.textContent)).toEqual(['Choose']);
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(opener);
+  });
+
+  it('on Pro offers nothing and points to /community', () => {
+    wrap(<Harness tier="pro" />);
+    const dialog = screen.getByRole('dialog', { name: 'You are on our top plan' });
+    expect(within(dialog).getByRole('link', { name: 'Need more connections? Talk to us' }).getAttribute('href')).toBe('/community');
+    expect(within(dialog).queryByRole('button', { name: 'Yearly' })).toBeNull();
+  });
+});
+
+
+function LocationProbe() {
+  const location = useLocation();
+  return <div data-testid="location">{location.pathname + location.search}</div>;
+}
+
+
+describe('DashboardLayout gating', () => {
+  function renderAt(status: AuthState['status'], path = '/dashboard') {
+    const user = status === 'signed-in' ? testUser() : null;
+    // StaticAuthProvider covers signed-in/out; loading needs a custom value.
+    if (status === 'loading') {
+      return render(
+        <MemoryRouter initialEntries={[path]}>
+          <LoadingAuth>
+            <ThemeProvider>
+              <ToastProvider>
+                <Routes>
+                  <Route path="/dashboard" element={<DashboardLayout />}>
+                    <Route index element={<p>secret content</p>} />
+                  </Route>
+                  <Route path="/login" element={<p>login page</p>} />
+                </Routes>
+              </ToastProvider>
+            </ThemeProvider>
+          </LoadingAuth>
+        </MemoryRouter>,
+      );
+    }
+    return wrap(
+      <Routes>
+        <Route path="/dashboard" element={<DashboardLayout />}>
+          <Route index element={<p>secret content</p>} />
+        </Route>
+        <Route path="/login" element={<LocationProbe />} />
+      </Routes>,
+      { user, path },
+    );
+  }
+
+  it('shows a spinner while loading and never the content', () => {
+    renderAt('loading');
+    expect(screen.getByRole('status').textContent).toContain('Loading your dashboard…');
+    expect(screen.queryByText('secret content')).toBeNull();
+  });
+
+  it('redirects signed-out visitors to /login without parameters', () => {
+    renderAt('signed-out', '/dashboard?checkout=success&session_id=cs_1');
+    expect(screen.getByTestId('location').textContent).toBe('/login');
+  });
+
+  it('renders the sidebar and the page when signed in', () => {
+    renderAt('signed-in');
+    expect(screen.getByText('secret content')).toBeTruthy();
+    const nav = screen.getByRole('navigation', { name: 'Dashboard sections' });
+    expect(within(nav).getAllByRole('link').map((a) => [a.textContent, a.getAttribute('href')])).toEqual([
+      ['Overview', '/dashboard'],
+      ['Plan & billing', '/dashboard/plan'],
+      ['API docs', '/dashboard/docs'],
+      ['Settings', '/dashboard/settings'],
+      ['Back to the website', '/'],
+    ]);
+    expect(screen.getByTestId('avatar').textContent).toBe('AL');
+    expect(screen.getByRole('button', { name: 'Switch to dark theme' })).toBeTruthy();
+    const collapse = screen.getByRole('button', { name: 'Collapse sidebar' });
+    fireEvent.click(collapse);
+    expect(collapse.getAttribute('aria-pressed')).toBe('true');
+    expect(localStorage.getItem('tw-dashboard-sidebar-collapsed')).toBe('1');
+  });
+
+  it('on return from checkout shows the toast, polls the subscription and cleans the URL', async () => {
+    vi.useFakeTimers();
+    const fetchMock = vi.fn(async () => json({ tier: 'starter', billing_period: 'indefinite', status: 'active', next_billing_date: null, cancel_at_period_end: false, cancel_at: null, subscription_type: 'free', effective_plan: 'starter' }));
+    vi.stubGlobal('fetch', fetchMock);
+    wrap(
+      <Routes>
+        <Route path="/dashboard" element={<DashboardLayout />}>
+          <Route index element={<LocationProbe />} />
+        </Route>
+      </Routes>,
+      { path: '/dashboard?checkout=success&session_id=cs_test_1' },
+    );
+    await act(async () => {});
+    expect(screen.getByText('Payment successful — your plan is being updated')).toBeTruthy();
+    expect(screen.getByTestId('location').textContent).toBe('/dashboard');
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10_000);
+    });
+    expect(fetchMock).toHaveBeenCalledTimes(6); // 0, 2, 4, 6, 8, 10 s
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10_000);
+    });
+    expect(fetchMock).toHaveBeenCalledTimes(6);
+  });
+});
+
+/** A session that never finishes loading (refresh never answers). */
+function LoadingAuth({ children }: { children: ReactNode }) {
+  const client: SessionClient<User> = {
+    session: () => null,
+    setSession: () => undefined,
+    refresh: () => new Promise<never>(() => undefined),
+    accessToken: () => new Promise<never>(() => undefined),
+    signOut: async () => undefined,
+    dispose: () => undefined,
+  };
+  return <SessionProvider client={client}>{children}</SessionProvider>;
+}
+
+describe('Settings tabs', () => {
+  it('has accessible tabs moved with the arrow keys', async () => {
+    const user = userEvent.setup();
+    wrap(<Settings />, { path: '/dashboard/settings' });
+    const tabs = screen.getAllByRole('tab');
+    expect(tabs.map((t) => t.textContent)).toEqual(['Profile', 'Security', 'Connection Details', 'Notifications']);
+    expect(tabs[0]!.getAttribute('aria-selected')).toBe('true');
+    expect(screen.getByRole('tabpanel').getAttribute('aria-labelledby')).toBe(tabs[0]!.id);
+    expect(screen.getByText('ada@example.com')).toBeTruthy();
+    tabs[0]!.focus();
+    await user.keyboard('{ArrowLeft}');
+    const notif = screen.getByRole('tab', { name: 'Notifications' });
+    expect(notif.getAttribute('aria-selected')).toBe('true');
+    expect(document.activeElement).toBe(notif);
+    expect(screen.getByText('Tradewind sends no marketing e-mail.')).toBeTruthy();
+    const box = screen.getByRole('checkbox', { name: /Show account notices on the dashboard overview/ });
+    expect((box as HTMLInputElement).checked).toBe(true);
+    await user.click(box);
+    expect(localStorage.getItem('tw-dashboard-notices')).toBe('off');
+    screen.getByRole('tab', { name: 'Notifications' }).focus();
+    await user.keyboard('{Home}');
+    expect(screen.getByRole('tab', { name: 'Profile' }).getAttribute('aria-selected')).toBe('true');
+    await user.keyboard('{ArrowRight}');
+    expect(screen.getByRole('tab', { name: 'Security' }).getAttribute('aria-selected')).toBe('true');
+  });
+
+  it('rotates credentials after confirmation and shows the new values', async () => {
+    const fetchMock = vi.fn(async (_url: string, init?: RequestInit) => {
+      expect(init?.method).toBe('POST');
+      return json({ ...CREDS, user_nkey_seed: 'SUNEWSEED' });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    const user = userEvent.setup();
+    wrap(<Settings />, { path: '/dashboard/settings?tab=security' });
+    await user.click(screen.getByRole('button', { name: 'Rotate credentials' }));
+    const dialog = screen.getByRole('dialog', { name: 'Rotate credentials?' });
+    expect(dialog.textContent).toContain('Every WebSocket and NATS connection using them is dropped');
+    expect(fetchMock).not.toHaveBeenCalled();
+    await user.click(within(dialog).getByRole('button', { name: 'Rotate now' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    await user.click(screen.getByRole('button', { name: 'Show NKey seed' }));
+    expect((screen.getByLabelText('NKey seed') as HTMLInputElement).value).toBe('SUNEWSEED');
+  });
+
+  it('shows the 429 message of a refused rotation', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => json({ error: 'resource_exhausted', message: 'Too many rotations; try again after 2026-11-22T10:00:00Z' }, 429)));
+    const user = userEvent.setup();
+    wrap(<Settings />, { path: '/dashboard/settings?tab=security' });
+    await user.click(screen.getByRole('button', { name: 'Rotate credentials' }));
+    await user.click(screen.getByRole('button', { name: 'Rotate now' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Could not rotate the credentials: Too many rotations; try again after 2026-11-22T10:00:00Z');
+  });
+});
+
+describe('Sidebar drawer (≤ 860 px)', () => {
+  it('opens from the menu button, takes focus, closes on Escape and returns focus', async () => {
+    vi.stubGlobal('matchMedia', (query: string) => ({
+      matches: query === '(max-width: 860px)',
+      media: query,
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    }));
+    const user = userEvent.setup();
+    wrap(
+      <Routes>
+        <Route path="/dashboard" element={<DashboardLayout />}>
+          <Route index element={<p>content</p>} />
+        </Route>
+      </Routes>,
+    );
+    const menu = screen.getByRole('button', { name: 'Open dashboard menu' });
+    expect(menu.getAttribute('aria-expanded')).toBe('false');
+    expect(document.getElementById('dash-sidebar')!.hasAttribute('inert')).toBe(true);
+    await user.click(menu);
+    expect(menu.getAttribute('aria-expanded')).toBe('true');
+    expect(document.getElementById('dash-sidebar')!.hasAttribute('inert')).toBe(false);
+    expect(document.activeElement?.textContent).toBe('Overview');
+    await user.keyboard('{Escape}');
+    expect(menu.getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(menu);
+    await user.click(menu);
+    await user.click(screen.getByTestId('dash-backdrop'));
+    expect(menu.getAttribute('aria-expanded')).toBe('false');
+  });
+});

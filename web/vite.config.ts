@@ -1,0 +1,22 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+/**
+ * The web app's build (docs/web.md). `vite` serves it on :5173 for development (API paths are
+ * proxied to the local ingress on :8080, so `npm start` must be running); `npm run build -w web`
+ * builds the client, the server-render bundle, and prerenders the public pages into dist/.
+ */
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  server: {
+    port: 5173,
+    strictPort: true,
+    proxy: Object.fromEntries(['/auth', '/api'].map((p) => [p, { target: 'http://127.0.0.1:8080', changeOrigin: false }])),
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: true,
+  },
+});
