@@ -18,5 +18,7 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     sourcemap: true,
+    // The prerender reads it to link each page's own CSS and chunks (web/scripts/build.ts).
+    manifest: true,
   },
 });

@@ -31,6 +31,48 @@ interface ServerEntry {
   SITE: { url: string; name: string; description: string };
 }
 
+/**
+ * The lazy page modules each prerendered path renders (web/src/App.tsx). Their CSS is linked and
+ * their chunks preloaded in the page's HTML, so a prerendered page is styled at first paint
+ * instead of when its chunk has loaded.
+ */
+function pageModules(path: string): string[] {
+  const pages: Record<string, string> = {
+    '/': 'Home', '/pricing': 'Pricing', '/how-it-works': 'HowItWorks', '/blog': 'Blog',
+    '/community': 'Community', '/privacy': 'Privacy', '/terms': 'Terms', '/404': 'NotFound',
+  };
+  const article = /^\/blog\/([a-z0-9-]+)$/.exec(path);
+  if (article) return ['src/pages/BlogArticle.tsx', `src/content/blog/${article[1]}.tsx`];
+  const page = pages[path];
+  if (!page) throw new Error(`prerender: no page module known for ${path} (add it to pageModules in web/scripts/build.ts)`);
+  return [`src/pages/${page}.tsx`];
+}
+
+interface ManifestChunk {
+  file: string;
+  css?: string[];
+  imports?: string[];
+}
+
+/** `<link>` tags for the CSS and JS chunks of `modules` and everything they import statically. */
+function pageAssetLinks(manifest: Record<string, ManifestChunk>, modules: string[], entryFiles: Set<string>): string {
+  const css = new Set<string>();
+  const js = new Set<string>();
+  const visit = (key: string) => {
+    const chunk = manifest[key];
+    if (!chunk) throw new Error(`prerender: ${key} is not in the client build manifest`);
+    if (js.has(chunk.file)) return;
+    js.add(chunk.file);
+    for (const c of chunk.css ?? []) css.add(c);
+    for (const i of chunk.imports ?? []) visit(i);
+  };
+  for (const m of modules) visit(m);
+  return [
+    ...[...css].filter((f) => !entryFiles.has(f)).map((f) => `<link rel="stylesheet" href="/${f}" />`),
+    ...[...js].filter((f) => !entryFiles.has(f)).map((f) => `<link rel="modulepreload" href="/${f}" />`),
+  ].join('\n    ');
+}
+
 export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pages: number; hash: string }> {
   const hash = webInputsHash();
   const logLevel = options.quiet ? 'warn' : 'info';
@@ -46,8 +88,14 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pag
   const site = entry.siteStructuredData()
     .map((o) => `<script type="application/ld+json">${entry.jsonLdText(o)}</script>`)
     .join('\n    ');
-  const page = (head: string, body: string) =>
-    template.replace('<!--head-->', `${head}\n    ${site}`).replace('<!--app-->', body);
+  const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+  const entry0 = manifest['index.html'];
+  if (!entry0) throw new Error('prerender: index.html is not in the client build manifest');
+  const entryFiles = new Set([entry0.file, ...(entry0.css ?? [])]);
+  const page = (head: string, body: string, path?: string) =>
+    template
+      .replace('<!--head-->', `${head}\n    ${site}${path ? `\n    ${pageAssetLinks(manifest, pageModules(path), entryFiles)}` : ''}`)
+      .replace('<!--app-->', body);
 
   // The shell for browser-only pages: generic head, nothing to hydrate.
   writeFileSync(
@@ -60,10 +108,10 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pag
     if (head.path !== path) throw new Error(`prerender: ${path} declared canonical path ${head.path}`);
     const file = path === '/' ? join(dist, 'index.html') : join(dist, path.slice(1), 'index.html');
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, page(entry.headHtml(head), html));
+    writeFileSync(file, page(entry.headHtml(head), html, path));
   }
   const notFound = await entry.render('/__not-found__');
-  writeFileSync(join(dist, '404.html'), page(entry.headHtml(notFound.head!), notFound.html));
+  writeFileSync(join(dist, '404.html'), page(entry.headHtml(notFound.head!), notFound.html, '/404'));
   const today = new Date().toISOString().slice(0, 10);
   writeFileSync(
     join(dist, 'sitemap.xml'),
@@ -80,6 +128,7 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pag
     copyFileSync(join(WEB_DIR, '..', file), target);
   }
   rmSync(ssrDir, { recursive: true, force: true });
+  rmSync(join(dist, '.vite'), { recursive: true, force: true });
   writeFileSync(join(dist, 'build-info.json'), JSON.stringify({ inputsHash: hash, builtAt: new Date().toISOString(), pages: entry.PUBLIC_PATHS.length }));
   return { pages: entry.PUBLIC_PATHS.length, hash };
 }

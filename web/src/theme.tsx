@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, startTransition, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 
 export type Theme = 'light' | 'dark';
 
@@ -16,7 +16,8 @@ export function useTheme(): { theme: Theme; toggleTheme(): void } {
 export function ThemeProvider({ children }: { children: ReactNode }) {
   const [theme, setTheme] = useState<Theme>('light');
   useEffect(() => {
-    setTheme(document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light');
+    // A transition, so a page still hydrating keeps its server HTML (see session.tsx).
+    startTransition(() => setTheme(document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light'));
   }, []);
   const toggleTheme = useCallback(() => {
     setTheme((t) => {

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, startTransition, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { createSessionClient, SessionError, type Session, type SessionClient } from '@tradewind/lib/session-client';
 import { apiFetch, type User } from '../api';
 
@@ -55,10 +55,13 @@ export function SessionProvider({ children, client: injected }: { children: Reac
   if (!clientRef.current) {
     clientRef.current = createSessionClient<User>({
       baseUrl: typeof window === 'undefined' ? '' : window.location.origin,
-      onChange: (session: Session<User> | null) => {
-        setUser(session ? session.user : null);
-        setStatus(session ? 'signed-in' : 'signed-out');
-      },
+      // A transition: the prerendered page may still be hydrating (its route chunk loading), and
+      // an urgent context change would make React throw the server HTML away and render afresh.
+      onChange: (session: Session<User> | null) =>
+        startTransition(() => {
+          setUser(session ? session.user : null);
+          setStatus(session ? 'signed-in' : 'signed-out');
+        }),
     });
   }
   const client = clientRef.current;
@@ -67,8 +70,10 @@ export function SessionProvider({ children, client: injected }: { children: Reac
     let live = true;
     client.refresh().catch(() => {
       if (live) {
-        setUser(null);
-        setStatus('signed-out');
+        startTransition(() => {
+          setUser(null);
+          setStatus('signed-out');
+        });
       }
     });
     return () => {

@@ -106,8 +106,8 @@ export function Sidebar({
         <div className="dash-user">
           <Avatar user={user} size={36} />
           <span className="dash-label dash-user-text">
-            <span className="dash-user-name">{displayName(user)}</span>
-            <span className="muted dash-user-plan">{planLabel(user?.plan)}</span>
+            <span className="dash-user-name" data-testid="user-display-name">{displayName(user)}</span>
+            <span className="muted dash-user-plan" data-testid="user-plan-label">{planLabel(user?.plan)}</span>
           </span>
         </div>
         <button type="button" className="dash-nav-link dash-button" onClick={toggleTheme} aria-label={`Switch to ${nextTheme} theme`}>

@@ -136,7 +136,7 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS }: { refreshMs?: numb
               </thead>
               <tbody>
                 {rows.map(({ row, f }) => (
-                  <tr key={row.mint}>
+                  <tr key={row.mint} data-testid="token-row">
                     <th scope="row" className="home-tokens-name">
                       <span title={row.name ?? row.mint}>{f.label}</span>
                       {f.replayed ? <span className="badge home-tokens-replay">Replay</span> : null}
