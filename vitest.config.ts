@@ -18,9 +18,11 @@ export default defineConfig({
         test: { name: 'web', include: ['web/src/**/*.test.{ts,tsx}', 'web/test/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['web/test/setup.ts'] },
       },
       {
-        // End to end: the real local stack (scripts/start.ts) driven by Debian's Chromium.
+        // End to end: the real local stack (scripts/start.ts) driven by Debian's Chromium. It runs
+        // after the other projects (groupOrder), so its dozen processes do not load the 2-core
+        // machine while timing-sensitive integration tests run.
         extends: true,
-        test: { name: 'e2e', include: ['web/e2e/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 300_000 },
+        test: { name: 'e2e', include: ['web/e2e/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 300_000, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -246,6 +246,9 @@ describe.sequential('the web app against the local stack', () => {
     await page.getByRole('button', { name: 'Advance to period end (renewal succeeds)' }).click();
     await page.getByRole('link', { name: 'Return to Tradewind' }).click();
     await page.waitForURL(/localhost:8080\/dashboard\/plan/);
+    // Navigating away while this page load's refresh request is in flight would present the
+    // rotated refresh token again, which auth treats as theft and answers by ending the session.
+    await page.getByTestId('user-plan-label').first().waitFor({ timeout: 15_000 });
     // Each reload exchanges the refresh cookie; waiting for the signed-in label before the next
     // reload keeps a rotation from being cut off (a rotated token presented again ends the session).
     await expect.poll(async () => {
