@@ -75,10 +75,14 @@ function pageAssetLinks(manifest: Record<string, ManifestChunk>, modules: string
 
 export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pages: number; hash: string }> {
   const hash = webInputsHash();
+  // Vite takes NODE_ENV from the environment when set, and NODE_ENV=development (as npm start
+  // may run with) would bundle React's development build: four times the size, and slower.
+  process.env.NODE_ENV = 'production';
   const logLevel = options.quiet ? 'warn' : 'info';
-  await build({ root: WEB_DIR, logLevel, configFile: join(WEB_DIR, 'vite.config.ts') });
+  await build({ root: WEB_DIR, mode: 'production', logLevel, configFile: join(WEB_DIR, 'vite.config.ts') });
   await build({
     root: WEB_DIR,
+    mode: 'production',
     logLevel,
     configFile: join(WEB_DIR, 'vite.config.ts'),
     build: { ssr: join(WEB_DIR, 'src/entry-server.tsx'), outDir: ssrDir, emptyOutDir: true, sourcemap: false },
