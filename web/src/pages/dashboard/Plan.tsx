@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { PLANS, isPlanId } from '@tradewind/lib/plans';
 import { apiFetch, type Subscription } from '../../api';
 import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';
 import { errorMessage } from '../../lib/credentials';
+import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
 import { planPriceText } from '../../lib/upgrade';
 import { UpgradeModal } from '../../components/dashboard/UpgradeModal';
 import { useDashboardContext } from './DashboardLayout';
@@ -28,36 +29,21 @@ const STATUS_TEXT: Record<string, string> = {
 
 const PERIOD_TEXT: Record<string, string> = { monthly: 'Monthly', yearly: 'Yearly', indefinite: 'Free, no billing' };
 
+/** `GET /api/get-subscription` (docs/billing.md). */
+function loadSubscription(token: string, signal: AbortSignal): Promise<Subscription> {
+  return apiFetch<Subscription>('/api/get-subscription', { token, signal });
+}
+
 /** /dashboard/plan: the subscription, the upgrade dialog and the Stripe billing portal. */
 export default function PlanPage() {
   const { user, accessToken } = useAuth();
   const { refreshKey } = useDashboardContext();
   const location = useLocation();
   const notice = (location.state as { notice?: unknown } | null)?.notice;
-  const [sub, setSub] = useState<Subscription | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
-  const [attempt, setAttempt] = useState(0);
+  const { data: sub, loading, error, retry } = useAuthedLoad(loadSubscription, refreshKey);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
   const [portalBusy, setPortalBusy] = useState(false);
   const [portalError, setPortalError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    setLoading(true);
-    setError(null);
-    (async () => {
-      try {
-        const s = await apiFetch<Subscription>('/api/get-subscription', { token: await accessToken(), signal: controller.signal });
-        if (!controller.signal.aborted) setSub(s);
-      } catch (err) {
-        if (!controller.signal.aborted) setError(errorMessage(err));
-      } finally {
-        if (!controller.signal.aborted) setLoading(false);
-      }
-    })();
-    return () => controller.abort();
-  }, [accessToken, attempt, refreshKey]);
 
   const openPortal = async () => {
     setPortalBusy(true);
@@ -100,7 +86,7 @@ export default function PlanPage() {
           <div role="alert" className="alert alert-error">
             Could not load your subscription: {error}
           </div>
-          <button type="button" className="btn btn-primary" onClick={() => setAttempt((a) => a + 1)}>
+          <button type="button" className="btn btn-primary" onClick={retry}>
             Retry
           </button>
         </section>
