@@ -55,6 +55,7 @@ describe('web server', () => {
       expect(await res.text()).toBe('<title>not found</title>');
     }
     expect(seen).toContainEqual(['not_found', 404]);
+    expect(seen).not.toContainEqual(['asset', 404]); // a miss is counted once, as not_found
   });
 
   it('when a hashed asset is asked for, then it is served with a one-year immutable cache', async () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import sirv from 'sirv';
-import { isKnownPath } from '../src/route-paths';
+import { APP_PATHS, PUBLIC_PATHS } from '../src/route-paths';
 
 /** Options of {@link createWebServer}. */
 export interface WebServerOptions {
@@ -27,6 +27,13 @@ export function createWebServer(options: WebServerOptions): Server {
   }
   const appShell = readFileSync(join(distDir, 'app.html'));
   const notFound = readFileSync(join(distDir, '404.html'));
+  // Every page's HTML, read once: a build is immutable while it is served (sirv, too, indexes
+  // the files at start), so no request touches the disk for a page.
+  const pages = new Map<string, { route: 'page' | 'app'; body: Buffer }>();
+  for (const path of [...PUBLIC_PATHS, ...APP_PATHS]) {
+    const file = path === '/' ? join(distDir, 'index.html') : join(distDir, path.slice(1), 'index.html');
+    pages.set(path, existsSync(file) ? { route: 'page', body: readFileSync(file) } : { route: 'app', body: appShell });
+  }
   const html = (res: ServerResponse, status: number, body: Buffer) => {
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
     res.end(body);
@@ -55,23 +62,19 @@ export function createWebServer(options: WebServerOptions): Server {
         .end(JSON.stringify({ status: 405, code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` }));
       return;
     }
-    // Prerendered page: /pricing and /pricing/ → pricing/index.html (sirv resolves directories).
-    const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
-    if (isKnownPath(clean)) {
-      const prerendered = clean === '/' ? join(distDir, 'index.html') : join(distDir, clean.slice(1), 'index.html');
-      if (existsSync(prerendered)) {
-        html(res, 200, readFileSync(prerendered));
-        options.onRequest?.('page', 200);
-      } else {
-        html(res, 200, appShell);
-        options.onRequest?.('app', 200);
-      }
+    // Known page: /pricing and /pricing/ → its prerendered HTML, or the app shell.
+    const page = pages.get(path.length > 1 ? path.replace(/\/+$/, '') : path);
+    if (page) {
+      html(res, 200, page.body);
+      options.onRequest?.(page.route, 200);
       return;
     }
+    let missing = false;
     files(req, res, () => {
+      missing = true;
       html(res, 404, notFound);
       options.onRequest?.('not_found', 404);
     });
-    if (res.writableEnded || res.headersSent) options.onRequest?.('asset', res.statusCode);
+    if (!missing) res.once('finish', () => options.onRequest?.('asset', res.statusCode));
   });
 }

@@ -25,9 +25,3 @@ export const APP_PATHS: readonly string[] = [
   '/dashboard/docs',
   '/dashboard/settings',
 ];
-
-/** Whether `pathname` is one of the app's pages (trailing slash ignored). */
-export function isKnownPath(pathname: string): boolean {
-  const p = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
-  return PUBLIC_PATHS.includes(p) || APP_PATHS.includes(p);
-}
