@@ -49,7 +49,7 @@ export async function pushAccountClaims(sysNc: NatsConnection, identities: NatsI
 }
 
 type AppConfig = Pick<CredentialIssuerConfig,
-  'PORT' | 'HOST' | 'NATS_PUBLIC_URL' | 'CREDENTIALS_TTL_SECONDS' | 'CREDENTIALS_ROTATIONS_PER_DAY' | 'RESOLVER_RESYNC_INTERVAL_MS'
+  'PORT' | 'HOST' | 'NATS_PUBLIC_URL' | 'WS_PUBLIC_URL' | 'CREDENTIALS_TTL_SECONDS' | 'CREDENTIALS_ROTATIONS_PER_DAY' | 'RESOLVER_RESYNC_INTERVAL_MS'
   | 'PUBLIC_URL' | 'AUTH_JWKS_URL' | 'AUTH_ISSUER' | 'OUTBOX_POLL_MS' | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES'>;
 
 export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
@@ -61,7 +61,7 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
   });
   const service = createCredentialService({
     db: deps.db, identities: deps.identities, sysNc: deps.sysNc, cipher: deps.cipher, logger: log.child({ component: 'credentials' }),
-    natsPublicUrl: config.NATS_PUBLIC_URL, ttlSeconds: config.CREDENTIALS_TTL_SECONDS, rotationsPerDay: config.CREDENTIALS_ROTATIONS_PER_DAY,
+    natsPublicUrl: config.NATS_PUBLIC_URL, wsPublicUrl: config.WS_PUBLIC_URL, ttlSeconds: config.CREDENTIALS_TTL_SECONDS, rotationsPerDay: config.CREDENTIALS_ROTATIONS_PER_DAY,
     eventsAppended: () => relay.kick(),
     ...(deps.now ? { now: deps.now } : {}),
     // A customer's native replay consumer is named after their account (docs/nats.md); it goes with the plan.

@@ -17,6 +17,12 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
   /** The NATS URL handed to subscribers (their `nats_connection`); the WebSocket URL is derived from it. */
   NATS_PUBLIC_URL: urlWithScheme(['nats', 'tls']).default('nats://localhost:4223'),
+  /**
+   * The WebSocket URL handed to subscribers (`ws_connection`). Unset: derived from NATS_PUBLIC_URL
+   * (nats→ws, tls→wss, port 4223→9223; ARCHITECTURE §4). Set it when ws-fanout sits behind an
+   * ingress host of its own, e.g. `wss://ws.tradewind.example`.
+   */
+  WS_PUBLIC_URL: optionalUrl(['ws', 'wss']),
   /** Lifetime of issued user JWTs in seconds; 0 = no expiry (rotation revokes instead). Default 365 days. */
   CREDENTIALS_TTL_SECONDS: NonNegativeNumber.default(365 * 24 * 3600),
   /** Key sealing users' NKey seeds at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters, or a file holding it. */

@@ -1,7 +1,7 @@
 /** Public surface of @tradewind/credential-issuer, used by scripts and other services' tests. */
 export { ensureNatsIdentities, loadNatsIdentities, keyPairFromSeed, customerAccountName, type NatsIdentities, type StoredAccount, type StoredKey } from './domain/identities.js';
 export { issueUserCredentials, wsUrlFromNatsUrl, type UserCredentials } from './domain/credentials.js';
-export { renderNatsServerConfig, NATS_CONFIG_TEMPLATE, type NatsServerSettings } from './domain/nats-server-config.js';
+export { renderNatsServerConfig, renderNatsAuthConfig, NATS_CONFIG_TEMPLATE, type NatsServerSettings } from './domain/nats-server-config.js';
 export { startLocalNats, NATS_SERVER_BIN, type LocalNats } from './local-nats.js';
 export { createApp, pushAccountClaims, type CredentialIssuerDeps } from './app.js';
 export { createCredentialService, type CredentialService, type NatsCredentialsView, type PlanChange } from './service.js';

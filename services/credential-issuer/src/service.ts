@@ -61,6 +61,8 @@ export interface CredentialServiceDeps {
   logger: Logger;
   /** The NATS URL handed to subscribers. */
   natsPublicUrl: string;
+  /** The WebSocket URL handed to subscribers; default: derived from natsPublicUrl ({@link wsUrlFromNatsUrl}). */
+  wsPublicUrl?: string | undefined;
   /** User JWT lifetime, s; 0 = no expiry. A JWT within a tenth of it of expiring is re-signed on read. */
   ttlSeconds: number;
   /** Rotations allowed per user per 24 h. */
@@ -118,7 +120,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
     const claims = decode<User>(row.user_jwt);
     return {
       nats_connection: deps.natsPublicUrl,
-      ws_connection: wsUrlFromNatsUrl(deps.natsPublicUrl),
+      ws_connection: deps.wsPublicUrl ?? wsUrlFromNatsUrl(deps.natsPublicUrl),
       user_jwt: row.user_jwt,
       user_nkey_seed: deps.cipher.open(row.user_seed_sealed, row.user_id),
       plan: plan.id,

@@ -59,7 +59,7 @@ beforeAll(async () => {
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
   app = createApp({
-    PORT: port, HOST: '127.0.0.1', NATS_PUBLIC_URL: 'nats://localhost:4223', CREDENTIALS_TTL_SECONDS: 3600, CREDENTIALS_ROTATIONS_PER_DAY: 3,
+    PORT: port, HOST: '127.0.0.1', NATS_PUBLIC_URL: 'nats://localhost:4223', WS_PUBLIC_URL: 'wss://ws.tradewind.test', CREDENTIALS_TTL_SECONDS: 3600, CREDENTIALS_ROTATIONS_PER_DAY: 3,
     RESOLVER_RESYNC_INTERVAL_MS: 60_000, PUBLIC_URL, AUTH_JWKS_URL: 'http://127.0.0.1:1/unused', AUTH_ISSUER: undefined,
     OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 4096,
   }, {
@@ -160,7 +160,7 @@ describe('GET /api/nats', () => {
     await vi.waitFor(async () => expect(await row(userId)).toBeDefined(), { timeout: 5000 });
     const creds = await getCreds(userId);
     expect(creds).toMatchObject({
-      nats_connection: 'nats://localhost:4223', ws_connection: 'ws://localhost:9223', plan: 'starter',
+      nats_connection: 'nats://localhost:4223', ws_connection: 'wss://ws.tradewind.test', plan: 'starter',
       subjects: ['basic.pumpfun', 'basic.bonk'], max_connections: 1, replay: false,
     });
     expect(creds.user_nkey_seed).toMatch(/^SU[A-Z2-7]{56}$/);

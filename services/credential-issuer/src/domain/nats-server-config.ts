@@ -43,3 +43,23 @@ export async function renderNatsServerConfig(identities: NatsIdentities, setting
     return value;
   });
 }
+
+/**
+ * The operator-mode part of a nats-server configuration, for a server whose other settings come
+ * from elsewhere (the NATS Helm chart includes it with `$include`): `operator` (the operator JWT),
+ * `system_account` (SYS's public key) and `resolver_preload` with every operator-owned account JWT
+ * (SYS, TRADEWIND, REPLAY, the per-plan accounts). Public JWTs only: no seed is written.
+ * Config syntax: https://docs.nats.io/running-a-nats-service/configuration/securing_nats/auth_intro/jwt/resolver
+ */
+export function renderNatsAuthConfig(identities: NatsIdentities): string {
+  const preload = operatorAccounts(identities).map((a) => `  ${a.identity.public_key}: ${a.jwt}`).join('\n');
+  return [
+    '# Tradewind operator-mode identities (scripts/k8s-secrets.ts). Public JWTs only.',
+    `operator: ${identities.operator.jwt}`,
+    `system_account: ${identities.system.identity.public_key}`,
+    'resolver_preload: {',
+    preload,
+    '}',
+    '',
+  ].join('\n');
+}
