@@ -266,3 +266,33 @@ describe('scripts/k8s-secrets.ts', () => {
     await expect(connect({ servers: `127.0.0.1:${port}`, authenticator: credsAuthenticator(new TextEncoder().encode(String(stranger))), reconnect: false })).rejects.toThrow();
   }, 60_000);
 });
+
+describe('Tiltfile', () => {
+  const tiltfile = readFileSync(join(ROOT, 'Tiltfile'), 'utf8');
+  // Workloads of the chart's dependencies (NATS StatefulSet, Bitnami PostgreSQL and Redis), which
+  // cannot be rendered here (helm dependency build needs the network).
+  const DEPENDENCY_WORKLOADS = ['tradewind-nats', 'tradewind-postgresql', 'tradewind-redis-master'];
+
+  it('when it is parsed, then it is valid Starlark syntax (Python grammar), every image has its Dockerfile and every synced path exists', () => {
+    const parsed = spawnSync('python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: tiltfile, encoding: 'utf8' });
+    expect(parsed.status, parsed.stderr).toBe(0);
+    const images = [...tiltfile.matchAll(/^service_image\('([^']+)', '([^']+)', \[([^\]]*)\]\)/gm)];
+    expect(images.map((m) => m[1]).sort()).toEqual([...COMPONENTS].sort());
+    for (const [, , dockerfile, sources] of images) {
+      expect(existsSync(join(ROOT, dockerfile!)), dockerfile).toBe(true);
+      for (const src of sources!.split(',').map((s) => s.trim().replace(/'/g, '')).filter(Boolean)) expect(existsSync(join(ROOT, src)), src).toBe(true);
+    }
+  });
+
+  renderIt('when its resources are matched with the chart rendered with values-dev.yaml, then every workload, image and Secret it names exists', () => {
+    const objects = render(['values-dev.yaml']);
+    const workloads = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
+    const named = [...tiltfile.matchAll(/^k8s_resource\('([^']+)'/gm)].map((m) => m[1]!);
+    expect(named.sort()).toEqual([...workloads, ...DEPENDENCY_WORKLOADS].sort());
+    const images = new Set(objects.filter((o) => o.kind === 'Deployment').flatMap((o) => o.spec.template.spec.containers.map((c: any) => c.image.split(':')[0])));
+    expect([...images].sort()).toEqual(COMPONENTS.map((c) => `tradewind/${c}`).sort());
+    const secrets = [...tiltfile.matchAll(/'([a-z0-9-]+):secret'/g)].map((m) => m[1]);
+    expect(secrets).toEqual(['tradewind-nats-identities', 'tradewind-nats-auth', 'tradewind-auth-signing-key', 'tradewind-credentials-encryption-key']);
+    for (const port of ["'9223'", "'4223:4222'", 'port=8080']) expect(tiltfile).toContain(port);
+  });
+});
