@@ -99,6 +99,15 @@ describe('values.schema.json', () => {
   });
 });
 
+describe('YAML lint', () => {
+  const haveYamllint = spawnSync('yamllint', ['--version']).status === 0;
+  (haveYamllint || process.env.CI ? it : it.skip)('when yamllint (.yamllint.yaml) checks the chart values and deploy/, then it reports no error', () => {
+    const run = spawnSync('yamllint', ['-c', join(ROOT, '.yamllint.yaml'), '-f', 'parsable', 'charts', 'deploy'], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.stdout.split('\n').filter((l) => l.includes('[error]')), run.stdout).toEqual([]);
+    expect(run.status).toBe(0);
+  });
+});
+
 describe('route table', () => {
   it('when the chart renders the Ingress, then it reads a copy of deploy/routes.json identical to the original', () => {
     expect(readFileSync(join(CHART, 'files/routes.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'deploy/routes.json'), 'utf8'));
