@@ -1,6 +1,7 @@
 /**
  * The web app's server process (npm start runs it; the Helm chart runs it in the web image).
- * Environment: PORT (5173), ADMIN_PORT (9307: /metrics, /healthz, /readyz), WEB_DIST_DIR (web/dist), LOG_LEVEL.
+ * Environment: PORT (5173), ADMIN_PORT (9307: /metrics, /healthz, /readyz), WEB_DIST_DIR (web/dist), LOG_LEVEL,
+ * SHUTDOWN_READINESS_DELAY_MS (0) and SHUTDOWN_DEADLINE_MS (10000) as every service (lib CommonConfig).
  */
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -23,6 +24,7 @@ runMain(async () => {
     logger,
     registry,
     adminPort: config.ADMIN_PORT,
+    shutdown: { readinessDelayMs: config.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: config.SHUTDOWN_DEADLINE_MS },
     checks: [],
     app: {
       start: () => new Promise<void>((ok) => server.listen(config.PORT, () => {

@@ -45,6 +45,7 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
   const relay = createOutboxRelay({ db: deps.db, js: deps.js, schema: AUTH_SCHEMA, logger: deps.logger.child({ component: 'outbox-relay' }), registry: deps.registry, pollIntervalMs: config.OUTBOX_POLL_MS, batchSize: config.OUTBOX_BATCH_SIZE });
   const signIns = new Counter({ name: 'tradewind_auth_sign_ins_total', help: 'Sign-in callbacks by outcome', labelNames: ['outcome'], registers: [deps.registry] });
   const refreshes = new Counter({ name: 'tradewind_auth_token_refreshes_total', help: 'Refresh-token exchanges by outcome', labelNames: ['outcome'], registers: [deps.registry] });
+  const usersCreated = new Counter({ name: 'tradewind_auth_users_created_total', help: 'Users created at their first sign-in (the user.created event committed to the outbox); repeat sign-ins do not count', registers: [deps.registry] });
   const http = createHttpApp({ logger: deps.logger, registry: deps.registry, service: 'auth', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
   let grpc: { port: number; stop(): Promise<void> } | undefined;
   let purge: NodeJS.Timeout | undefined;
@@ -64,7 +65,7 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
       if (provider.name === 'local-oidc') deps.logger.warn({ issuer: config.LOCAL_OIDC_ISSUER }, 'sign-in uses the LOCAL OpenID Connect provider (no GOOGLE_CLIENT_ID)');
       await http.register(cookie);
       registerRoutes(http, {
-        db: deps.db, key, provider, relay, logger: deps.logger, signIns, refreshes,
+        db: deps.db, key, provider, relay, logger: deps.logger, signIns, refreshes, usersCreated,
         config: { publicUrl, issuer, accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, loginAttemptTtlSeconds: config.LOGIN_ATTEMPT_TTL_SECONDS },
       });
       await http.listen({ port: config.PORT, host: config.HOST });

@@ -40,6 +40,12 @@ async function userCreatedEvents(): Promise<Array<{ msgId: string | undefined; e
   return out;
 }
 
+/** `tradewind_auth_users_created_total` now. */
+async function usersCreated(): Promise<number> {
+  const metric = await h.registry.getSingleMetric('tradewind_auth_users_created_total')?.get();
+  return metric?.values[0]?.value ?? 0;
+}
+
 describe('sign-in through the local OpenID Connect provider', () => {
   it('when a person signs in for the first time, then a starter user is created, user.created is published once and the browser lands on /dashboard', async () => {
     const { session, location } = await signedIn('alice@example.com');
@@ -60,9 +66,12 @@ describe('sign-in through the local OpenID Connect provider', () => {
     expect(outbox.published_at).not.toBeNull();
   });
 
-  it('when the same person signs in again, then the same user comes back and no second user.created is emitted', async () => {
+  it('when the same person signs in again, then the same user comes back and no second user.created is emitted nor user counted', async () => {
+    const before = await usersCreated();
     const first = await signedIn('bob@example.com');
+    expect(await usersCreated()).toBe(before + 1);
     const second = await signedIn('bob@example.com');
+    expect(await usersCreated()).toBe(before + 1);
     expect(second.session.user.id).toBe(first.session.user.id);
     expect(second.session.refresh_token).not.toBe(first.session.refresh_token);
     const events = (await userCreatedEvents()).filter((e) => e.event.email === 'bob@example.com');

@@ -42,6 +42,11 @@ export function createApp(config: AppConfig, deps: BillingDeps) {
   const log = deps.logger;
   const relay = createOutboxRelay({ db: deps.db, js: deps.js, schema: BILLING_SCHEMA, logger: log.child({ component: 'outbox-relay' }), registry: deps.registry, pollIntervalMs: config.OUTBOX_POLL_MS, batchSize: config.OUTBOX_BATCH_SIZE });
   const webhooks = new Counter({ name: 'tradewind_billing_webhook_events_total', help: 'Stripe webhook deliveries by event type and outcome (applied, unchanged, stale, ignored, unhandled, duplicate, invalid_signature)', labelNames: ['type', 'outcome'], registers: [deps.registry] });
+  const subscriptionChanges = new Counter({
+    name: 'tradewind_billing_subscription_changes_total',
+    help: 'subscription.changed events billing wrote, by effective plan before and after (starter when a subscription is not active, trialing or past_due): upgrades, downgrades, churn to starter; a change of period or status alone keeps both plans',
+    labelNames: ['from_plan', 'to_plan'], registers: [deps.registry],
+  });
   const http = createHttpApp({ logger: log, registry: deps.registry, service: 'billing', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
   const authClient = deps.lookupUser ? undefined : new AuthServiceClient(config.AUTH_ADDR, grpcCredentials.createInsecure());
   const lookupUser = deps.lookupUser ?? (async (userId: string, requestId: string): Promise<BillingUser | undefined> => {
@@ -87,7 +92,7 @@ export function createApp(config: AppConfig, deps: BillingDeps) {
         ...stripeOptions, timeoutMs: config.STRIPE_TIMEOUT_MS, maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
         webhookToleranceSeconds: config.STRIPE_WEBHOOK_TOLERANCE_SECONDS, priceCacheSeconds: config.STRIPE_PRICE_CACHE_SECONDS, logger: log.child({ component: 'stripe' }),
       });
-      const service = createBillingService({ db: deps.db, stripe: gateway, relay, logger: log, publicUrl, lookupUser });
+      const service = createBillingService({ db: deps.db, stripe: gateway, relay, logger: log, publicUrl, lookupUser, subscriptionChanges });
       registerRoutes(http, { service, stripe: gateway, verify, webhookBodyLimitBytes: config.WEBHOOK_BODY_LIMIT_BYTES, webhooks });
       await http.listen({ port, host: config.HOST });
       const address = http.server.address();

@@ -5,8 +5,9 @@
  * `subscription.changed` event in one PostgreSQL transaction (outbox).
  */
 import type Stripe from 'stripe';
+import type { Counter } from 'prom-client';
 import {
-  AppError, SubscriptionChanged, appendEvent, isUuid, newEventMeta, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type Transaction,
+  AppError, SubscriptionChanged, appendEvent, isUuid, newEventMeta, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type PlanId, type Transaction,
 } from '@tradewind/lib';
 import type { BillingDatabase } from './db/schema.js';
 import { ensureCustomer, findCustomer, findSubscription, linkStripeCustomer, lockSubscription, saveSubscription, userOfStripeCustomer } from './db/subscriptions.js';
@@ -34,6 +35,24 @@ export interface BillingServiceDeps {
   publicUrl: string;
   /** Asks auth for a user billing has not heard of yet; undefined when auth does not know them. */
   lookupUser(userId: string, requestId: string): Promise<BillingUser | undefined>;
+  /**
+   * Counts each subscription.changed event written, once its transaction committed, by the effective
+   * plan before and after (`tradewind_billing_subscription_changes_total`).
+   */
+  subscriptionChanges?: Counter<'from_plan' | 'to_plan'>;
+}
+
+/** The effective plans (starter unless the status keeps the tier, see effectivePlan) around one subscription.changed event. */
+interface PlanTransition {
+  from: PlanId;
+  to: PlanId;
+}
+
+/** What applying one change did; `transition` is set when a subscription.changed event was written. */
+interface ChangeResult {
+  outcome: WebhookOutcome;
+  detail: string;
+  transition?: PlanTransition;
 }
 
 /** Outcome of one webhook event, stored with it and counted. */
@@ -83,11 +102,19 @@ export function subscriptionJson(s: SubscriptionState): SubscriptionJson {
 export function createBillingService(deps: BillingServiceDeps) {
   const { db, stripe, logger } = deps;
 
-  /** Saves `decision` for `userId` and writes subscription.changed when tier, period or status changed. */
-  async function commit(trx: Transaction<BillingDatabase>, userId: string, prev: SubscriptionState, decision: Decision, requestId: string): Promise<WebhookOutcome> {
-    if (decision.kind !== 'apply') return decision.kind;
+  /** Counts a written subscription.changed event; call once its transaction committed. */
+  function counted(transition: PlanTransition | undefined): void {
+    if (transition) deps.subscriptionChanges?.inc({ from_plan: transition.from, to_plan: transition.to });
+  }
+
+  /**
+   * Saves `decision` for `userId` and writes subscription.changed when tier, period or status changed.
+   * @returns the outcome, and the effective plans around the event when one was written.
+   */
+  async function commit(trx: Transaction<BillingDatabase>, userId: string, prev: SubscriptionState, decision: Decision, requestId: string): Promise<{ outcome: WebhookOutcome; transition?: PlanTransition }> {
+    if (decision.kind !== 'apply') return { outcome: decision.kind };
     await saveSubscription(trx, userId, decision.next);
-    if (!decision.changed) return 'unchanged';
+    if (!decision.changed) return { outcome: 'unchanged' };
     const customer = await findCustomer(trx, userId);
     const next = decision.next;
     await appendEvent(trx, 'subscription.changed', SubscriptionChanged.create({
@@ -109,16 +136,16 @@ export function createBillingService(deps: BillingServiceDeps) {
       cancelAtPeriodEnd: next.cancelAtPeriodEnd,
     }), requestId ? { 'x-request-id': requestId } : {});
     logger.info({ user_id: userId, tier: next.tier, previous_tier: prev.tier, billing_period: next.billingPeriod, status: next.status, reason: decision.reason, version: next.version }, 'subscription changed');
-    return 'applied';
+    return { outcome: 'applied', transition: { from: effectivePlan(prev).id, to: effectivePlan(next).id } };
   }
 
   /** Runs `decide` on the locked subscription of `userId` and commits the result. */
-  async function change(trx: Transaction<BillingDatabase>, userId: string, decideFn: (current: SubscriptionState) => Decision, requestId: string): Promise<{ outcome: WebhookOutcome; detail: string }> {
+  async function change(trx: Transaction<BillingDatabase>, userId: string, decideFn: (current: SubscriptionState) => Decision, requestId: string): Promise<ChangeResult> {
     const current = await lockSubscription(trx, userId);
     if (!current) return { outcome: 'ignored', detail: `user ${userId} has no billing record` };
     const decision = decideFn(current);
-    const outcome = await commit(trx, userId, current, decision, requestId);
-    return { outcome, detail: decision.kind === 'apply' ? (decision.reason ?? '') : decision.detail };
+    const { outcome, transition } = await commit(trx, userId, current, decision, requestId);
+    return { outcome, detail: decision.kind === 'apply' ? (decision.reason ?? '') : decision.detail, ...(transition ? { transition } : {}) };
   }
 
   /** The billing record of `userId`, created from auth's record when user.created has not been applied yet. */
@@ -171,7 +198,8 @@ export function createBillingService(deps: BillingServiceDeps) {
     const observedAt = invoice && invoice.billing_reason === 'subscription_update' ? invoice.created : undefined;
     if (observedAt === undefined) return current;
     const snapshot = snapshotOfSubscription(updated, stripe.planOfPrice);
-    await db.transaction().execute((trx) => change(trx, userId, (latest) => applySubscriptionSnapshot(latest, snapshot, observedAt), requestId));
+    const result = await db.transaction().execute((trx) => change(trx, userId, (latest) => applySubscriptionSnapshot(latest, snapshot, observedAt), requestId));
+    counted(result.transition);
     deps.relay.kick();
     return (await findSubscription(db, userId)) ?? current;
   }
@@ -259,7 +287,7 @@ export function createBillingService(deps: BillingServiceDeps) {
      * transaction as its effect; a redelivery is answered `duplicate`).
      */
     async processEvent(event: Stripe.Event, requestId: string): Promise<{ outcome: WebhookOutcome; detail: string }> {
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await db.transaction().execute(async (trx): Promise<ChangeResult> => {
         const inserted = await trx.insertInto('stripe_events')
           .values({ id: event.id, type: event.type, created: String(event.created), livemode: event.livemode, payload: JSON.stringify(event), outcome: 'pending', detail: '' })
           .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst();
@@ -268,8 +296,9 @@ export function createBillingService(deps: BillingServiceDeps) {
         await trx.updateTable('stripe_events').set({ outcome: applied.outcome, detail: applied.detail.slice(0, 500) }).where('id', '=', event.id).execute();
         return applied;
       });
+      counted(result.transition);
       if (result.outcome === 'applied') deps.relay.kick();
-      return result;
+      return { outcome: result.outcome, detail: result.detail };
     },
   };
 
@@ -286,7 +315,7 @@ export function createBillingService(deps: BillingServiceDeps) {
     return undefined;
   }
 
-  async function apply(trx: Transaction<BillingDatabase>, event: Stripe.Event, requestId: string): Promise<{ outcome: WebhookOutcome; detail: string }> {
+  async function apply(trx: Transaction<BillingDatabase>, event: Stripe.Event, requestId: string): Promise<ChangeResult> {
     switch (event.type) {
       case 'checkout.session.completed': {
         const session = event.data.object;

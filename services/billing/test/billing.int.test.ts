@@ -135,13 +135,23 @@ describe('POST /api/checkout-sessions input', () => {
   });
 });
 
+/** `tradewind_billing_subscription_changes_total{from_plan, to_plan}` now; without plans, the sum over all. */
+async function planChanges(from?: string, to?: string): Promise<number> {
+  const metric = await h.registry.getSingleMetric('tradewind_billing_subscription_changes_total')?.get();
+  return (metric?.values ?? [])
+    .filter((v) => (from === undefined || v.labels.from_plan === from) && (to === undefined || v.labels.to_plan === to))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
 describe('checkout, plan changes and cancellation', () => {
   let user: TestUser;
   let subscriptionId: string;
 
   it('when the user pays on the checkout page, then the webhooks make them plus/monthly/active with one subscription.changed', async () => {
     user = await h.newUser();
+    const upgrades = await planChanges('starter', 'plus');
     const done = await checkout(user, 'plus', 'monthly');
+    expect(await planChanges('starter', 'plus')).toBe(upgrades + 1);
     subscriptionId = done.subscriptionId;
     expect(done.successUrl).toMatch(/^http:\/\/localhost:8080\/dashboard\?checkout=success&session_id=cs_/);
     const sub = await h.stripe.subscriptions.retrieve(subscriptionId);
@@ -172,6 +182,7 @@ describe('checkout, plan changes and cancellation', () => {
   });
 
   it('when a plus subscriber upgrades to pro, then it takes effect at once with a proration invoice charged now, and one event', async () => {
+    const upgrades = await planChanges('plus', 'pro');
     const res = await h.post('/api/checkout-sessions', { tier: 'pro', period: 'monthly', userId: user.userId }, { authorization: user.authorization });
     expect(res.status).toBe(200);
     const body = await json<{ url: string; plan_changed: boolean; subscription: Record<string, unknown> }>(res);
@@ -189,6 +200,7 @@ describe('checkout, plan changes and cancellation', () => {
     const changes = await h.changes(user.userId);
     expect(changes).toHaveLength(2);
     expect(changes[1]).toMatchObject({ plan: 'pro', previousPlan: 'plus', reason: 'plan_changed', version: 2n });
+    expect(await planChanges('plus', 'pro')).toBe(upgrades + 1);
   });
 
   it('when a pro subscriber downgrades to plus yearly, then it takes effect at once (credit for unused time) and one event', async () => {
@@ -231,24 +243,28 @@ describe('checkout, plan changes and cancellation', () => {
 
   it('when the user cancels in the portal, then the plan lasts to the period end and then falls back to starter with one event', async () => {
     const before = (await h.changes(user.userId)).length;
+    const churned = await planChanges('plus', 'starter');
     await h.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true });
     await h.settle();
     const s = await subscriptionOf(user);
     expect(s).toMatchObject({ tier: 'plus', status: 'active', cancel_at_period_end: true, next_billing_date: null });
     expect(s.cancel_at).not.toBeNull();
     expect(await h.changes(user.userId)).toHaveLength(before);
+    expect(await planChanges('plus', 'starter')).toBe(churned);
     await h.localStripe.advanceToPeriodEnd(subscriptionId);
     await h.settle();
     expect(await subscriptionOf(user)).toMatchObject({ tier: 'starter', billing_period: 'indefinite', status: 'active', next_billing_date: null, cancel_at_period_end: false });
     const changes = await h.changes(user.userId);
     expect(changes).toHaveLength(before + 1);
     expect(changes.at(-1)).toMatchObject({ plan: 'starter', previousPlan: 'plus', reason: 'subscription_ended', stripeSubscriptionId: '' });
+    expect(await planChanges('plus', 'starter')).toBe(churned + 1);
     const { entitlements } = await callUnary(grpc.getEntitlements.bind(grpc), { userId: user.userId });
     expect(entitlements?.plan).toBe('starter');
   });
 
   it('when every recorded event is delivered again (duplicates), then nothing changes and no event is emitted', async () => {
     const before = await h.changes(user.userId);
+    const counted = await planChanges();
     const state = await subscriptionOf(user);
     for (const event of h.localStripe.events) {
       const res = await h.deliver(event);
@@ -258,6 +274,7 @@ describe('checkout, plan changes and cancellation', () => {
     await h.settle();
     expect(await subscriptionOf(user)).toEqual(state);
     expect(await h.changes(user.userId)).toHaveLength(before.length);
+    expect(await planChanges()).toBe(counted);
   });
 });
 

@@ -1,11 +1,13 @@
 /**
- * Publishing trades to JetStream TRADES with `Nats-Msg-Id` dedup. A publish that fails
+ * Publishing trades to JetStream TRADES with `Nats-Msg-Id` dedup and a `Tradewind-Published-Ms`
+ * header (epoch ms of the publish attempt; ws-fanout's delivery latency starts there). A publish that fails
  * (no stream, NATS down) is retried with capped exponential backoff until it is acknowledged
  * or the publisher stops: trades are never dropped silently.
  */
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Counter, type Registry } from 'prom-client';
-import type { Logger } from '@tradewind/lib';
+import { TRADE_PUBLISHED_MS_HEADER, type Logger } from '@tradewind/lib';
 import type { OutgoingTrade } from './replay/replay-source.js';
 
 export interface PublisherMetrics {
@@ -24,7 +26,7 @@ export function publisherMetrics(registry: Registry): PublisherMetrics {
 }
 
 /**
- * Publishes one trade and waits for the stream's acknowledgement.
+ * Publishes one trade with header {@link TRADE_PUBLISHED_MS_HEADER} and waits for the stream's acknowledgement.
  * @returns 'stored' or 'duplicate'; 'aborted' when `signal` aborts before an acknowledgement.
  */
 export async function publishTrade(
@@ -36,7 +38,11 @@ export async function publishTrade(
   let backoff = 100;
   while (!deps.signal.aborted) {
     try {
-      const ack = await js.publish(trade.subject, data, { msgID: trade.msgId });
+      // Stamped per attempt: a retry that JetStream stores is published now. When an earlier attempt was
+      // stored after all, the retry is a duplicate and the stored message keeps that attempt's time.
+      const h = natsHeaders();
+      h.set(TRADE_PUBLISHED_MS_HEADER, String(Date.now()));
+      const ack = await js.publish(trade.subject, data, { msgID: trade.msgId, headers: h });
       if (ack.duplicate) {
         deps.metrics.duplicates.inc({ subject: trade.subject });
         return 'duplicate';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { connectNats, createLogger, TRADES_STREAM, type NatsConnection } from '@tradewind/lib';
+import { connectNats, createLogger, TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, type NatsConnection } from '@tradewind/lib';
 import { createApp } from '../src/app.js';
 import { BUNDLED_RECORDING_DIR } from '../src/config.js';
 import { loadRecording } from '../src/replay/recording.js';
@@ -70,18 +70,20 @@ describe('replay source', () => {
 });
 
 describe('ingest app (JetStream)', () => {
-  it('when the recording is replayed twice, then TRADES holds every trade twice, schema-valid, and a re-publish of the same copy is dropped', async () => {
+  it('when the recording is replayed twice, then TRADES holds every trade twice, schema-valid, stamped with its publish time, and a re-publish of the same copy is dropped', async () => {
     const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
     const perPass = transactions.reduce((n, t) => n + t.trades.length, 0);
     expect(perPass).toBeGreaterThanOrEqual(20);
     const logger = createLogger({ service: 'ingest', level: 'silent' });
 
+    const publishedFrom = Date.now();
     const first = createApp(config, { logger, registry: new Registry(), nc });
     await first.start();
     await first.done();
     const second = createApp(config, { logger, registry: new Registry(), nc });
     await second.start();
     await second.done();
+    const publishedTo = Date.now();
 
     const info = await jsm.streams.info(TRADES_STREAM);
     expect(info.state.messages).toBe(perPass * 2);
@@ -103,6 +105,11 @@ describe('ingest app (JetStream)', () => {
       expect(check(body), JSON.stringify(check.errors)).toBe(true);
       expect(body.replayed).toBe(true);
       expect(m!.header.get('Nats-Msg-Id')).toContain(`${String(body.signature)}:`);
+      // Epoch ms of the publish, which ws-fanout's delivery latency starts from.
+      const publishedMs = m!.header.get(TRADE_PUBLISHED_MS_HEADER);
+      expect(publishedMs).toMatch(/^\d+$/);
+      expect(Number(publishedMs)).toBeGreaterThanOrEqual(publishedFrom);
+      expect(Number(publishedMs)).toBeLessThanOrEqual(publishedTo);
       bySubject[m!.subject] = (bySubject[m!.subject] ?? 0) + 1;
     }
     expect(Object.keys(bySubject).sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CommonConfig, PositiveInt, loadConfig, urlWithScheme } from './config.js';
+import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from './config.js';
 import { ConfigError } from './errors.js';
 
 const Schema = CommonConfig.extend({
@@ -36,5 +36,48 @@ describe('loadConfig with a URL holding credentials', () => {
   it('when a URL key is invalid, then its user:password part is masked in the error', () => {
     const schema = z.object({ DATABASE_URL: urlWithScheme(['postgres']) });
     expect(() => loadConfig(schema, { DATABASE_URL: 'mysql://admin:hunter2@db:3306/x' })).toThrow(/got "mysql:\/\/\*\*\*@db:3306\/x"/);
+  });
+});
+
+describe('CommonConfig shutdown timings', () => {
+  // As services extend it: overriding ADMIN_PORT must keep working (zod refuses that on a refined object).
+  const Service = CommonConfig.extend({ ADMIN_PORT: Port.default(9399) });
+
+  it('when unset, then no readiness delay and a 10 s deadline', () => {
+    expect(loadConfig(Service, {})).toMatchObject({ ADMIN_PORT: 9399, SHUTDOWN_READINESS_DELAY_MS: 0, SHUTDOWN_DEADLINE_MS: 10_000 });
+  });
+
+  it('when set with the deadline past the delay, then both are numbers', () => {
+    expect(loadConfig(Service, { SHUTDOWN_READINESS_DELAY_MS: '5000', SHUTDOWN_DEADLINE_MS: '25000' }))
+      .toMatchObject({ SHUTDOWN_READINESS_DELAY_MS: 5000, SHUTDOWN_DEADLINE_MS: 25_000 });
+  });
+
+  it('when the deadline is not past the delay, then SHUTDOWN_DEADLINE_MS is refused naming the delay', () => {
+    const problems = (delay: string, deadline: string | undefined) => {
+      try {
+        loadConfig(Service, { SHUTDOWN_READINESS_DELAY_MS: delay, ...(deadline === undefined ? {} : { SHUTDOWN_DEADLINE_MS: deadline }) });
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems('5000', '5000')).toEqual([expect.stringMatching(/^SHUTDOWN_DEADLINE_MS: must be greater than SHUTDOWN_READINESS_DELAY_MS \(5000 ms\)/)]);
+    expect(problems('5000', '4000')).toHaveLength(1);
+    // The default deadline (10 s) applies to a long delay too.
+    expect(problems('10000', undefined)).toHaveLength(1);
+  });
+
+  it('when a timing is negative, zero (deadline) or not an integer, then that key is refused', () => {
+    const keys = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(Service, env);
+      } catch (err) {
+        return (err as ConfigError).problems.map((p) => p.split(':')[0]);
+      }
+      return [];
+    };
+    expect(keys({ SHUTDOWN_READINESS_DELAY_MS: '-1' })).toEqual(['SHUTDOWN_READINESS_DELAY_MS']);
+    expect(keys({ SHUTDOWN_DEADLINE_MS: '0' })).toEqual(['SHUTDOWN_DEADLINE_MS']);
+    expect(keys({ SHUTDOWN_DEADLINE_MS: '1.5' })).toEqual(['SHUTDOWN_DEADLINE_MS']);
   });
 });

@@ -37,19 +37,50 @@ export function optionalUrl(schemes: readonly string[]) {
   return z.preprocess((v) => (v === '' ? undefined : v), urlWithScheme(schemes).optional());
 }
 
-/** Fields every service shares: `LOG_LEVEL` (default info) and `ADMIN_PORT` (metrics/health, 0 = any free port). */
+/** Longest delay `setTimeout` honours (2^31 − 1 ms, about 24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Fields every service shares:
+ * - `LOG_LEVEL` (default info) and `ADMIN_PORT` (metrics/health, 0 = any free port);
+ * - `SHUTDOWN_READINESS_DELAY_MS` (default 0): after SIGTERM, how long `/readyz` answers 503 before
+ *   the service stops listening, so load balancers and Kubernetes endpoints stop sending it traffic;
+ * - `SHUTDOWN_DEADLINE_MS` (default 10 000): the whole shutdown, delay included, after which the
+ *   process exits 1; keep it below the pod's termination grace period.
+ *
+ * {@link loadConfig} also checks that the deadline is greater than the delay: the check cannot sit on
+ * this schema, because zod refuses `.extend()` overriding a key (services override `ADMIN_PORT`) of
+ * a refined object.
+ */
 export const CommonConfig = z.object({
   LOG_LEVEL: LogLevel.default('info'),
   ADMIN_PORT: Port,
+  SHUTDOWN_READINESS_DELAY_MS: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(0),
+  SHUTDOWN_DEADLINE_MS: PositiveInt.max(MAX_TIMER_MS).default(10_000),
 });
 
+/** Why the shutdown timings of a parsed config are inconsistent, or undefined when they are fine (or absent). */
+function shutdownIssue(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { SHUTDOWN_READINESS_DELAY_MS: delay, SHUTDOWN_DEADLINE_MS: deadline } = value as Record<string, unknown>;
+  const atLeast = (n: unknown, min: number): n is number => Number.isInteger(n) && (n as number) >= min;
+  // A timing that is itself invalid is reported under its own key only (zod runs refinements on invalid values too).
+  if (!atLeast(delay, 0) || !atLeast(deadline, 1) || deadline > delay) return undefined;
+  return `must be greater than SHUTDOWN_READINESS_DELAY_MS (${delay} ms): the deadline covers the readiness delay and the stop steps after it`;
+}
+
 /**
- * Parses `env` with `schema`.
+ * Parses `env` with `schema`, and checks that `SHUTDOWN_DEADLINE_MS` exceeds `SHUTDOWN_READINESS_DELAY_MS`
+ * when the schema has both (every {@link CommonConfig} extension does).
  * @returns the parsed value, frozen.
  * @throws ConfigError listing every bad key as `KEY: reason (got "value")` — secrets are never echoed.
  */
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
-  const result = schema.safeParse(env);
+  const checked = schema.superRefine((value, ctx) => {
+    const message = shutdownIssue(value);
+    if (message) ctx.addIssue({ code: 'custom', path: ['SHUTDOWN_DEADLINE_MS'], message });
+  });
+  const result = checked.safeParse(env);
   if (result.success) return Object.freeze(result.data) as Readonly<z.infer<S>>;
   const problems = result.error.issues.map((issue) => {
     const key = issue.path.join('.');

@@ -13,7 +13,7 @@ import { sql, type Kysely, type Migration, type Transaction } from 'kysely';
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos } from '@nats-io/transport-node';
 import type { Registry } from 'prom-client';
-import { counterOnce } from './admin-server.js';
+import { counterOnce, gaugeOnce } from './admin-server.js';
 import { AppError, toAppError } from './errors.js';
 import { EVENTS_STREAM, deadLetterSubject, decodeEvent, isEventSubject, type EventSubject, type EventTypes } from './events.js';
 import type { Logger } from './logger.js';
@@ -129,6 +129,10 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   const counters = options.registry
     ? counterOnce(options.registry, 'tradewind_events_consumed_total', 'EVENTS messages by consumer and outcome (applied, duplicate, retried, dead_lettered)', ['consumer', 'outcome'])
     : undefined;
+  const pendingGauge = options.registry
+    ? gaugeOnce(options.registry, 'tradewind_events_consumer_pending_messages',
+      'EVENTS messages not yet delivered to the consumer, as JetStream reported with the last message it delivered (info.pending)', ['consumer'])
+    : undefined;
   // nats-server < 2.10 (Debian's 2.9) rejects `filter_subjects`: one subject is filtered with
   // `filter_subject`; several read the whole stream and ack the other subjects unapplied.
   const filter = { filter_subject: subjects.length === 1 ? subjects[0] : undefined, filter_subjects: undefined };
@@ -173,6 +177,8 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   }
 
   async function handle(msg: JsMsg): Promise<void> {
+    // Only a delivery updates it: an idle consumer keeps showing the backlog of its last message (0 once caught up).
+    pendingGauge?.set({ consumer: options.name }, msg.info.pending);
     if (!handles(msg.subject)) {
       msg.ack();
       return;

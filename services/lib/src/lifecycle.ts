@@ -23,7 +23,7 @@ export function installShutdown(options: {
   const onSignal = (signal: NodeJS.Signals) => {
     if (started) return;
     started = true;
-    options.logger.info({ signal }, 'shutting down');
+    options.logger.info({ signal, readiness_delay_ms: options.readinessDelayMs ?? 0 }, 'shutting down');
     const deadline = setTimeout(() => {
       options.logger.error('shutdown deadline passed, exiting');
       process.exit(1);
@@ -63,7 +63,10 @@ export function runMain(main: () => Promise<void>): void {
 /**
  * The tail every composition root shares: start the admin server (`/healthz`, `/readyz` with
  * `checks`, `/metrics`), start the app, and install graceful shutdown that marks the process
- * not ready, stops the app, runs `close` in order (drain NATS, quit Redis…) and closes the admin server.
+ * not ready, waits `shutdown.readinessDelayMs`, stops the app, runs `close` in order (drain NATS, quit
+ * Redis…) and closes the admin server, all within `shutdown.deadlineMs`.
+ * @param options.shutdown the service's `SHUTDOWN_READINESS_DELAY_MS` / `SHUTDOWN_DEADLINE_MS` (CommonConfig);
+ *   without it, no delay and a 10 s deadline.
  * @returns the admin server's port.
  */
 export async function serve(options: {
@@ -73,6 +76,7 @@ export async function serve(options: {
   checks: readonly ReadinessCheck[];
   app: { start(): Promise<unknown>; stop(): Promise<void> };
   close: ReadonlyArray<() => Promise<unknown>>;
+  shutdown?: { readinessDelayMs: number; deadlineMs: number };
 }): Promise<number> {
   let started = false;
   const checks = [{ name: 'started', check: () => started }, ...options.checks];
@@ -81,6 +85,7 @@ export async function serve(options: {
   started = true;
   installShutdown({
     logger: options.logger,
+    ...options.shutdown,
     markNotReady: () => admin.markNotReady(),
     stop: async () => {
       await options.app.stop();

@@ -10,6 +10,13 @@ export const TRADE_SUBJECTS = ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap'
 
 export type TradeSubject = (typeof TRADE_SUBJECTS)[number];
 
+/**
+ * Header ingest sets on every TRADES publish: the publish time as decimal epoch milliseconds. ws-fanout
+ * measures delivery latency from it (`tradewind_ws_fanout_delivery_latency_seconds`). Stored with the
+ * message in the stream, so a replayed message carries its original publish time.
+ */
+export const TRADE_PUBLISHED_MS_HEADER = 'Tradewind-Published-Ms';
+
 /** Type guard for a TRADES subject. */
 export function isTradeSubject(value: unknown): value is TradeSubject {
   return typeof value === 'string' && (TRADE_SUBJECTS as readonly string[]).includes(value);

@@ -138,6 +138,12 @@ async function outcomes(consumer: string): Promise<Record<string, number>> {
   return result;
 }
 
+/** `tradewind_events_consumer_pending_messages{consumer}`, undefined before the consumer's first delivery. */
+async function pendingMessages(consumer: string): Promise<number | undefined> {
+  const metric = await registry.getSingleMetric('tradewind_events_consumer_pending_messages')?.get();
+  return metric?.values.find((v) => v.labels.consumer === consumer)?.value;
+}
+
 async function deadLetters(consumer: string) {
   const { state } = await jsm.streams.info(DEAD_LETTER_STREAM, { subjects_filter: deadLetterSubject(consumer) });
   const found = [];
@@ -364,5 +370,26 @@ describe('createEventConsumer', () => {
     expect(await outcomes('restart')).toMatchObject({ applied: 4 });
     expect((await outcomes('restart')).duplicate ?? 0).toBe(0);
     expect((await plans()).map((p) => p.changes)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('when a consumer starts behind a backlog, then its pending-messages gauge shows what is left after the message in hand, down to 0', async () => {
+    const backlog = [userCreated(), userCreated(), userCreated(), userCreated()];
+    await publish(...backlog.map((e) => ['user.created', e] as ['user.created', EventTypes['user.created']]));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    await startConsumer('backlog', {
+      // Only user.created: the consumer filters on it, so `pending` counts the backlog alone.
+      handlers: {
+        'user.created': async (e, ctx) => {
+          if (e.meta!.eventId === backlog[0]!.meta!.eventId) await gate;
+          await plansHandlers['user.created']!(e, ctx);
+        },
+      },
+    });
+    // The first message is held in its handler: three are still to be delivered.
+    await vi.waitFor(async () => expect(await pendingMessages('backlog')).toBe(3), eventually);
+    release();
+    await vi.waitFor(async () => expect(await processedIds('backlog')).toHaveLength(4), eventually);
+    expect(await pendingMessages('backlog')).toBe(0);
   });
 });

@@ -17,9 +17,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
-import { Counter, Gauge, type Registry } from 'prom-client';
-import { PLANS, cheapestPlanFor, cheapestPlanWhere, isTradeSubject, type Logger, type NatsConnection, type PlanId, type TradeSubject } from '@tradewind/lib';
-import type { Subscription } from '@nats-io/transport-node';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import {
+  PLANS, PLAN_IDS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanFor, cheapestPlanWhere, isTradeSubject,
+  type Logger, type NatsConnection, type PlanId, type TradeSubject,
+} from '@tradewind/lib';
+import type { MsgHdrs, Subscription } from '@nats-io/transport-node';
 import { CredentialVerifier, maySubscribe, type VerifiedUser } from './domain/verifier.js';
 import { CLOSE_CODES, WsProtocolError } from './domain/errors.js';
 import { parseReplayStart } from './domain/replay-request.js';
@@ -71,6 +74,8 @@ interface Client {
   authTimer: NodeJS.Timeout | undefined;
   /** Fires when the user JWT expires. */
   expiryTimer: NodeJS.Timeout | undefined;
+  /** The `plan` under which the connections gauge counts this client; undefined until it authenticates and once it closed. */
+  countedPlan: PlanId | undefined;
 }
 
 /** One replaying subject of one client. `handle` is set once the consumer exists. */
@@ -92,6 +97,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The cheapest plan that includes replay (for messages). */
 const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
 
+/** Buckets of the delivery latency histogram, seconds: 1 ms to 5 s. */
+const DELIVERY_LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * The publish time ingest stamped on a trade ({@link TRADE_PUBLISHED_MS_HEADER}, epoch ms), or undefined
+ * when the header is absent or not a decimal integer.
+ */
+function publishedMsOf(headers: MsgHdrs | undefined): number | undefined {
+  const raw = headers?.get(TRADE_PUBLISHED_MS_HEADER);
+  return raw && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+}
+
 /** Subjects `user` may subscribe to, in catalogue order. */
 const subjectsOf = (user: VerifiedUser): string[] => [...PLANS[user.plan ?? 'starter'].subjects].filter((s) => maySubscribe(user, s));
 
@@ -100,7 +117,16 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const { logger, nc, sysNc, verifier, limiter, rateLimiter } = deps;
   const replayer = new TradesReplayer(nc, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, inactiveMs: 60_000 });
   const metrics = {
-    connections: new Gauge({ name: 'tradewind_ws_fanout_connections', help: 'Open WebSocket connections', registers: [deps.registry] }),
+    connections: new Gauge({
+      name: 'tradewind_ws_fanout_connections',
+      help: 'Open WebSocket connections by the plan they authenticated with (starter, plus, pro), following live plan changes; a connection counts from its authentication until it closes, so ones still authenticating are not counted',
+      labelNames: ['plan'], registers: [deps.registry],
+    }),
+    deliveryLatency: new Histogram({
+      name: 'tradewind_ws_fanout_delivery_latency_seconds',
+      help: 'From ingest publishing a live trade (header Tradewind-Published-Ms) to the end of sending it to this process\'s subscribed clients; observed once per message that reached at least one client (not replays; messages without the header are not observed)',
+      labelNames: ['subject'], buckets: DELIVERY_LATENCY_BUCKETS, registers: [deps.registry],
+    }),
     authenticated: new Counter({ name: 'tradewind_ws_fanout_auth_total', help: 'Authentication attempts by result', labelNames: ['result'], registers: [deps.registry] }),
     refusals: new Counter({ name: 'tradewind_ws_fanout_refusals_total', help: 'Protocol refusals by error code', labelNames: ['code'], registers: [deps.registry] }),
     sent: new Counter({ name: 'tradewind_ws_fanout_messages_sent_total', help: 'Trade messages sent to clients', labelNames: ['subject'], registers: [deps.registry] }),
@@ -115,6 +141,10 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     planChanges: new Counter({ name: 'tradewind_ws_fanout_live_plan_changes_total', help: 'Live clients whose rights changed on an account update, by outcome', labelNames: ['outcome'], registers: [deps.registry] }),
   };
 
+  // Every series exists from the start, so dashboards show 0 rather than no data.
+  for (const plan of PLAN_IDS) metrics.connections.set({ plan }, 0);
+  for (const subject of TRADE_SUBJECTS) metrics.deliveryLatency.zero({ subject });
+
   const clients = new Set<Client>();
   const hubs = new Map<string, { sub: Subscription; clients: Set<Client> }>();
   /** Every replay that has not stopped (the gauge), and consumer deletions under way (awaited by stop()). */
@@ -122,6 +152,15 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const closingReplays = new Set<Promise<void>>();
   /** Incremented per applied account update: an authentication that raced one re-checks itself. */
   let accountUpdatesApplied = 0;
+
+  /** Moves `client` in the connections gauge to `plan` (undefined: not counted); a closed client is never counted again. */
+  const countAs = (client: Client, plan: PlanId | undefined) => {
+    const next = clients.has(client) ? plan : undefined;
+    if (client.countedPlan === next) return;
+    if (client.countedPlan) metrics.connections.dec({ plan: client.countedPlan });
+    if (next) metrics.connections.inc({ plan: next });
+    client.countedPlan = next;
+  };
 
   const send = (client: Client, message: Record<string, unknown>) => {
     if (client.ws.readyState === client.ws.OPEN) client.ws.send(JSON.stringify(message));
@@ -140,18 +179,23 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     client.ws.close(CLOSE_CODES.slowConsumer, 'slow_consumer');
   };
 
-  const fanOut = (subject: string, data: Uint8Array) => {
+  const fanOut = (subject: string, data: Uint8Array, headers: MsgHdrs | undefined) => {
     const hub = hubs.get(subject);
     if (!hub) return;
+    let delivered = false;
     for (const client of hub.clients) {
       if (client.ws.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) {
         disconnectSlow(client);
         continue;
       }
       client.ws.send(data, { binary: false });
+      delivered = true;
       metrics.sent.inc({ subject });
       metrics.sentBytes.inc(data.byteLength);
     }
+    const publishedMs = delivered ? publishedMsOf(headers) : undefined;
+    // Clocks of two hosts can disagree by a little: a publish time ahead of ours counts as no delay.
+    if (publishedMs !== undefined) metrics.deliveryLatency.observe({ subject }, Math.max(0, Date.now() - publishedMs) / 1000);
   };
 
   const joinHub = (client: Client, subject: string) => {
@@ -160,7 +204,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       const sub = nc.subscribe(subject, {
         callback: (err, msg) => {
           if (err) logger.error({ err, subject }, 'nats subscription error');
-          else fanOut(subject, msg.data);
+          else fanOut(subject, msg.data, msg.headers);
         },
       });
       hub = { sub, clients: new Set() };
@@ -319,6 +363,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       }
       client.user = user;
       client.userJwt = jwt;
+      countAs(client, plan);
       if (client.authTimer) clearTimeout(client.authTimer);
       armExpiry(client, user);
       metrics.authenticated.inc({ result: 'ok' });
@@ -475,6 +520,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     client.user = after;
     armExpiry(client, after);
     const plan = PLANS[after.plan ?? 'starter'];
+    countAs(client, plan.id);
     const subjects = subjectsOf(after);
     const planChanged = (before.plan ?? 'starter') !== plan.id || subjectsOf(before).join() !== subjects.join();
     if (planChanged) {
@@ -585,9 +631,9 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
         const client: Client = {
           id: randomUUID(), ws, nonce: randomBytes(24).toString('base64url'),
           user: undefined, userJwt: undefined, authenticating: false, subjects: new Set(), replays: new Map(), authTimer: undefined, expiryTimer: undefined,
+          countedPlan: undefined,
         };
         clients.add(client);
-        metrics.connections.inc();
         client.authTimer = setTimeout(() => {
           if (!client.user) refuse(client, new WsProtocolError('unauthenticated', 'auth_timeout', `no credentials within ${config.WS_AUTH_TIMEOUT_MS} ms`, CLOSE_CODES.authTimeout));
         }, config.WS_AUTH_TIMEOUT_MS);
@@ -605,7 +651,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
         ws.on('error', (err) => logger.debug({ err, connection_id: client.id }, 'websocket error'));
         ws.on('close', () => {
           clients.delete(client);
-          metrics.connections.dec();
+          countAs(client, undefined);
           if (client.authTimer) clearTimeout(client.authTimer);
           if (client.expiryTimer) clearTimeout(client.expiryTimer);
           detach(client);

@@ -47,6 +47,7 @@ describe('live plan changes', () => {
     expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
     env.nc.publish('premium.raydium', '{"before":"downgrade"}');
     expect(await c.nextRaw()).toBe('{"before":"downgrade"}');
+    expect(await t.metric('tradewind_ws_fanout_connections', { plan: 'pro' })).toBe(1);
 
     const started = performance.now();
     await reauthorize(env.sysNc, env.nats.identities, { ...customer.spec, plan: 'starter' });
@@ -59,6 +60,9 @@ describe('live plan changes', () => {
       message: 'premium.raydium is not in your Starter plan any more; it is included in the Plus plan and above',
     });
     expect(seen).toContainEqual({ type: 'plan_changed', plan: 'starter', subjects: ['basic.pumpfun', 'basic.bonk'] });
+    // The connections gauge follows the plan change.
+    expect(await t.metric('tradewind_ws_fanout_connections', { plan: 'pro' })).toBe(0);
+    expect(await t.metric('tradewind_ws_fanout_connections', { plan: 'starter' })).toBe(1);
 
     // The limits.conn = 0 half of reauthorize() closed nothing; premium trades stop, basic ones flow.
     env.nc.publish('premium.raydium', '{"after":"downgrade"}');

@@ -63,7 +63,10 @@ export interface TestApp {
   readonly app: WsFanoutApp;
   readonly url: string;
   readonly registry: Registry;
-  /** Current value of a counter or gauge of the app (0 when the series does not exist yet). */
+  /**
+   * Current value of a counter or gauge of the app, or of a histogram's `<name>_count` / `<name>_sum`
+   * (0 when the series does not exist yet).
+   */
   metric(name: string, labels?: Record<string, string>): Promise<number>;
 }
 
@@ -86,9 +89,11 @@ export async function startTestApp(env: TestEnv, overrides: Partial<WsFanoutAppC
   return {
     app, url: `ws://127.0.0.1:${port}`, registry,
     async metric(name, labels = {}) {
-      const metric = registry.getSingleMetric(name);
+      const sample = /_(count|sum)$/.exec(name);
+      const metric = registry.getSingleMetric(name) ?? (sample ? registry.getSingleMetric(name.slice(0, sample.index)) : undefined);
       if (!metric) return 0;
-      const series = (await metric.get()).values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value));
+      const series = (await metric.get()).values.find((v) =>
+        [undefined, name].includes((v as { metricName?: string }).metricName) && Object.entries(labels).every(([k, value]) => v.labels[k] === value));
       return series?.value ?? 0;
     },
   };

@@ -1,7 +1,8 @@
 /** The service in-process against a real operator-mode nats-server and Redis: authentication, subscriptions, limits. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeAccount, encodeUser, createAccount, createUser, decode, type Account } from '@nats-io/jwt';
-import type { NatsConnection } from '@tradewind/lib';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { TRADE_PUBLISHED_MS_HEADER, type NatsConnection } from '@tradewind/lib';
 import {
   encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt,
   type LocalNats, type UserCredentials,
@@ -52,18 +53,33 @@ async function authAttempt(body: unknown): Promise<TestClient> {
 }
 
 describe('ws-fanout', () => {
-  it('when a starter authenticates and subscribes, then it receives the published trade bytes unchanged', async () => {
+  it('when a starter authenticates and subscribes, then it receives the published trade bytes unchanged, counted as a starter connection with its delivery latency', async () => {
     const c = await authed(await creds('starter'));
+    expect(await t.metric('tradewind_ws_fanout_connections', { plan: 'starter' })).toBe(1);
     c.send({ subject: 'basic.pumpfun' });
     expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
     const payload = '{"source":"pumpfun","transaction_type":"BUY","signature":"abc",  "spacing":"kept as published"}';
-    nc.publish('basic.pumpfun', payload);
+    // As ingest stamps it; 250 ms in the past, so the observed latency is at least that.
+    const stamped = natsHeaders();
+    stamped.set(TRADE_PUBLISHED_MS_HEADER, String(Date.now() - 250));
+    nc.publish('basic.pumpfun', payload, { headers: stamped });
     nc.publish('basic.bonk', '{"source":"bonk"}'); // not subscribed: must not arrive
     expect(await c.nextRaw()).toBe(payload);
+    const latency = 'tradewind_ws_fanout_delivery_latency_seconds';
+    expect(await t.metric(`${latency}_count`, { subject: 'basic.pumpfun' })).toBe(1);
+    expect(await t.metric(`${latency}_sum`, { subject: 'basic.pumpfun' })).toBeGreaterThanOrEqual(0.25);
+    expect(await t.metric(`${latency}_sum`, { subject: 'basic.pumpfun' })).toBeLessThan(5);
+    // Without the header (or with a bad one), a trade is delivered but not observed.
     nc.publish('basic.pumpfun', '{"n":2}');
     expect(await c.nextRaw()).toBe('{"n":2}');
+    const garbled = natsHeaders();
+    garbled.set(TRADE_PUBLISHED_MS_HEADER, 'yesterday');
+    nc.publish('basic.pumpfun', '{"n":3}', { headers: garbled });
+    expect(await c.nextRaw()).toBe('{"n":3}');
+    expect(await t.metric(`${latency}_count`, { subject: 'basic.pumpfun' })).toBe(1);
     c.close();
     await c.waitClosed();
+    await expect.poll(() => t.metric('tradewind_ws_fanout_connections', { plan: 'starter' })).toBe(0);
   });
 
   it('when the client signs the challenge nonce instead of sending its seed, then it is authenticated', async () => {

@@ -48,6 +48,8 @@ export interface RouteDeps {
   logger: Logger;
   signIns: Counter<'outcome'>;
   refreshes: Counter<'outcome'>;
+  /** Users created by a sign-in, counted once their transaction (with user.created) committed. */
+  usersCreated: Counter;
   config: {
     publicUrl: string;
     issuer: string;
@@ -143,7 +145,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       return reply.redirect(loginRedirect(appErr.code === 'unavailable' ? 'temporarily_unavailable' : 'invalid_grant', appErr.message), 302);
     }
     const { user, created } = await upsertUserOnSignIn(deps.db, identity, request.id);
-    if (created) deps.relay.kick();
+    if (created) {
+      deps.usersCreated.inc();
+      deps.relay.kick();
+    }
     const { sessionId, refreshToken } = await createSession(deps.db, user.id, config.refreshTokenTtlSeconds, request.headers['user-agent'] ?? '');
     await issueSession(reply, user, sessionId, refreshToken);
     deps.signIns.inc({ outcome: created ? 'new_user' : 'returning_user' });
