@@ -282,3 +282,19 @@ describe.sequential('the web app against the local stack', () => {
     expect(pageErrors).toEqual([]);
   });
 });
+
+describe('observability', () => {
+  it('when Prometheus scrapes the local stack with deploy/prometheus, then every target is up, every rule evaluates and every dashboard query succeeds', async () => {
+    expect(stack.output()).toContain('Tradewind is running');
+    // scripts/prometheus-check.ts: Debian's prometheus with prometheus.local.yml (the fixed admin ports 9301-9307).
+    const { checkPrometheus, formatReport } = await import('../../scripts/prometheus-check');
+    const report = await checkPrometheus();
+    expect(report.failures, formatReport(report)).toEqual([]);
+    expect(report.targets.map((t) => `${t.job} ${t.health}`)).toEqual(
+      ['auth', 'billing', 'credential-issuer', 'ingest', 'token-price', 'web', 'ws-fanout'].map((job) => `${job} up`));
+    expect(report.rules.length).toBeGreaterThan(20);
+    expect(report.rules.filter((r) => r.health !== 'ok' || r.lastError !== '')).toEqual([]);
+    expect(report.queries.length).toBeGreaterThan(50);
+    expect(report.queries.filter((q) => !q.ok)).toEqual([]);
+  });
+});
