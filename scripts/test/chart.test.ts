@@ -91,7 +91,7 @@ describe('values.schema.json', () => {
     expect(bad({ secrets: { stripe: 'sk_live_51Habc/xyz=' } })).toMatch(/\/secrets\/stripe must match pattern/);
     expect(bad({ default: { env: { STRIPE_SECRET_KEY: 'sk_live_x' } } })).toMatch(/\/default\/env/);
     expect(bad({ components: { auth: { env: { DATABASE_URL: 'postgres://u:p@h/db' } } } })).toMatch(/\/components\/auth\/env/);
-    expect(bad({ default: { securityContext: { readOnlyRootFilesystem: false } } })).toMatch(/readOnlyRootFilesystem must be equal to constant/);
+    expect(bad({ default: { securityContext: { allowPrivilegeEscalation: true } } })).toMatch(/allowPrivilegeEscalation must be equal to constant/);
     expect(bad({ components: { wsFanout: { replicas: -1 } } })).toMatch(/\/components\/wsFanout\/replicas must be >= 0/);
     expect(bad({ components: { ingest: { source: 'geyser' } } })).toMatch(/\/components\/ingest\/source must be equal to one of the allowed values/);
     expect(bad({ stripeSecretKey: 'sk_live_x' })).toMatch(/must NOT have additional properties/);
@@ -142,7 +142,8 @@ describe('rendered manifests', () => {
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       expect(pod.automountServiceAccountToken).toBe(false);
       for (const c of pod.containers) {
-        expect(c.securityContext, `${name}/${c.name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+        // Only the Tilt values (development mode) make the root file system writable, for live update.
+        expect(c.securityContext, `${name}/${c.name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: !files.includes('values-dev.yaml'), runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
         expect(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.cpu && c.resources.limits.memory, `${name}/${c.name} resources`).toBeTruthy();
       }
       const main = pod.containers[0];
@@ -221,6 +222,7 @@ describe('rendered manifests', () => {
     expect(() => render([], { 'components.ingest.source': 'yellowstone' })).toThrow(/yellowstoneEndpoint is required/);
     expect(() => render([], { 'secrets.google': '' })).toThrow(/secrets.google .* is required/);
     expect(() => render([], { 'nats.enabled': false })).toThrow(/externalNats.url is required/);
+    expect(() => render([], { 'default.securityContext': { readOnlyRootFilesystem: false, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] } } })).toThrow(/readOnlyRootFilesystem=false is only allowed with development.enabled/);
   });
 });
 

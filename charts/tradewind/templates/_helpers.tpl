@@ -200,6 +200,9 @@ text, optional), ports (list of dict name/port), sidecars (YAML list text, optio
 */}}
 {{- define "tradewind.deployment" -}}
 {{- $v := .v -}}
+{{- if and (not $v.securityContext.readOnlyRootFilesystem) (not .root.Values.development.enabled) }}
+{{- fail (printf "%s: securityContext.readOnlyRootFilesystem=false is only allowed with development.enabled (Tilt live update)" .name) }}
+{{- end }}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
