@@ -20,10 +20,10 @@
  * Google and Stripe secrets are not generated: create them from your provider's values
  * (docs/kubernetes.md). Exit 1 with the reason on a bad argument or an unreadable state directory.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureNatsIdentities, generateSeedKey, renderNatsAuthConfig } from '@tradewind/credential-issuer';
+import { ensureAccessTokenKeyFile } from './lib/access-token-key.js';
 
 /** Secret names the chart's values.yaml uses by default (`secrets.*`). */
 export const SECRET_NAMES = {
@@ -54,8 +54,9 @@ function once(file: string, create: () => string): string {
  */
 export async function generateSecrets(stateDir: string): Promise<GeneratedSecret[]> {
   const identities = await ensureNatsIdentities(stateDir);
-  const jwtKey = once(join(stateDir, 'auth', 'private-key.pem'), () =>
-    generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey);
+  const jwtKeyFile = join(stateDir, 'auth', 'private-key.pem');
+  ensureAccessTokenKeyFile(jwtKeyFile);
+  const jwtKey = readFileSync(jwtKeyFile, 'utf8');
   const sealingKey = once(join(stateDir, 'credential-issuer', 'seed-encryption.key'), () => `${generateSeedKey()}\n`);
   return [
     {

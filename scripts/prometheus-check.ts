@@ -16,11 +16,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { freePort } from '@tradewind/lib';
 import { PATHS, REPO_ROOT, readDashboards, readRules, readYaml, substituteVariables } from './lib/observability.js';
 
 /** The Prometheus binary Debian's `prometheus` package installs. */
@@ -109,17 +109,6 @@ export class PrometheusStartError extends Error {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => ok(port));
-    });
-  });
-}
 
 interface ApiResponse<T> {
   status: 'success' | 'error';

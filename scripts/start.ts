@@ -20,12 +20,12 @@
  * the services' own variables, which are passed through.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { isListening, waitForPort } from '@tradewind/lib';
 import { issueUserCredentials, startLocalNats, type LocalNats } from '@tradewind/credential-issuer';
+import { ensureAccessTokenKeyFile } from './lib/access-token-key.js';
 import { loadRouteTable, startIngressProxy, type IngressProxy } from './ingress-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -283,13 +283,8 @@ async function startLocalOidc(): Promise<string> {
  * once so sessions survive restarts. @returns its path.
  */
 function ensureJwtKey(): string {
-  const dir = join(stateDir, 'auth');
-  const file = join(dir, 'jwt-es256.pem');
-  if (existsSync(file)) return file;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  writeFileSync(file, privateKey, { mode: 0o600, flag: 'wx' });
-  say(`Created the access-token signing key ${relative(root, file) || file} (ES256).`);
+  const file = join(stateDir, 'auth', 'jwt-es256.pem');
+  if (ensureAccessTokenKeyFile(file)) say(`Created the access-token signing key ${relative(root, file) || file} (ES256).`);
   return file;
 }
 

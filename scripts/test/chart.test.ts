@@ -16,6 +16,7 @@ import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { freePort, waitForPort } from '@tradewind/lib';
 import { generateSecrets, secretsYaml } from '../k8s-secrets.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -252,7 +253,7 @@ describe('scripts/k8s-secrets.ts', () => {
 
     // The auth.conf included the way the NATS chart does ($include from the config directory).
     const dir = join(work, 'nats');
-    const port = 14000 + Math.floor(Math.random() * 1000);
+    const port = await freePort();
     execFileSync('mkdir', ['-p', join(dir, 'conf'), join(dir, 'auth'), join(dir, 'jwt'), join(dir, 'js')]);
     writeFileSync(join(dir, 'auth', 'auth.conf'), auth.stringData['auth.conf']!);
     writeFileSync(join(dir, 'conf', 'nats.conf'), [
@@ -263,15 +264,11 @@ describe('scripts/k8s-secrets.ts', () => {
     ].join('\n'));
     writeFileSync(join(work, 'service.creds'), identities.stringData['service.creds']!);
     server = spawn('nats-server', ['-c', join(dir, 'conf', 'nats.conf')], { stdio: 'ignore' });
-    let nc;
-    for (let i = 0; !nc && i < 50; i++) {
-      nc = await connect({ servers: `127.0.0.1:${port}`, authenticator: credsAuthenticator(new TextEncoder().encode(identities.stringData['service.creds']!)), reconnect: false }).catch(() => undefined);
-      if (!nc) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(nc, 'the service user connects').toBeDefined();
-    const info = await (await jetstreamManager(nc!)).getAccountInfo();
+    await waitForPort(port, '127.0.0.1', 10_000);
+    const nc = await connect({ servers: `127.0.0.1:${port}`, authenticator: credsAuthenticator(new TextEncoder().encode(identities.stringData['service.creds']!)), reconnect: false });
+    const info = await (await jetstreamManager(nc)).getAccountInfo();
     expect(info.limits.max_streams).not.toBe(0);
-    await nc!.close();
+    await nc.close();
     // A user of an account the server does not trust is refused.
     const stranger = readdirSync(state).length > 0 && identities.stringData['sys.creds']!.replace(/eyJ[^\n]+/, 'eyJhbGciOiJub25lIn0.e30.');
     await expect(connect({ servers: `127.0.0.1:${port}`, authenticator: credsAuthenticator(new TextEncoder().encode(String(stranger))), reconnect: false })).rejects.toThrow();

@@ -24,7 +24,7 @@ runMain(async () => {
     logger,
     registry,
     adminPort: config.ADMIN_PORT,
-    shutdown: { readinessDelayMs: config.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: config.SHUTDOWN_DEADLINE_MS },
+    shutdown: config,
     checks: [],
     app: {
       start: () => new Promise<void>((ok) => server.listen(config.PORT, () => {

@@ -18,7 +18,7 @@ runMain(async () => {
   let ports: Awaited<ReturnType<typeof app.start>> = { httpPort: 0, grpcPort: 0 };
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,
-    shutdown: { readinessDelayMs: config.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: config.SHUTDOWN_DEADLINE_MS },
+    shutdown: config,
     app: { start: async () => { ports = await app.start(); }, stop: () => app.stop() },
     checks: [{ name: 'nats', check: () => !nc.isClosed() }, { name: 'postgres', check: () => pingDb(db) }],
     close: [() => nc.drain(), () => db.destroy()],

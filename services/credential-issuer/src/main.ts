@@ -49,7 +49,7 @@ runMain(async () => {
   let httpPort = 0;
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,
-    shutdown: { readinessDelayMs: config.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: config.SHUTDOWN_DEADLINE_MS },
+    shutdown: config,
     app: { start: async () => { httpPort = (await app.start()).httpPort; }, stop: () => app.stop() },
     checks: [
       { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() && !replayNc.isClosed() },

@@ -26,7 +26,7 @@ runMain(async () => {
   });
   await serve({
     logger, registry, adminPort: config.ADMIN_PORT, app,
-    shutdown: { readinessDelayMs: config.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: config.SHUTDOWN_DEADLINE_MS },
+    shutdown: config,
     checks: [{ name: 'nats', check: () => !nc.isClosed() }, { name: 'source', check: () => !app.failed() }],
     close: [() => nc.drain()],
   });

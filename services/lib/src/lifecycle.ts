@@ -65,8 +65,8 @@ export function runMain(main: () => Promise<void>): void {
  * `checks`, `/metrics`), start the app, and install graceful shutdown that marks the process
  * not ready, waits `shutdown.readinessDelayMs`, stops the app, runs `close` in order (drain NATS, quit
  * Redis…) and closes the admin server, all within `shutdown.deadlineMs`.
- * @param options.shutdown the service's `SHUTDOWN_READINESS_DELAY_MS` / `SHUTDOWN_DEADLINE_MS` (CommonConfig);
- *   without it, no delay and a 10 s deadline.
+ * @param options.shutdown the service's config (its `SHUTDOWN_READINESS_DELAY_MS` / `SHUTDOWN_DEADLINE_MS`,
+ *   CommonConfig); without it, no delay and a 10 s deadline.
  * @returns the admin server's port.
  */
 export async function serve(options: {
@@ -76,7 +76,7 @@ export async function serve(options: {
   checks: readonly ReadinessCheck[];
   app: { start(): Promise<unknown>; stop(): Promise<void> };
   close: ReadonlyArray<() => Promise<unknown>>;
-  shutdown?: { readinessDelayMs: number; deadlineMs: number };
+  shutdown?: { readonly SHUTDOWN_READINESS_DELAY_MS: number; readonly SHUTDOWN_DEADLINE_MS: number };
 }): Promise<number> {
   let started = false;
   const checks = [{ name: 'started', check: () => started }, ...options.checks];
@@ -85,7 +85,7 @@ export async function serve(options: {
   started = true;
   installShutdown({
     logger: options.logger,
-    ...options.shutdown,
+    ...(options.shutdown ? { readinessDelayMs: options.shutdown.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: options.shutdown.SHUTDOWN_DEADLINE_MS } : {}),
     markNotReady: () => admin.markNotReady(),
     stop: async () => {
       await options.app.stop();

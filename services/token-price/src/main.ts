@@ -25,7 +25,7 @@ runMain(async () => {
   });
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,
-    shutdown: { readinessDelayMs: config.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: config.SHUTDOWN_DEADLINE_MS },
+    shutdown: config,
     app: { start: async () => logger.info({ ...(await app.start()), birdeye: Boolean(config.BIRDEYE_API_KEY), metadata_rpc: Boolean(config.SOLANA_RPC_URL) }, 'token-price listening'), stop: () => app.stop() },
     checks: [
       { name: 'nats', check: () => !nc.isClosed() },

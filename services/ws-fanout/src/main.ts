@@ -30,7 +30,7 @@ runMain(async () => {
 
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,
-    shutdown: { readinessDelayMs: config.SHUTDOWN_READINESS_DELAY_MS, deadlineMs: config.SHUTDOWN_DEADLINE_MS },
+    shutdown: config,
     app: { start: async () => logger.info({ port: (await app.start()).port }, 'ws-fanout listening'), stop: () => app.stop() },
     checks: [
       { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() },
