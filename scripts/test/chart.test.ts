@@ -288,8 +288,15 @@ describe('Tiltfile', () => {
     expect(parsed.status, parsed.stderr).toBe(0);
     const images = [...tiltfile.matchAll(/^service_image\('([^']+)', '([^']+)', \[([^\]]*)\]\)/gm)];
     expect(images.map((m) => m[1]).sort()).toEqual([...COMPONENTS].sort());
+    const context = JSON.parse(/^IMAGE_CONTEXT = (\[.*\])$/m.exec(tiltfile)![1]!.replace(/'/g, '"')) as string[];
+    const inContext = (path: string) => context.some((c) => path === c || path.startsWith(`${c}/`));
     for (const [, , dockerfile, sources] of images) {
       expect(existsSync(join(ROOT, dockerfile!)), dockerfile).toBe(true);
+      // Every file the Dockerfile copies from the build context is inside the context Tilt sends.
+      const copied = readFileSync(join(ROOT, dockerfile!), 'utf8').split('\n').filter((l) => /^COPY\s/.test(l) && !/--from=/.test(l))
+        .flatMap((l) => l.split(/\s+/).slice(1, -1).filter((a) => !a.startsWith('--')));
+      expect(copied.length, dockerfile).toBeGreaterThan(0);
+      for (const src of copied) expect(inContext(src), `${dockerfile}: COPY ${src} is outside the Tiltfile's only=`).toBe(true);
       for (const src of sources!.split(',').map((s) => s.trim().replace(/'/g, '')).filter(Boolean)) expect(existsSync(join(ROOT, src)), src).toBe(true);
     }
   });
