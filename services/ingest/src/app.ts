@@ -81,7 +81,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   }
 
   async function runLive(js: JetStreamClient, source: TransactionSource): Promise<void> {
-    logger.info({ source: source.name }, 'streaming live transactions');
+    logger.info({ source: source.name, commitment: source.commitment }, 'streaming live transactions');
     let lastSaved = 0;
     let pending: Checkpoint | null = null;
     const save = async (c: Checkpoint): Promise<void> => {

@@ -25,13 +25,19 @@ export const IngestConfigSchema = CommonConfig.extend({
   YELLOWSTONE_ENDPOINT: urlWithScheme(['http', 'https']).optional(),
   /** Yellowstone x-token (secret; sent as gRPC metadata `x-token`). */
   YELLOWSTONE_X_TOKEN: z.string().min(1).optional(),
-  /** Commitment of the Yellowstone stream (https://solana.com/docs/rpc#configuring-state-commitment). */
+  /**
+   * Commitment of the Yellowstone stream (https://solana.com/docs/rpc#configuring-state-commitment); every
+   * message it produces says it in `commitment`. Default = yellowstone.ts DEFAULT_YELLOWSTONE_COMMITMENT.
+   */
   YELLOWSTONE_COMMITMENT: z.enum(['processed', 'confirmed', 'finalized']).default('processed'),
   /** Solana JSON-RPC HTTP endpoint for getTransaction / getSignaturesForAddress. Required when INGEST_SOURCE=rpc. */
   SOLANA_RPC_URL: urlWithScheme(['http', 'https']).optional(),
   /** Solana RPC WebSocket endpoint; default: SOLANA_RPC_URL with ws(s):// and, when it names a port, that port + 1 (8899 → 8900). */
   SOLANA_WS_URL: urlWithScheme(['ws', 'wss']).optional(),
-  /** Commitment of logsSubscribe / getTransaction (processed is not accepted by getTransaction). */
+  /**
+   * Commitment of logsSubscribe / getSignaturesForAddress / getTransaction (processed is not accepted by
+   * getTransaction); every message the RPC source produces says it in `commitment`.
+   */
   RPC_COMMITMENT: z.enum(['confirmed', 'finalized']).default('confirmed'),
   /** getTransaction calls in flight at once (results are still handed on in notification order). */
   RPC_FETCH_CONCURRENCY: PositiveInt.max(256).default(16),

@@ -3,9 +3,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DecodeError, decodeTransaction, messageId, subjectOf } from '../src/decode/index.js';
+import { DecodeError, decodeNormalized, decodeTransaction, messageId, subjectOf } from '../src/decode/index.js';
 import type { TradeMessage } from '../src/decode/index.js';
-import { normalizeTransaction } from '../src/decode/transaction.js';
+import { GET_TRANSACTION_MIN_COMMITMENT, normalizeTransaction } from '../src/decode/transaction.js';
+import { COMMITMENTS } from '../src/decode/types.js';
 import type { NormalizedTransaction } from '../src/decode/transaction.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -115,6 +116,59 @@ describe('decodeTransaction on the bundled recording', () => {
       }
     });
   }
+});
+
+describe('commitment', () => {
+  const sample = files.filter((f) => decodeTransaction(load(f)).length > 0);
+
+  it('when a getTransaction result is decoded without a commitment, then its messages say confirmed, the least getTransaction serves', () => {
+    expect(GET_TRANSACTION_MIN_COMMITMENT).toBe('confirmed');
+    for (const rel of sample) for (const m of decodeTransaction(load(rel))) expect(m.commitment, rel).toBe('confirmed');
+  });
+
+  it('when normalised at each commitment, then every message carries it right after slot, validates, and differs in nothing else', () => {
+    expect(sample.length).toBeGreaterThanOrEqual(20);
+    for (const rel of sample) {
+      const raw = load(rel);
+      const [first, ...others] = COMMITMENTS.map((c) => {
+        const msgs = decodeNormalized(normalizeTransaction(raw, c));
+        for (const m of msgs) {
+          expect(m.commitment, rel).toBe(c);
+          expect(Object.keys(m).slice(0, 6), rel).toEqual(['source', 'transaction_type', 'signature', 'slot', 'commitment', 'block_time_ms']);
+          const validate = validators[subjectOf(m)];
+          expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
+        }
+        // The serialised message with the field taken out: what it was before the field existed.
+        return msgs.map((m) => JSON.stringify(m).replace(`,"commitment":"${c}"`, ''));
+      });
+      for (const o of others) expect(o, rel).toEqual(first);
+      expect(first!.join('\n')).not.toContain('"commitment"');
+    }
+  });
+
+  it('when the subject schemas are read, then each requires commitment right after slot, with the decoder\'s levels as its enum', () => {
+    for (const subject of Object.keys(validators)) {
+      const schema = JSON.parse(readFileSync(join(root, `schemas/${subject}.schema.json`), 'utf8')) as { required: string[]; properties: Record<string, { enum?: string[] }> };
+      expect(schema.required.slice(schema.required.indexOf('slot'), schema.required.indexOf('slot') + 3), subject).toEqual(['slot', 'commitment', 'block_time_ms']);
+      const names = Object.keys(schema.properties);
+      expect(names.slice(names.indexOf('slot'), names.indexOf('slot') + 3), subject).toEqual(['slot', 'commitment', 'block_time_ms']);
+      expect(schema.properties.commitment?.enum, subject).toEqual([...COMMITMENTS]);
+    }
+  });
+
+  it('when a message lacks commitment or names another level, then its subject schema rejects it', () => {
+    for (const rel of ['pumpfun/JBnr', 'launchlab/mqSG', 'pumpswap/2ffH', 'raydium-cpmm/2Eaw']) {
+      for (const m of decodeTransaction(load(byPrefix(rel)))) {
+        const validate = validators[subjectOf(m)];
+        const { commitment: _c, ...without } = m;
+        expect(validate(without), `${rel} without commitment`).toBe(false);
+        expect(validate.errors?.some((e) => e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'commitment')).toBe(true);
+        for (const bad of ['recent', 'max', 'Confirmed', null]) {
+          expect(validate({ ...m, commitment: bad }), `${rel} commitment ${String(bad)}`).toBe(false);
+        }
+      }
+    }
+  });
 });
 
 describe('agreement with the chain balances', () => {

@@ -51,28 +51,32 @@ afterAll(async () => {
 
 const logger = createLogger({ service: 'ingest', level: 'silent' });
 
-function runIngest(checkpoint: Awaited<ReturnType<Awaited<ReturnType<typeof natsCheckpointStore>>['load']>>) {
+function runIngest(checkpoint: Awaited<ReturnType<Awaited<ReturnType<typeof natsCheckpointStore>>['load']>>, env: Record<string, string> = {}) {
   const config = loadIngestConfig({
     INGEST_SOURCE: 'rpc', SOLANA_RPC_URL: rpc.httpUrl, SOLANA_WS_URL: rpc.wsUrl, LIVE_RECONNECT_INITIAL_MS: '20', LIVE_RECONNECT_MAX_MS: '200',
-    LIVE_CHECKPOINT_INTERVAL_MS: '60000', NATS_URL: 'nats://127.0.0.1:1',
+    LIVE_CHECKPOINT_INTERVAL_MS: '60000', NATS_URL: 'nats://127.0.0.1:1', ...env,
   });
   const registry = new Registry();
   const source = createLiveSource(config, { logger, registry, checkpoint });
   return { config, registry, source };
 }
 
-async function storedIds(): Promise<string[]> {
+async function stored(): Promise<{ id: string; body: Record<string, unknown> }[]> {
   const info = await jsm.streams.info(TRADES_STREAM);
-  const ids: string[] = [];
+  const out: { id: string; body: Record<string, unknown> }[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(TRADES_STREAM, { seq });
-    if (m) ids.push(m.header?.get('Nats-Msg-Id') ?? '');
+    if (m) out.push({ id: m.header?.get('Nats-Msg-Id') ?? '', body: m.json<Record<string, unknown>>() });
   }
-  return ids;
+  return out;
+}
+
+async function storedIds(): Promise<string[]> {
+  return (await stored()).map((m) => m.id);
 }
 
 describe('ingest with the RPC WebSocket source', () => {
-  it('when the node produces the recording, then every trade lands in TRADES once with Nats-Msg-Id signature:path, and a restart resumes after the checkpoint', async () => {
+  it('when the node produces the recording, then every trade lands in TRADES once with Nats-Msg-Id signature:path and the RPC_COMMITMENT of the run that published it, and a restart resumes after the checkpoint', async () => {
     const ok = rpc.transactions.filter((t) => t.err === null);
     const expected = ok.flatMap((t) => decodeTransaction(t.syntheticSlot ? t.result : t.raw)).map(messageId);
     expect(expected.length).toBeGreaterThanOrEqual(30);
@@ -94,15 +98,18 @@ describe('ingest with the RPC WebSocket source', () => {
 
     // Produced while ingest is down: the restart must pick these up from the checkpoint.
     rpc.emitAll();
-    const second = runIngest(saved);
+    const second = runIngest(saved, { RPC_COMMITMENT: 'finalized' });
     const app2 = createApp(second.config, { logger, registry: second.registry, nc, source: second.source, checkpoints });
     await app2.start();
     await waitUntil(async () => (await storedIds()).length >= expected.length);
     await new Promise((r) => setTimeout(r, 200)); // room for a duplicate to show up
     await app2.stop();
 
-    const ids = await storedIds();
-    expect(ids).toEqual(expected);
+    const all = await stored();
+    expect(all.map((m) => m.id)).toEqual(expected);
+    // First run at the default RPC_COMMITMENT (confirmed), the restart at finalized: each message says which.
+    expect(first.config.RPC_COMMITMENT).toBe('confirmed');
+    expect(all.map((m) => m.body.commitment)).toEqual(expected.map((_, i) => (i < firstIds.length ? 'confirmed' : 'finalized')));
     const dupMetric = await second.registry.getSingleMetricAsString('tradewind_ingest_trades_duplicate_total');
     expect(dupMetric).not.toMatch(/ [1-9]\d*$/m); // nothing re-published: the restart began after the checkpoint
   }, 30_000);

@@ -7,7 +7,7 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connectNats, createLogger, TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, type NatsConnection } from '@tradewind/lib';
 import { createApp } from '../src/app.js';
 import { BUNDLED_RECORDING_DIR } from '../src/config.js';
-import { loadRecording } from '../src/replay/recording.js';
+import { loadRecording, RECORDING_COMMITMENT } from '../src/replay/recording.js';
 import { replay } from '../src/replay/replay-source.js';
 
 // JetStream on the machine's plain NATS (127.0.0.1:4222, no auth); the stream is TRADES, so
@@ -43,6 +43,7 @@ describe('replay source', () => {
     for await (const batch of replay(transactions, { transactionsPerSecond: 10_000, loop: true, signal: abort.signal, runId: 'r1' })) {
       for (const t of batch) {
         expect(t.message.replayed).toBe(true);
+        expect(t.message.commitment).toBe(RECORDING_COMMITMENT);
         seen.push(t.msgId);
         passes.add(t.message.replay_loop);
       }
@@ -70,7 +71,8 @@ describe('replay source', () => {
 });
 
 describe('ingest app (JetStream)', () => {
-  it('when the recording is replayed twice, then TRADES holds every trade twice, schema-valid, stamped with its publish time, and a re-publish of the same copy is dropped', async () => {
+  it('when the recording is replayed twice, then TRADES holds every trade twice, schema-valid, at commitment confirmed, stamped with its publish time, and a re-publish of the same copy is dropped', async () => {
+    expect(RECORDING_COMMITMENT).toBe('confirmed');
     const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
     const perPass = transactions.reduce((n, t) => n + t.trades.length, 0);
     expect(perPass).toBeGreaterThanOrEqual(20);
@@ -104,6 +106,9 @@ describe('ingest app (JetStream)', () => {
       const check = validate[m!.subject as keyof typeof validate];
       expect(check(body), JSON.stringify(check.errors)).toBe(true);
       expect(body.replayed).toBe(true);
+      // Recorded getTransaction results: at least confirmed (RECORDING_COMMITMENT), placed right after slot.
+      expect(body.commitment).toBe('confirmed');
+      expect(Object.keys(body).slice(3, 6)).toEqual(['slot', 'commitment', 'block_time_ms']);
       expect(m!.header.get('Nats-Msg-Id')).toContain(`${String(body.signature)}:`);
       // Epoch ms of the publish, which ws-fanout's delivery latency starts from.
       const publishedMs = m!.header.get(TRADE_PUBLISHED_MS_HEADER);

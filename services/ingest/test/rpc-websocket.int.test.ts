@@ -116,10 +116,12 @@ describe('RPC WebSocket source (logsSubscribe + getTransaction)', () => {
       const rec = ok[i]!;
       // Synthetic-slot captures are served with that slot; everything else is the file as stored.
       const expected = decodeTransaction(rec.syntheticSlot ? rec.result : rec.raw);
+      expect(tx.commitment, rec.file).toBe('confirmed');
       expect(decodeNormalized(tx), rec.file).toEqual(expected);
       messages += expected.length;
     }
     expect(messages).toBeGreaterThan(0);
+    expect(h.source.commitment).toBe('confirmed');
 
     const mentions = (txs: RecordedTransaction[]) => txs.reduce((n, t) => n + programsOf(t).length + (t === multi && programsOf(t).length === 1 ? 1 : 0), 0);
     expect(await metric(h.registry, 'tradewind_ingest_source_duplicates_skipped_total')).toBe(mentions(ok) - ok.length);
@@ -278,6 +280,48 @@ describe('RPC WebSocket source (logsSubscribe + getTransaction)', () => {
     server.emit(...ok.slice(5, 8));
     await server.waitFor(() => c.items.length === 6);
     expect(sigs(c.items)).toEqual(sigs(ok.slice(2, 8)));
+  });
+});
+
+describe('RPC WebSocket source commitment', () => {
+  it('when run at finalized, then every subscription and request asks finalized, and every transaction (back-filled or live) and its trades say finalized', async () => {
+    server.emit(...ok.slice(0, 5));
+    const h = makeSource(server, { commitment: 'finalized', fromSlot: ok[2]!.slot });
+    expect(h.source.commitment).toBe('finalized');
+    const c = consume(h.source);
+    await server.waitFor(() => c.items.length === 3); // back-filled: getSignaturesForAddress + getTransaction
+    await server.waitFor(() => server.logSubscriptionCount() === 4);
+    server.emit(...ok.slice(5, 8)); // live: logsNotification + getTransaction
+    await server.waitFor(() => c.items.length === 6);
+    expect(sigs(c.items)).toEqual(sigs(ok.slice(2, 8)));
+
+    const asked = (method: string, at: number) => server.calls.filter((x) => x.method === method).map((x) => (x.params as Record<string, unknown>[])[at]!.commitment);
+    expect(asked('logsSubscribe', 1)).toEqual(TRADE_PROGRAM_IDS.map(() => 'finalized'));
+    expect(new Set(asked('getSignaturesForAddress', 1))).toEqual(new Set(['finalized']));
+    expect(asked('getTransaction', 1)).toEqual(c.items.map(() => 'finalized'));
+    let trades = 0;
+    for (const [i, tx] of c.items.entries()) {
+      const rec = ok[2 + i]!;
+      expect(tx.commitment, rec.file).toBe('finalized');
+      // The same file decoded without a source is a plain getTransaction result: confirmed.
+      const plain = decodeTransaction(rec.syntheticSlot ? rec.result : rec.raw);
+      expect(plain.every((m) => m.commitment === 'confirmed')).toBe(true);
+      expect(decodeNormalized(tx), rec.file).toEqual(plain.map((m) => ({ ...m, commitment: 'finalized' })));
+      trades += plain.length;
+    }
+    expect(trades).toBeGreaterThan(0);
+  });
+
+  it('when asked for processed or an unknown level, then creating the source fails with invalid_argument', () => {
+    for (const commitment of ['processed', 'recent']) {
+      let thrown: unknown;
+      try {
+        makeSource(server, { commitment: commitment as 'confirmed' });
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toMatchObject({ code: 'invalid_argument', message: `commitment must be confirmed or finalized, got "${commitment}"` });
+    }
   });
 });
 

@@ -121,9 +121,10 @@ function denseChain(copies: number, perSlot: number, firstSlot: number): ServedT
 }
 
 describe('yellowstone source against a local geyser server', () => {
-  it('when every recorded transaction is streamed, then each arrives normalised and decodes to the same trades as its getTransaction JSON', async () => {
+  it('when every recorded transaction is streamed, then each arrives normalised and decodes to the same trades as its getTransaction JSON, at commitment processed', async () => {
     const server = await startServer({ transactions: recorded });
     const h = harness(server);
+    expect(h.source.commitment).toBe('processed');
     const expected = recorded.filter(streamable);
     expect(expected.length).toBeGreaterThanOrEqual(15);
     const got = await take(h.iterator, expected.length);
@@ -136,8 +137,13 @@ describe('yellowstone source against a local geyser server', () => {
       // Yellowstone sends a slot's BlockMeta after its transactions: the block time is known only
       // when the BlockMeta came first (null otherwise), and then it is the capture's.
       expect([null, t.syntheticSlot ? null : t.blockTime! * 1000]).toContain(tx.blockTimeMs);
+      expect(tx.commitment).toBe('processed');
       const messages = decodeNormalized(tx);
-      expect(messages, t.path).toEqual(decodeTransaction(t.raw).map((m) => ({ ...m, slot: t.slot, block_time_ms: tx.blockTimeMs })));
+      expect(messages, t.path).toEqual(decodeTransaction(t.raw).map((m) => ({ ...m, slot: t.slot, commitment: 'processed', block_time_ms: tx.blockTimeMs })));
+      for (const m of messages) {
+        expect(m.commitment).toBe('processed');
+        expect(Object.keys(m).slice(0, 6), t.path).toEqual(['source', 'transaction_type', 'signature', 'slot', 'commitment', 'block_time_ms']);
+      }
       trades += messages.length;
     });
     expect(trades).toBeGreaterThanOrEqual(15);
@@ -253,7 +259,13 @@ describe('yellowstone source against a local geyser server', () => {
     const server = await startServer({ transactions: chain, tipSlot: last.slot + 7, defaultBlockTime: 1_750_000_100 });
     const now = last.blockTime! * 1000 + 12_345;
     const h = harness(server, { now: () => now, commitment: 'confirmed' });
-    await take(h.iterator, chain.length);
+    const got = await take(h.iterator, chain.length);
+    // What the SubscribeRequest asked for is what every transaction and its trades say.
+    expect(h.source.commitment).toBe('confirmed');
+    expect(got.map((t) => t.commitment)).toEqual(chain.map(() => 'confirmed'));
+    const trades = got.flatMap((t) => decodeNormalized(t));
+    expect(trades.length).toBeGreaterThan(0);
+    expect(new Set(trades.map((m) => m.commitment))).toEqual(new Set(['confirmed']));
     await until(async () => (await h.gauge('tradewind_ingest_source_tip_slot')) === last.slot + 7);
     void h.iterator.next(); // asks for the next one: the last one is processed
     await until(async () => (await h.gauge('tradewind_ingest_source_transactions_total')) === chain.length);
@@ -316,5 +328,19 @@ describe('yellowstone source against a local geyser server', () => {
     expect(server.subscribeCalls.map((c) => c.requests[0]!.fromSlot)).toEqual(['7001', '7003']);
     expect(await h.gauge('tradewind_ingest_source_resume_gaps_total')).toBe(1);
     expect(h.logs.find((l) => l.level === 50)?.msg).toMatch(/slots 7001\.\.7002 are missed/);
+  });
+
+  it('when asked for finalized, then the SubscribeRequest says FINALIZED and so does every transaction; an unknown level is refused before connecting', async () => {
+    const chain = denseChain(1, 2, 10_000).slice(0, 4);
+    const server = await startServer({ transactions: chain, tipSlot: chain.at(-1)!.slot + 1 });
+    const h = harness(server, { commitment: 'finalized', fromSlot: chain[0]!.slot });
+    const got = await take(h.iterator, chain.length);
+    expect(server.subscribeCalls[0]!.requests[0]!.commitment).toBe(CommitmentLevel.FINALIZED);
+    expect(got.map((t) => t.commitment)).toEqual(chain.map(() => 'finalized'));
+    expect(got.flatMap((t) => decodeNormalized(t)).every((m) => m.commitment === 'finalized')).toBe(true);
+
+    const calls = server.subscribeCalls.length;
+    expect(() => harness(server, { commitment: 'recent' as never })).toThrow(/commitment must be processed, confirmed or finalized, got "recent"/);
+    expect(server.subscribeCalls.length).toBe(calls);
   });
 });

@@ -35,7 +35,7 @@ function ixFor(programId: string, names: readonly string[], disc: number[], over
 
 function txWith(instructions: NormalizedTransaction['instructions'], extra: Partial<NormalizedTransaction> = {}): NormalizedTransaction {
   return {
-    signature: bs58.encode(Buffer.alloc(64, 7)), slot: 437957109, blockTimeMs: 1_750_000_000_000, accountKeys: [], instructions,
+    signature: bs58.encode(Buffer.alloc(64, 7)), slot: 437957109, commitment: 'confirmed', blockTimeMs: 1_750_000_000_000, accountKeys: [], instructions,
     logs: null, err: null, fee: 5000, preBalances: [], postBalances: [], preTokenBalances: [], postTokenBalances: [], ...extra,
   };
 }

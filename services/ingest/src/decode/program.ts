@@ -132,6 +132,7 @@ export function common(
     transaction_type: type,
     signature: tx.signature,
     slot: tx.slot,
+    commitment: tx.commitment,
     block_time_ms: tx.blockTimeMs,
     instruction_path: [...call.ix.path],
     program_id: call.ix.programId,

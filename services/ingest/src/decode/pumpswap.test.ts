@@ -80,6 +80,7 @@ function syntheticTx(outer: NormalizedInstruction, eventCpi: Uint8Array | null, 
   return {
     signature: '1111111111111111111111111111111111111111111111111111111111111111',
     slot: 1,
+    commitment: 'confirmed',
     blockTimeMs: 1_000,
     accountKeys: [],
     instructions: [{ outer, inner }],

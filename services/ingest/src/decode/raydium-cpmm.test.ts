@@ -58,6 +58,7 @@ function syntheticTx(outer: NormalizedInstruction, event: Uint8Array | null, bal
   return {
     signature: '1111111111111111111111111111111111111111111111111111111111111111',
     slot: 1,
+    commitment: 'confirmed',
     blockTimeMs: 1_000,
     accountKeys: [],
     instructions: [{ outer, inner: [] }],

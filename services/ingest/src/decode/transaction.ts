@@ -1,6 +1,15 @@
 import { DecodeError } from './errors.js';
 import { decodeBase58 as fastDecodeBase58 } from './base58.js';
 import { parseWireTransaction } from './wire.js';
+import type { Commitment } from './types.js';
+
+/**
+ * Commitment {@link normalizeTransaction} gives a getTransaction result when its caller
+ * does not name one: `confirmed`, the lowest level getTransaction (and blockSubscribe)
+ * serves ("processed is not supported", https://solana.com/docs/rpc/http/gettransaction),
+ * so it holds for any getTransaction result whatever commitment it was fetched with.
+ */
+export const GET_TRANSACTION_MIN_COMMITMENT: Commitment = 'confirmed';
 
 /** An SPL token balance from meta.pre/postTokenBalances. `amount` is raw base units (decimal string). */
 export interface TokenBalance {
@@ -40,6 +49,11 @@ export interface InstructionNode {
 export interface NormalizedTransaction {
   signature: string;
   slot: number | null;
+  /**
+   * Commitment at which the source saw the transaction: the level of the subscription or
+   * request that produced it (not carried by the transaction bytes themselves).
+   */
+  commitment: Commitment;
   /** blockTime × 1000 (ms since the Unix epoch), or null when absent. */
   blockTimeMs: number | null;
   /** Full account list: static keys, then loaded writable, then loaded readonly. */
@@ -173,10 +187,12 @@ function resolveInstruction(raw: unknown, keys: string[], path: number[], what: 
 /**
  * Normalises one getTransaction result (encodings json, jsonParsed, base64;
  * legacy, v0 and v1 messages) into a {@link NormalizedTransaction}. A JSON-RPC
- * envelope `{jsonrpc, result}` is unwrapped. Throws {@link DecodeError} with the
- * reason when the input is not a readable transaction.
+ * envelope `{jsonrpc, result}` is unwrapped. `commitment`: the commitment the
+ * result was fetched at (default {@link GET_TRANSACTION_MIN_COMMITMENT}; the result
+ * itself does not say). Throws {@link DecodeError} with the reason when the input
+ * is not a readable transaction.
  */
-export function normalizeTransaction(input: unknown): NormalizedTransaction {
+export function normalizeTransaction(input: unknown, commitment: Commitment = GET_TRANSACTION_MIN_COMMITMENT): NormalizedTransaction {
   if (Array.isArray(input)) fail('input is a JSON array, not a transaction object');
   if (!isObj(input)) fail(`input is ${input === null ? 'null' : typeof input}, not a transaction object`);
   const root = isObj(input.result) && 'jsonrpc' in input ? input.result : input;
@@ -276,6 +292,7 @@ export function normalizeTransaction(input: unknown): NormalizedTransaction {
   return {
     signature,
     slot,
+    commitment,
     blockTimeMs,
     accountKeys,
     instructions: nodes,

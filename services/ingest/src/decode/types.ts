@@ -7,6 +7,18 @@ import type { DecodedValue } from './borsh-tolerant.js';
  */
 export type AmmTransactionType = 'CREATE_POOL' | 'DEPOSIT' | 'WITHDRAW' | 'SWAP';
 
+/**
+ * Solana commitment levels, weakest first
+ * (https://solana.com/docs/rpc#configuring-state-commitment): `processed` (the
+ * node's most recent block; the cluster may still skip it), `confirmed` (voted
+ * on by a supermajority of stake), `finalized` (recognised by the cluster as
+ * final: never rolled back).
+ */
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+/** Every {@link Commitment}, weakest first (the `enum` of the message schemas' `commitment`). */
+export const COMMITMENTS: readonly Commitment[] = ['processed', 'confirmed', 'finalized'];
+
 /** Fields every trade message carries (ARCHITECTURE §6). */
 export interface CommonMessageFields {
   /** Launchpad or AMM the trade happened on. */
@@ -20,6 +32,13 @@ export interface CommonMessageFields {
   signature: string;
   /** Slot of the block, or null when the capture lacks it. */
   slot: number | null;
+  /**
+   * Commitment at which the source that produced the message saw the
+   * transaction (= the normalised transaction's `commitment`): Yellowstone →
+   * the SubscribeRequest's (YELLOWSTONE_COMMITMENT), RPC → logsSubscribe /
+   * getTransaction's (RPC_COMMITMENT), replay → `confirmed` (RECORDING_COMMITMENT).
+   */
+  commitment: Commitment;
   /** Block time in ms since the Unix epoch (blockTime × 1000), or null. */
   block_time_ms: number | null;
   /** [outer] for a top-level instruction, [outer, inner] for a CPI (inner = index in meta.innerInstructions). */

@@ -72,7 +72,11 @@ export interface RpcWebSocketSourceOptions {
   httpUrl: string;
   /** PubSub endpoint, e.g. `ws://127.0.0.1:8900`; see {@link deriveWebSocketUrl}. */
   wsUrl: string;
-  /** Commitment of subscriptions and requests (`processed` is not served by getTransaction). */
+  /**
+   * Commitment of subscriptions and requests (`processed` is not served by getTransaction;
+   * config RPC_COMMITMENT). Every transaction the source yields carries it as `commitment`:
+   * it is the commitment its getTransaction result was fetched at.
+   */
   commitment: 'confirmed' | 'finalized';
   /** First slot to deliver (inclusive, back-filled with getSignaturesForAddress at start); null = from the tip. */
   fromSlot: number | null;
@@ -464,6 +468,8 @@ interface Settings {
  */
 class RpcWebSocketSource implements TransactionSource {
   readonly name = 'rpc';
+  /** The commitment of logsSubscribe, getSignaturesForAddress and getTransaction: what every yielded transaction carries. */
+  readonly commitment: 'confirmed' | 'finalized';
   readonly #s: Settings;
   readonly #metrics: SourceMetrics;
   readonly #rpcMetrics: RpcWebSocketMetrics;
@@ -503,6 +509,7 @@ class RpcWebSocketSource implements TransactionSource {
       requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,
       includeFailed: options.includeFailed ?? d.includeFailed,
     };
+    this.commitment = this.#s.commitment;
     this.#metrics = options.metrics;
     this.#rpcMetrics = options.rpcMetrics;
     this.#log = options.logger.child({ component: 'rpc-websocket-source' });
@@ -753,7 +760,7 @@ class RpcWebSocketSource implements TransactionSource {
         continue;
       }
       try {
-        const tx = normalizeTransaction(result);
+        const tx = normalizeTransaction(result, this.#s.commitment);
         if (tx.signature !== signature) return { ok: false, reason: 'unreadable', error: `answer is for signature ${tx.signature}` };
         return { ok: true, tx };
       } catch (err) {
@@ -802,7 +809,10 @@ class RpcWebSocketSource implements TransactionSource {
  * URL is unparseable or of the wrong scheme. Yields each successful transaction mentioning one
  * of the programs once, in notification order (slot order); transactions whose
  * notification reports a failure are not fetched (counted in `failedSkipped`) unless
- * `includeFailed`. Connection problems never end the iteration: it reconnects with
+ * `includeFailed`. Each carries `commitment` = `options.commitment` (also when it was
+ * recovered by the gap fill, which lists and fetches at that commitment too); a commitment
+ * other than confirmed / finalized throws {@link AppError} `invalid_argument`.
+ * Connection problems never end the iteration: it reconnects with
  * {@link backoffDelayMs} and back-fills the outage from getSignaturesForAddress.
  */
 export function createRpcWebSocketSource(options: RpcWebSocketSourceOptions): TransactionSource {
@@ -817,5 +827,9 @@ export function createRpcWebSocketSource(options: RpcWebSocketSourceOptions): Tr
   };
   scheme(options.httpUrl, ['http:', 'https:'], 'httpUrl');
   scheme(options.wsUrl, ['ws:', 'wss:'], 'wsUrl');
+  // getTransaction refuses `processed`, and the commitment is stamped on every message: never guess it.
+  if (options.commitment !== 'confirmed' && options.commitment !== 'finalized') {
+    throw new AppError('invalid_argument', `commitment must be confirmed or finalized, got ${JSON.stringify(options.commitment)}`);
+  }
   return new RpcWebSocketSource(options);
 }

@@ -12,17 +12,23 @@
 import type { Counter, Gauge, Registry } from 'prom-client';
 import { counterOnce, gaugeOnce } from '@tradewind/lib';
 import type { NormalizedTransaction } from '../decode/transaction.js';
+import type { Commitment } from '../decode/types.js';
 
 /** The four program ids ingest decodes (defined beside the prefilter that uses them). */
 export { TRADE_PROGRAM_IDS } from '../decode/prefilter.js';
 
-/** Solana commitment levels (https://solana.com/docs/rpc#configuring-state-commitment). */
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
+/** Solana commitment levels (defined beside the message types that carry one). */
+export type { Commitment } from '../decode/types.js';
 
 /** A live source of transactions touching the trade programs. */
 export interface TransactionSource {
   /** `yellowstone` or `rpc`: used as the `source` metric label and in logs. */
   readonly name: string;
+  /**
+   * Commitment of the subscription / requests the source makes; every transaction it
+   * yields carries it as `commitment` (and so does every message decoded from it).
+   */
+  readonly commitment: Commitment;
   /**
    * Transactions in the order the chain delivered them (slot order), each at most
    * once. A source may leave out failed transactions (it is told to filter them

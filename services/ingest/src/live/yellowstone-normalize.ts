@@ -15,6 +15,7 @@ import { txErrDecode, type SubscribeUpdateTransaction } from '@triton-one/yellow
 import { addressToBase58, encodeBase58 } from '../decode/base58.js';
 import { DecodeError } from '../decode/errors.js';
 import type { InstructionNode, NormalizedInstruction, NormalizedTransaction, TokenBalance } from '../decode/transaction.js';
+import type { Commitment } from '../decode/types.js';
 
 function fail(reason: string): never {
   throw new DecodeError(`yellowstone transaction update: ${reason}`);
@@ -58,6 +59,9 @@ function tokenBalances(list: YellowstoneMeta['preTokenBalances'], what: string):
  * Converts one Yellowstone transaction update into a {@link NormalizedTransaction}.
  *
  * - `signature`: base58 of the update's signature (= signatures[0]).
+ * - `commitment`: the caller's argument, the commitment of the SubscribeRequest that
+ *   streamed the update (the server holds a transaction back until its slot reaches that
+ *   commitment; the update itself does not say).
  * - `slot`: the update's slot. `blockTimeMs`: the caller's argument — Yellowstone
  *   transaction updates carry no block time; the source passes the `blocksMeta`
  *   block time of the slot when it already has it (the server sends a slot's
@@ -77,7 +81,11 @@ function tokenBalances(list: YellowstoneMeta['preTokenBalances'], what: string):
  * Throws {@link DecodeError} (`invalid_argument`) when the update lacks the
  * transaction, message or meta, or an index points outside the account list.
  */
-export function normalizeYellowstoneTransaction(update: SubscribeUpdateTransaction, blockTimeMs: number | null = null): NormalizedTransaction {
+export function normalizeYellowstoneTransaction(
+  update: SubscribeUpdateTransaction,
+  commitment: Commitment,
+  blockTimeMs: number | null = null,
+): NormalizedTransaction {
   const info = update.transaction;
   if (info === undefined) fail('no transaction');
   const message = info.transaction?.message;
@@ -128,6 +136,7 @@ export function normalizeYellowstoneTransaction(update: SubscribeUpdateTransacti
   return {
     signature: encodeBase58(info.signature),
     slot: Number(update.slot),
+    commitment,
     blockTimeMs,
     accountKeys,
     instructions,

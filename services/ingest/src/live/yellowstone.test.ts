@@ -4,6 +4,7 @@ import { CommitmentLevel, SubscribeUpdateTransactionInfo, type SubscribeUpdateTr
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_RECORDING_DIR } from '../config.js';
 import { decodeNormalized, decodeTransaction } from '../decode/index.js';
+import { COMMITMENTS } from '../decode/types.js';
 import { DecodeError } from '../decode/errors.js';
 import { normalizeTransaction, type NormalizedTransaction } from '../decode/transaction.js';
 import { encodeTransactionError, loadRecordedGeyserTransactions, type RecordedGeyserTransaction } from '../../test/support/geyser-server.js';
@@ -50,11 +51,13 @@ describe('encodeBase58', () => {
 });
 
 describe('normalizeYellowstoneTransaction', () => {
-  it('when given each recorded transaction rebuilt as a Yellowstone update, then it equals the getTransaction normalisation', () => {
+  it('when given each recorded transaction rebuilt as a Yellowstone update, then it equals the getTransaction normalisation, at the commitment it was given', () => {
     expect(recorded.length).toBeGreaterThanOrEqual(15);
     let trades = 0;
-    for (const t of recorded) {
-      const ours = normalizeYellowstoneTransaction(update(t), t.blockTime === null ? null : t.blockTime * 1000);
+    for (const [i, t] of recorded.entries()) {
+      const commitment = COMMITMENTS[i % COMMITMENTS.length]!;
+      const ours = normalizeYellowstoneTransaction(update(t), commitment, t.blockTime === null ? null : t.blockTime * 1000);
+      expect(ours.commitment).toBe(commitment);
       const rpc = normalizeTransaction(t.raw);
       // jsonParsed captures lost the bytes of System/Token instructions (data null, no accounts);
       // the rebuilt update carries them, so compare those positions on programId and path only.
@@ -67,9 +70,9 @@ describe('normalizeYellowstoneTransaction', () => {
           Object.assign(m, { data: null, accounts: [] });
         });
       });
-      expect(comparable(ours), t.path).toEqual(comparable({ ...rpc, slot: t.slot }));
+      expect(comparable(ours), t.path).toEqual(comparable({ ...rpc, slot: t.slot, commitment }));
       const messages = decodeNormalized(ours);
-      expect(messages, t.path).toEqual(decodeTransaction(t.raw).map((m) => ({ ...m, slot: t.slot })));
+      expect(messages, t.path).toEqual(decodeTransaction(t.raw).map((m) => ({ ...m, slot: t.slot, commitment })));
       trades += messages.length;
     }
     expect(trades).toBeGreaterThanOrEqual(15);
@@ -78,7 +81,7 @@ describe('normalizeYellowstoneTransaction', () => {
   it('when meta.err holds a bincode InstructionError, then err is the decoded error and no trade is decoded', () => {
     const t = recorded.find((r) => decodeTransaction(r.raw).length > 0)!;
     const info = SubscribeUpdateTransactionInfo.fromPartial({ ...t.info, meta: { ...t.info.meta!, err: { err: encodeTransactionError({ InstructionError: [2, { Custom: 6003 }] }) } } });
-    const tx = normalizeYellowstoneTransaction({ transaction: info, slot: '5' });
+    const tx = normalizeYellowstoneTransaction({ transaction: info, slot: '5' }, 'processed');
     expect(tx.err).toEqual({ InstructionError: [2, { Custom: 6003 }] });
     expect(decodeNormalized(tx)).toEqual([]);
   });
@@ -89,7 +92,7 @@ describe('normalizeYellowstoneTransaction', () => {
       ...t.info,
       meta: { ...t.info.meta!, logMessages: [], logMessagesNone: true, innerInstructions: [], innerInstructionsNone: true },
     });
-    const tx = normalizeYellowstoneTransaction({ transaction: info, slot: '7' });
+    const tx = normalizeYellowstoneTransaction({ transaction: info, slot: '7' }, 'processed');
     expect(tx.logs).toBeNull();
     expect(tx.instructions.every((n) => n.inner.length === 0)).toBe(true);
     expect(tx.slot).toBe(7);
@@ -98,10 +101,10 @@ describe('normalizeYellowstoneTransaction', () => {
 
   it('when the update lacks meta or an index is out of range, then it throws DecodeError', () => {
     const t = recorded[0]!;
-    expect(() => normalizeYellowstoneTransaction({ transaction: { ...t.info, meta: undefined }, slot: '1' })).toThrow(DecodeError);
+    expect(() => normalizeYellowstoneTransaction({ transaction: { ...t.info, meta: undefined }, slot: '1' }, 'processed')).toThrow(DecodeError);
     const message = t.info.transaction!.message!;
     const bad = { ...t.info, transaction: { ...t.info.transaction!, message: { ...message, instructions: [{ programIdIndex: 250, accounts: new Uint8Array(), data: new Uint8Array() }] } } };
-    expect(() => normalizeYellowstoneTransaction({ transaction: bad, slot: '1' })).toThrow(/program account 250/);
+    expect(() => normalizeYellowstoneTransaction({ transaction: bad, slot: '1' }, 'processed')).toThrow(/program account 250/);
   });
 });
 

@@ -47,6 +47,13 @@ export const DEFAULT_QUEUE_MAX_TRANSACTIONS = 2_000;
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
+/**
+ * Default commitment of the Subscribe stream: `processed`, the lowest latency (a
+ * transaction streams as soon as the node executes it); the price is that a trade of a
+ * block the cluster later skips is published anyway, with `commitment: "processed"` saying so.
+ */
+export const DEFAULT_YELLOWSTONE_COMMITMENT: Commitment = 'processed';
+
 /** Solana's target slot duration (solana-clock `DEFAULT_MS_PER_SLOT`), for the seconds-behind estimate. */
 const MS_PER_SLOT = 400;
 /** Block times kept for recent slots (≈ 3.4 min of chain). */
@@ -79,7 +86,11 @@ export interface YellowstoneSourceOptions {
   endpoint: string;
   /** `x-token` header value (secret; never logged). Omit when the endpoint authenticates by IP or URL. */
   xToken?: string;
-  /** Commitment of the subscription. Default `processed`. */
+  /**
+   * Commitment of the subscription (SubscribeRequest `commitment`; config
+   * YELLOWSTONE_COMMITMENT). Default {@link DEFAULT_YELLOWSTONE_COMMITMENT}. Every
+   * transaction the source yields carries it as `commitment`.
+   */
   commitment?: Commitment;
   /**
    * First slot to stream (inclusive; replayed by the server when it still holds
@@ -360,6 +371,11 @@ class Session {
  * (see Resume), then one Subscribe stream with {@link buildSubscribeRequest}.
  * Server pings are answered.
  *
+ * Commitment: `options.commitment` (default {@link DEFAULT_YELLOWSTONE_COMMITMENT})
+ * is the SubscribeRequest's, and every yielded transaction carries it as
+ * `commitment` (the server streams a transaction once its slot reaches that level).
+ * Throws RangeError for an unknown level or a bad `queueMaxTransactions`.
+ *
  * Delivery: transactions are yielded in arrival order through a bounded queue
  * (`queueMaxTransactions`; at the bound the stream pauses, so the server's
  * own per-client buffer absorbs the rest and, if that overflows, the server
@@ -396,7 +412,9 @@ class Session {
  */
 export function createYellowstoneSource(options: YellowstoneSourceOptions): TransactionSource {
   const name = 'yellowstone';
-  const commitment = options.commitment ?? 'processed';
+  const commitment = options.commitment ?? DEFAULT_YELLOWSTONE_COMMITMENT;
+  // Stamped on every message: an unknown level must not silently subscribe at the server's default.
+  if (!Object.hasOwn(COMMITMENT_LEVEL, commitment)) throw new RangeError(`commitment must be processed, confirmed or finalized, got ${JSON.stringify(commitment)}`);
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const max = options.queueMaxTransactions ?? DEFAULT_QUEUE_MAX_TRANSACTIONS;
   if (!Number.isInteger(max) || max < 1) throw new RangeError(`queueMaxTransactions must be a positive integer, got ${max}`);
@@ -515,7 +533,7 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
           const slot = Number(update.slot);
           startSlot ??= slot;
           try {
-            tx = normalizeYellowstoneTransaction(update, blockTimes.get(slot) ?? null);
+            tx = normalizeYellowstoneTransaction(update, commitment, blockTimes.get(slot) ?? null);
           } catch (err) {
             own.malformed.inc(label);
             log.error({ slot, err: errorMessage(err) }, 'transaction update skipped: not normalisable');
@@ -555,5 +573,5 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
     }
   }
 
-  return { name, transactions };
+  return { name, commitment, transactions };
 }
