@@ -1,34 +1,42 @@
 /**
- * ws-fanout: the WebSocket edge of the TRADES stream (ARCHITECTURE §7).
+ * ws-fanout: the WebSocket edge of the TRADES stream (docs/websocket.md).
  *
- * One NATS subscription per subject per process, shared by all its clients; each trade's
- * bytes are sent to every subscribed client as a text frame exactly as they arrived from
- * NATS (never parsed or re-serialised). Control messages always carry `type`.
- *
- * Pro replay: a subject subscribed with `replay` is fed by its own ordered JetStream consumer
- * (trades-replay.ts) instead of the shared subscription, from the requested point into the live feed.
+ * Composition of the modules that do the work:
+ * - delivery/: each subject read once per process from JetStream (subject-feed.ts), each trade
+ *   framed once with its stream sequence (frame.ts) and queued for every subscriber, each client's
+ *   queue written in one corked batch per turn of the event loop (outbox.ts);
+ * - session.ts: one connection's state; subscriptions.ts: live subscriptions, filters, and the
+ *   catch-up reads (Pro replay, resume_after) that join the live feed without a seam;
+ * - domain/: credentials (verifier.ts), per-address login throttling, filters, limits, errors.
+ * This file holds the protocol: authentication, requests, live plan changes, liveness.
  *
  * Live plan changes and revocations: account JWTs pushed to the NATS resolver are read off the
  * system account (we only listen, the server answers the pusher) and every authenticated client of
- * that account is re-checked from its stored user JWT (docs/websocket.md, "Plan changes").
- * Protocol reference: docs/websocket.md.
+ * that account is re-checked from its stored user JWT (docs/websocket.md §5).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import {
-  PLANS, PLAN_IDS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanFor, cheapestPlanWhere, isTradeSubject,
+  PLANS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanFor, cheapestPlanWhere, isTradeSubject,
   type Logger, type NatsConnection, type PlanId, type TradeSubject,
 } from '@tradewind/lib';
-import type { MsgHdrs, Subscription } from '@nats-io/transport-node';
+import type { MsgHdrs, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { CredentialVerifier, maySubscribe, type VerifiedUser } from './domain/verifier.js';
 import { CLOSE_CODES, WsProtocolError } from './domain/errors.js';
 import { parseReplayStart } from './domain/replay-request.js';
+import { parseTradeFilter, type TradeFilter } from './domain/trade-filter.js';
+import { LoginGuard } from './domain/login-guard.js';
 import type { ConnectionLimiter } from './domain/connection-limiter.js';
 import type { RequestRateLimiter } from './domain/request-rate-limiter.js';
-import { TradesReplayer, type TradesReplay } from './trades-replay.js';
+import { TradesReplayer } from './trades-replay.js';
+import { FlushScheduler, Outbox } from './delivery/outbox.js';
+import { TradeFeeds, type FeedDelivery } from './delivery/subject-feed.js';
+import { Subscriptions } from './subscriptions.js';
+import { Session } from './session.js';
+import { createMetrics } from './metrics.js';
 import type { WsFanoutConfig } from './config.js';
 
 /** Subjects on which account JWTs pushed to the resolver travel (nats-server accounts.go: accClaimsReqSubj, accUpdateEventSubjOld). */
@@ -38,7 +46,7 @@ export const ACCOUNT_UPDATE_SUBJECTS = ['$SYS.REQ.CLAIMS.UPDATE', '$SYS.ACCOUNT.
 export interface WsFanoutDeps {
   logger: Logger;
   registry: Registry;
-  /** Connection as the services' user: subscribes to TRADES subjects and runs replay consumers on the TRADES stream. */
+  /** Connection as the services' user: reads the TRADES stream (live feeds, replay and resume consumers). */
   nc: NatsConnection;
   /**
    * Connection as a system-account user: the app listens on {@link ACCOUNT_UPDATE_SUBJECTS} for account
@@ -54,51 +62,31 @@ export interface WsFanoutDeps {
 /** The running service. */
 export interface WsFanoutApp {
   start(): Promise<{ port: number }>;
-  /** Closes every WebSocket with 1001, stops replay consumers, unsubscribes from NATS, frees connection slots. */
+  /** Closes every WebSocket with 1001, stops feeds and catch-up consumers, frees connection slots. */
   stop(): Promise<void>;
   readonly clientCount: () => number;
-}
-
-interface Client {
-  readonly id: string;
-  readonly ws: WebSocket;
-  readonly nonce: string;
-  user: VerifiedUser | undefined;
-  /** The user JWT the client authenticated with: its rights are re-derived from it on account updates. */
-  userJwt: string | undefined;
-  authenticating: boolean;
-  /** Live subjects (fed by the shared subscription). */
-  readonly subjects: Set<string>;
-  /** Replaying subjects (each fed by its own consumer); a subject is in `subjects` or here, never both. */
-  readonly replays: Map<string, Replay>;
-  authTimer: NodeJS.Timeout | undefined;
-  /** Fires when the user JWT expires. */
-  expiryTimer: NodeJS.Timeout | undefined;
-  /** The `plan` under which the connections gauge counts this client; undefined until it authenticates and once it closed. */
-  countedPlan: PlanId | undefined;
-}
-
-/** One replaying subject of one client. `handle` is set once the consumer exists. */
-interface Replay {
-  readonly subject: TradeSubject;
-  /** `from` as the client sent it (echoed in `subscribed`). */
-  readonly from: string | number;
-  handle: TradesReplay | undefined;
-  stopped: boolean;
+  /** Whether every subject's live feed is reading the TRADES stream (readiness). */
+  readonly feedsReady: () => boolean;
 }
 
 /** The config keys createApp reads. */
 export type WsFanoutAppConfig = Pick<WsFanoutConfig,
   | 'PORT' | 'HOST' | 'WS_MAX_FRAME_BYTES' | 'WS_AUTH_TIMEOUT_MS' | 'WS_MAX_BUFFERED_BYTES'
-  | 'WS_MAX_REPLAYS_PER_CONNECTION' | 'WS_REPLAY_BATCH_MESSAGES' | 'WS_REPLAY_PAUSE_BYTES' | 'WS_REPLAY_STALL_MS'>;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  | 'WS_MAX_REPLAYS_PER_CONNECTION' | 'WS_REPLAY_BATCH_MESSAGES' | 'WS_REPLAY_PAUSE_BYTES' | 'WS_REPLAY_STALL_MS'
+  | 'WS_LOGIN_FAILURES_PER_MINUTE' | 'WS_FILTER_MAX_ITEMS' | 'WS_RESUME_WINDOW_MS' | 'WS_HEARTBEAT_INTERVAL_MS'
+  | 'WS_PING_INTERVAL_MS' | 'WS_SOCKET_HIGH_WATER_BYTES' | 'WS_CLOSE_TIMEOUT_MS' | 'WS_TRUST_FORWARDED_FOR'>;
 
 /** The cheapest plan that includes replay (for messages). */
 const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
 
-/** Buckets of the delivery latency histogram, seconds: 1 ms to 5 s. */
-const DELIVERY_LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Keys a subscribe request may carry. */
+const SUBSCRIBE_KEYS = new Set(['subject', 'filter', 'replay', 'resume_after']);
+
+/** Addresses the login guard tracks at most (about 150 bytes each). */
+const LOGIN_GUARD_MAX_ADDRESSES = 100_000;
+
+/** Delay before a live feed whose consumer could not be created tries again, ms. */
+const FEED_RETRY_MS = 1_000;
 
 /**
  * The publish time ingest stamped on a trade ({@link TRADE_PUBLISHED_MS_HEADER}, epoch ms), or undefined
@@ -112,217 +100,87 @@ function publishedMsOf(headers: MsgHdrs | undefined): number | undefined {
 /** Subjects `user` may subscribe to, in catalogue order. */
 const subjectsOf = (user: VerifiedUser): string[] => [...PLANS[user.plan ?? 'starter'].subjects].filter((s) => maySubscribe(user, s));
 
+/**
+ * The client's address for per-address login limits: the TCP peer, or — behind a proxy this service
+ * trusts (WS_TRUST_FORWARDED_FOR: the ingress) — the last X-Forwarded-For entry, which that proxy
+ * appended (entries before it are the client's own claims).
+ */
+function peerAddress(req: IncomingMessage, trustForwardedFor: boolean): string {
+  const forwarded = trustForwardedFor ? req.headers['x-forwarded-for'] : undefined;
+  const header = Array.isArray(forwarded) ? forwarded.at(-1) : forwarded;
+  const last = header?.split(',').at(-1)?.trim();
+  return last || req.socket.remoteAddress || 'unknown';
+}
+
 /** Builds the service; nothing listens until `start()`. */
 export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFanoutApp {
   const { logger, nc, sysNc, verifier, limiter, rateLimiter } = deps;
-  const replayer = new TradesReplayer(nc, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, inactiveMs: 60_000 });
-  const metrics = {
-    connections: new Gauge({
-      name: 'tradewind_ws_fanout_connections',
-      help: 'Open WebSocket connections by the plan they authenticated with (starter, plus, pro), following live plan changes; a connection counts from its authentication until it closes, so ones still authenticating are not counted',
-      labelNames: ['plan'], registers: [deps.registry],
-    }),
-    deliveryLatency: new Histogram({
-      name: 'tradewind_ws_fanout_delivery_latency_seconds',
-      help: 'From ingest publishing a live trade (header Tradewind-Published-Ms) to the end of sending it to this process\'s subscribed clients; observed once per message that reached at least one client (not replays; messages without the header are not observed)',
-      labelNames: ['subject'], buckets: DELIVERY_LATENCY_BUCKETS, registers: [deps.registry],
-    }),
-    authenticated: new Counter({ name: 'tradewind_ws_fanout_auth_total', help: 'Authentication attempts by result', labelNames: ['result'], registers: [deps.registry] }),
-    refusals: new Counter({ name: 'tradewind_ws_fanout_refusals_total', help: 'Protocol refusals by error code', labelNames: ['code'], registers: [deps.registry] }),
-    sent: new Counter({ name: 'tradewind_ws_fanout_messages_sent_total', help: 'Trade messages sent to clients', labelNames: ['subject'], registers: [deps.registry] }),
-    sentBytes: new Counter({ name: 'tradewind_ws_fanout_sent_bytes_total', help: 'Trade message bytes sent to clients', registers: [deps.registry] }),
-    slow: new Counter({ name: 'tradewind_ws_fanout_slow_consumer_disconnects_total', help: 'Clients disconnected by the slow-consumer policy', registers: [deps.registry] }),
-    replays: new Gauge({ name: 'tradewind_ws_fanout_replays', help: 'Replay consumers running (Pro replay)', registers: [deps.registry] }),
-    accountUpdates: new Counter({
-      name: 'tradewind_ws_fanout_account_updates_total',
-      help: 'Account JWTs pushed to the resolver, by result: applied, stale (older than the cached one), ignored (does not verify)',
-      labelNames: ['result'], registers: [deps.registry],
-    }),
-    planChanges: new Counter({ name: 'tradewind_ws_fanout_live_plan_changes_total', help: 'Live clients whose rights changed on an account update, by outcome', labelNames: ['outcome'], registers: [deps.registry] }),
-  };
+  const metrics = createMetrics(deps.registry);
+  // A whole IPv6 /64 counts as one source: one host usually holds all of it.
+  const loginGuard = new LoginGuard(config.WS_LOGIN_FAILURES_PER_MINUTE, Date.now, LOGIN_GUARD_MAX_ADDRESSES, 64);
+  const scheduler = new FlushScheduler();
+  const sessions = new Set<Session>();
 
-  // Every series exists from the start, so dashboards show 0 rather than no data.
-  for (const plan of PLAN_IDS) metrics.connections.set({ plan }, 0);
-  for (const subject of TRADE_SUBJECTS) metrics.deliveryLatency.zero({ subject });
-
-  const clients = new Set<Client>();
-  const hubs = new Map<string, { sub: Subscription; clients: Set<Client> }>();
-  /** Every replay that has not stopped (the gauge), and consumer deletions under way (awaited by stop()). */
-  const replays = new Set<Replay>();
-  const closingReplays = new Set<Promise<void>>();
-  /** Incremented per applied account update: an authentication that raced one re-checks itself. */
-  let accountUpdatesApplied = 0;
-
-  /** Moves `client` in the connections gauge to `plan` (undefined: not counted); a closed client is never counted again. */
-  const countAs = (client: Client, plan: PlanId | undefined) => {
-    const next = clients.has(client) ? plan : undefined;
-    if (client.countedPlan === next) return;
-    if (client.countedPlan) metrics.connections.dec({ plan: client.countedPlan });
-    if (next) metrics.connections.inc({ plan: next });
-    client.countedPlan = next;
-  };
-
-  const send = (client: Client, message: Record<string, unknown>) => {
-    if (client.ws.readyState === client.ws.OPEN) client.ws.send(JSON.stringify(message));
-  };
-
-  const refuse = (client: Client, err: WsProtocolError) => {
-    metrics.refusals.inc({ code: err.wsCode });
-    send(client, { type: 'error', code: err.wsCode, message: err.message });
-    if (err.close !== undefined) client.ws.close(err.close, err.wsCode);
-  };
-
-  /** Named policy: bounded buffer, then disconnect with a reason; nothing more is sent to the client. */
-  const disconnectSlow = (client: Client) => {
-    metrics.slow.inc();
-    detach(client);
-    client.ws.close(CLOSE_CODES.slowConsumer, 'slow_consumer');
-  };
-
-  const fanOut = (subject: string, data: Uint8Array, headers: MsgHdrs | undefined) => {
-    const hub = hubs.get(subject);
-    if (!hub) return;
-    let delivered = false;
-    for (const client of hub.clients) {
-      if (client.ws.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) {
-        disconnectSlow(client);
-        continue;
-      }
-      client.ws.send(data, { binary: false });
-      delivered = true;
-      metrics.sent.inc({ subject });
-      metrics.sentBytes.inc(data.byteLength);
-    }
-    const publishedMs = delivered ? publishedMsOf(headers) : undefined;
+  const onDelivered = ({ subject, recipients, bytes, msg }: FeedDelivery) => {
+    metrics.sent.inc({ subject }, recipients);
+    metrics.sentBytes.inc(bytes);
+    const publishedMs = publishedMsOf(msg.headers);
     // Clocks of two hosts can disagree by a little: a publish time ahead of ours counts as no delay.
     if (publishedMs !== undefined) metrics.deliveryLatency.observe({ subject }, Math.max(0, Date.now() - publishedMs) / 1000);
   };
+  const feeds = new TradeFeeds(nc, TRADE_SUBJECTS, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, retryMs: FEED_RETRY_MS }, logger, onDelivered);
+  const replayer = new TradesReplayer(nc, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, inactiveMs: 60_000 });
+  const subscriptions = new Subscriptions(config, nc, feeds, replayer, metrics, logger, (session) => disconnectSlow(session));
+  /** Incremented per applied account update: an authentication that raced one re-checks itself. */
+  let accountUpdatesApplied = 0;
 
-  const joinHub = (client: Client, subject: string) => {
-    let hub = hubs.get(subject);
-    if (!hub) {
-      const sub = nc.subscribe(subject, {
-        callback: (err, msg) => {
-          if (err) logger.error({ err, subject }, 'nats subscription error');
-          else fanOut(subject, msg.data, msg.headers);
-        },
-      });
-      hub = { sub, clients: new Set() };
-      hubs.set(subject, hub);
-    }
-    hub.clients.add(client);
+  /** Moves `session` in the connections gauge to `plan` (undefined: not counted); a closed session is never counted again. */
+  const countAs = (session: Session, plan: PlanId | undefined) => {
+    const next = sessions.has(session) ? plan : undefined;
+    if (session.countedPlan === next) return;
+    if (session.countedPlan) metrics.connections.dec({ plan: session.countedPlan });
+    if (next) metrics.connections.inc({ plan: next });
+    session.countedPlan = next;
   };
 
-  const leaveHub = (client: Client, subject: string) => {
-    const hub = hubs.get(subject);
-    if (!hub) return;
-    hub.clients.delete(client);
-    if (hub.clients.size === 0) {
-      hub.sub.unsubscribe();
-      hubs.delete(subject);
-    }
-  };
-
-  /** Ends a replay: its loop stops before sending anything more, and its consumer is deleted. */
-  const stopReplay = (client: Client, replay: Replay) => {
-    if (client.replays.get(replay.subject) === replay) client.replays.delete(replay.subject);
-    if (replay.stopped) return;
-    replay.stopped = true;
-    if (replays.delete(replay)) metrics.replays.dec();
-    if (replay.handle) closeHandle(replay.handle);
-  };
-
-  const closeHandle = (handle: TradesReplay) => {
-    const closing = handle.close().finally(() => closingReplays.delete(closing));
-    closingReplays.add(closing);
-  };
-
-  /** Stops everything that sends trades to `client` (live subscriptions and replays). */
-  const detach = (client: Client) => {
-    for (const subject of client.subjects) leaveHub(client, subject);
-    client.subjects.clear();
-    for (const replay of [...client.replays.values()]) stopReplay(client, replay);
+  const refuse = (session: Session, err: WsProtocolError) => {
+    metrics.refusals.inc({ code: err.wsCode });
+    session.send({ type: 'error', code: err.wsCode, message: err.message, ...err.details });
+    if (err.close !== undefined) session.close(err.close, err.wsCode, config.WS_CLOSE_TIMEOUT_MS);
   };
 
   /**
-   * Waits until the socket has room for more replayed messages: below WS_REPLAY_PAUSE_BYTES queued.
-   * @returns false when the slow-consumer policy applies: more than WS_MAX_BUFFERED_BYTES queued, or no
-   *   room within WS_REPLAY_STALL_MS.
+   * Named policy: bounded queue, then disconnect with a reason. The queue is already dropped (its
+   * bytes are counted as shed); the close frame follows at most the socket's high-water bytes, and the
+   * socket is destroyed if the peer does not finish closing within WS_CLOSE_TIMEOUT_MS.
    */
-  const roomFor = async (client: Client, replay: Replay): Promise<boolean> => {
-    if (client.ws.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) return false;
-    const pauseAt = Math.min(config.WS_REPLAY_PAUSE_BYTES, config.WS_MAX_BUFFERED_BYTES);
-    const deadline = Date.now() + config.WS_REPLAY_STALL_MS;
-    while (client.ws.bufferedAmount >= pauseAt && !replay.stopped && client.ws.readyState === client.ws.OPEN) {
-      if (Date.now() > deadline) return false;
-      await sleep(10);
-    }
-    return true;
-  };
-
-  /**
-   * Forwards a replay's messages to the client until the replay stops: `subscribed` (with the first
-   * stream sequence) before the first message, each message's bytes as a text frame, and one
-   * `replay_caught_up` after the message that left nothing pending.
-   */
-  const pump = async (client: Client, replay: Replay, handle: TradesReplay) => {
-    const subscribed = (firstSeq: number | null) =>
-      send(client, { type: 'subscribed', subject: replay.subject, replay: { from: replay.from, first_seq: firstSeq } });
-    let announced = false;
-    let caughtUp = false;
-    if (handle.pendingAtStart === 0) {
-      subscribed(null);
-      send(client, { type: 'replay_caught_up', subject: replay.subject, seq: null });
-      announced = caughtUp = true;
-    }
-    try {
-      for await (const m of handle.messages) {
-        if (replay.stopped) break;
-        if (!(await roomFor(client, replay))) {
-          disconnectSlow(client);
-          break;
-        }
-        if (replay.stopped || client.ws.readyState !== client.ws.OPEN) break;
-        if (!announced) {
-          subscribed(m.seq);
-          announced = true;
-        }
-        client.ws.send(m.data, { binary: false });
-        metrics.sent.inc({ subject: replay.subject });
-        metrics.sentBytes.inc(m.data.byteLength);
-        if (!caughtUp && m.info.pending === 0) {
-          caughtUp = true;
-          send(client, { type: 'replay_caught_up', subject: replay.subject, seq: m.seq });
-        }
-      }
-    } catch (err) {
-      if (!replay.stopped) {
-        logger.warn({ err, connection_id: client.id, subject: replay.subject }, 'replay consumer failed');
-        send(client, { type: 'error', code: 'unavailable', message: `replay of ${replay.subject} stopped: TRADES history cannot be read right now; subscribe again shortly` });
-      }
-    } finally {
-      stopReplay(client, replay);
-    }
+  const disconnectSlow = (session: Session) => {
+    if (session.closing) return;
+    metrics.slow.inc();
+    metrics.shed.inc(Math.max(0, session.outbox.bufferedBytes - session.socket.writableLength));
+    logger.info({ connection_id: session.id, user: session.user?.name, account: session.user?.account }, 'slow consumer disconnected (4413)');
+    subscriptions.detach(session);
+    session.close(CLOSE_CODES.slowConsumer, 'slow_consumer', config.WS_CLOSE_TIMEOUT_MS, false);
   };
 
   /** Closes the connection with `expired` (4401) when the user JWT expires, as nats-server does for native connections. */
-  const armExpiry = (client: Client, user: VerifiedUser) => {
-    if (client.expiryTimer) clearTimeout(client.expiryTimer);
-    client.expiryTimer = undefined;
+  const armExpiry = (session: Session, user: VerifiedUser) => {
+    if (session.expiryTimer) clearTimeout(session.expiryTimer);
+    session.expiryTimer = undefined;
     const expiresAtMs = user.expiresAtMs;
     if (expiresAtMs === undefined) return;
     // setTimeout holds at most 2^31 − 1 ms (about 24.8 days): longer expiries re-arm.
-    client.expiryTimer = setTimeout(() => {
-      if (client.user !== user) return;
-      if (Date.now() < expiresAtMs) return armExpiry(client, user);
-      detach(client);
-      refuse(client, new WsProtocolError('unauthenticated', 'expired', 'the user JWT has expired; fetch new credentials and reconnect', CLOSE_CODES.unauthenticated));
+    session.expiryTimer = setTimeout(() => {
+      if (session.user !== user) return;
+      if (Date.now() < expiresAtMs) return armExpiry(session, user);
+      subscriptions.detach(session);
+      refuse(session, new WsProtocolError('unauthenticated', 'expired', 'the user JWT has expired; fetch new credentials and reconnect', CLOSE_CODES.unauthenticated));
     }, Math.min(Math.max(0, expiresAtMs - Date.now()), 2 ** 31 - 1));
-    client.expiryTimer.unref();
+    session.expiryTimer.unref();
   };
 
-  const authenticate = async (client: Client, body: Record<string, unknown>) => {
-    if (client.user || client.authenticating) {
+  const authenticate = async (session: Session, body: Record<string, unknown>) => {
+    if (session.user || session.authenticating) {
       throw new WsProtocolError('conflict', 'already_authenticated', 'this connection is already authenticated');
     }
     const jwt = body.jwt;
@@ -331,23 +189,35 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     if (typeof jwt !== 'string' || jwt === '' || ((typeof seed !== 'string' || seed === '') && (typeof sig !== 'string' || sig === ''))) {
       throw new WsProtocolError('invalid_argument', 'missing_fields', 'send {"jwt": "<user JWT>", "nkey": "<user NKey seed>"} (or {"jwt", "sig"} signing the challenge nonce)', CLOSE_CODES.badRequest);
     }
-    client.authenticating = true;
+    const gate = loginGuard.allow(session.address);
+    if (!gate.allowed) {
+      metrics.authenticated.inc({ result: 'throttled' });
+      throw new WsProtocolError('resource_exhausted', 'rate_limited',
+        `too many failed logins from your address (at most ${config.WS_LOGIN_FAILURES_PER_MINUTE} a minute); retry in ${Math.ceil(gate.retryAfterMs / 1000)} s`, CLOSE_CODES.limit);
+    }
+    session.authenticating = true;
     try {
       let updatesSeen = accountUpdatesApplied;
-      let user = await verifier.verify(jwt, typeof seed === 'string' && seed !== ''
-        ? { kind: 'seed', seed }
-        : { kind: 'signature', nonce: client.nonce, signature: sig as string });
+      let user: VerifiedUser;
+      try {
+        user = await verifier.verify(jwt, typeof seed === 'string' && seed !== ''
+          ? { kind: 'seed', seed }
+          : { kind: 'signature', nonce: session.nonce, signature: sig as string });
+      } catch (err) {
+        if (err instanceof WsProtocolError && err.close === CLOSE_CODES.unauthenticated) loginGuard.recordFailure(session.address);
+        throw err;
+      }
       const plan: PlanId = user.plan ?? 'starter';
       const limit = PLANS[plan].connections;
       // Per customer (account) for per-customer accounts, else per user key (verifier.ts, limitKey).
-      if (!(await limiter.acquire(user.limitKey, client.id, limit))) {
+      if (!(await limiter.acquire(user.limitKey, session.id, limit))) {
         const more = cheapestPlanWhere((p) => p.connections > limit);
         const better = more ? `the ${more.id} plan allows ${more.connections}` : 'contact us for more';
         throw new WsProtocolError('resource_exhausted', 'connection_limit',
           `connection limit reached: the ${plan} plan allows ${limit} concurrent connection${limit === 1 ? '' : 's'}; ${better}`, CLOSE_CODES.limit);
       }
-      if (client.ws.readyState !== client.ws.OPEN) {
-        await limiter.release(client.id);
+      if (!session.open) {
+        await limiter.release(session.id);
         return;
       }
       try {
@@ -358,26 +228,21 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           user = await verifier.reverify(jwt);
         }
       } catch (err) {
-        await limiter.release(client.id);
+        await limiter.release(session.id);
         throw err;
       }
-      client.user = user;
-      client.userJwt = jwt;
-      countAs(client, plan);
-      if (client.authTimer) clearTimeout(client.authTimer);
-      armExpiry(client, user);
+      session.user = user;
+      session.userJwt = jwt;
+      countAs(session, plan);
+      if (session.authTimer) clearTimeout(session.authTimer);
+      armExpiry(session, user);
       metrics.authenticated.inc({ result: 'ok' });
-      send(client, {
-        type: 'authenticated',
-        plan,
-        subjects: subjectsOf(user),
-        expires_at_ms: user.expiresAtMs ?? null,
-      });
+      session.send({ type: 'authenticated', plan, subjects: subjectsOf(user), expires_at_ms: user.expiresAtMs ?? null });
     } catch (err) {
       metrics.authenticated.inc({ result: 'refused' });
       throw err;
     } finally {
-      client.authenticating = false;
+      session.authenticating = false;
     }
   };
 
@@ -395,16 +260,16 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       `control request limit reached: the ${plan.name} plan allows ${plan.requestsPerMinute.toLocaleString('en-US')} per minute; retry in ${Math.ceil(decision.retryAfterMs / 1000)} s or upgrade (${raise})`);
   };
 
-  /** The client's verified user; a control request before authentication ends the connection. */
-  const requireUser = (client: Client): VerifiedUser => {
-    if (!client.user) throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
-    return client.user;
+  /** The session's verified user; a control request before authentication ends the connection. */
+  const requireUser = (session: Session): VerifiedUser => {
+    if (!session.user) throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
+    return session.user;
   };
 
   /** The value as a TRADES subject. @throws WsProtocolError unknown_subject (connection stays open). */
   const tradeSubject = (subject: unknown): TradeSubject => {
     if (!isTradeSubject(subject)) {
-      throw new WsProtocolError('invalid_argument', 'unknown_subject', `unknown subject ${JSON.stringify(subject)}; subjects are basic.pumpfun, basic.bonk, premium.pumpswap, premium.raydium`);
+      throw new WsProtocolError('invalid_argument', 'unknown_subject', `unknown subject ${JSON.stringify(subject)}; subjects are ${TRADE_SUBJECTS.join(', ')}`);
     }
     return subject;
   };
@@ -419,75 +284,53 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     return subject;
   };
 
-  /** Live subscription; replaces a replay of the same subject. */
-  const subscribe = (client: Client, rawSubject: unknown) => {
-    const subject = allowedSubject(requireUser(client), tradeSubject(rawSubject));
-    const replay = client.replays.get(subject);
-    if (replay) stopReplay(client, replay);
-    if (!client.subjects.has(subject)) {
-      client.subjects.add(subject);
-      joinHub(client, subject);
-    }
-    send(client, { type: 'subscribed', subject });
-  };
-
   /**
-   * Replay from a time or stream sequence into the live feed (Pro); replaces a live subscription or
-   * an earlier replay of the same subject once the consumer exists.
-   * @throws WsProtocolError unknown_subject, replay_not_in_plan, subject_not_in_plan, bad_replay,
-   *   replay_limit or unavailable; the connection stays open for all of them.
+   * `{"subject", "filter"?, "replay"? | "resume_after"?}`.
+   * Check order: unknown keys (bad_request), unknown_subject, replay_not_in_plan, subject_not_in_plan,
+   * bad_filter, bad_replay / bad_resume, replay_limit; all leave the connection open.
    */
-  const startReplay = async (client: Client, rawSubject: unknown, rawReplay: unknown) => {
-    const user = requireUser(client);
-    const requested = tradeSubject(rawSubject);
+  const onSubscribe = async (session: Session, msg: Record<string, unknown>) => {
+    const user = requireUser(session);
+    const unknown = Object.keys(msg).filter((k) => !SUBSCRIBE_KEYS.has(k));
+    if (unknown.length > 0) {
+      throw new WsProtocolError('invalid_argument', 'bad_request', `unknown key${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} in a subscribe request; allowed: subject, filter, replay, resume_after`);
+    }
+    if ('replay' in msg && 'resume_after' in msg) {
+      throw new WsProtocolError('invalid_argument', 'bad_request', 'send either "replay" (Pro: from a time or sequence) or "resume_after" (the last seq you received), not both');
+    }
+    const requested = tradeSubject(msg.subject);
     const plan = PLANS[user.plan ?? 'starter'];
-    if (!plan.replay) {
+    if ('replay' in msg && !plan.replay) {
       throw new WsProtocolError('permission_denied', 'replay_not_in_plan',
-        `replay of history is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan; your ${plan.name} plan streams live trades only (subscribe without "replay")`);
+        `replay of history is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan; your ${plan.name} plan streams live trades and resumes with "resume_after" (subscribe without "replay")`);
     }
     const subject = allowedSubject(user, requested);
-    const start = parseReplayStart(rawReplay, Date.now());
-    const others = [...client.replays.keys()].filter((s) => s !== subject).length;
-    if (others >= config.WS_MAX_REPLAYS_PER_CONNECTION) {
-      throw new WsProtocolError('resource_exhausted', 'replay_limit',
-        `a connection runs at most ${config.WS_MAX_REPLAYS_PER_CONNECTION} replay${config.WS_MAX_REPLAYS_PER_CONNECTION === 1 ? '' : 's'} at once; unsubscribe one first`);
+    const filter: TradeFilter | null | undefined = 'filter' in msg ? parseTradeFilter(msg.filter, subject, { maxItems: config.WS_FILTER_MAX_ITEMS }) : undefined;
+    if ('replay' in msg) {
+      const start = parseReplayStart(msg.replay, Date.now());
+      const others = [...session.subscriptions.values()].filter((s) => s.subject !== subject && s.catchUp?.kind === 'replay').length;
+      if (others >= config.WS_MAX_REPLAYS_PER_CONNECTION) {
+        throw new WsProtocolError('resource_exhausted', 'replay_limit',
+          `a connection runs at most ${config.WS_MAX_REPLAYS_PER_CONNECTION} replay${config.WS_MAX_REPLAYS_PER_CONNECTION === 1 ? '' : 's'} at once; unsubscribe one first`);
+      }
+      return subscriptions.replay(session, subject, (msg.replay as { from: string | number }).from, start, filter ?? null);
     }
-    const previous = client.replays.get(subject);
-    if (previous) stopReplay(client, previous);
-    const replay: Replay = { subject, from: (rawReplay as { from: string | number }).from, handle: undefined, stopped: false };
-    client.replays.set(subject, replay);
-    replays.add(replay);
-    metrics.replays.inc();
-    let handle: TradesReplay;
-    try {
-      handle = await replayer.open(subject, start);
-    } catch (err) {
-      stopReplay(client, replay);
-      throw err;
+    if ('resume_after' in msg) {
+      const after = msg.resume_after;
+      if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) {
+        throw new WsProtocolError('invalid_argument', 'bad_resume', `resume_after must be the last "seq" you received (an integer ≥ 0), got ${JSON.stringify(after)}`);
+      }
+      return subscriptions.resume(session, subject, after, plan.id, filter ?? null);
     }
-    replay.handle = handle;
-    if (replay.stopped || client.ws.readyState !== client.ws.OPEN) {
-      // Unsubscribed, replaced, downgraded or closed while the consumer was being created.
-      stopReplay(client, replay);
-      closeHandle(handle);
-      return;
-    }
-    if (client.subjects.delete(subject)) leaveHub(client, subject);
-    void pump(client, replay, handle);
+    subscriptions.subscribe(session, subject, filter);
   };
 
-  const unsubscribe = (client: Client, subject: unknown) => {
-    requireUser(client);
-    const replay = typeof subject === 'string' ? client.replays.get(subject) : undefined;
-    if (replay) {
-      stopReplay(client, replay);
-    } else if (typeof subject === 'string' && client.subjects.has(subject)) {
-      client.subjects.delete(subject);
-      leaveHub(client, subject);
-    } else {
+  const onUnsubscribe = (session: Session, subject: unknown) => {
+    requireUser(session);
+    if (!subscriptions.unsubscribe(session, String(subject))) {
       throw new WsProtocolError('invalid_argument', 'bad_request', `not subscribed to ${JSON.stringify(subject)}`);
     }
-    send(client, { type: 'unsubscribed', subject });
+    session.send({ type: 'unsubscribed', subject });
   };
 
   /**
@@ -497,58 +340,54 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
    * allows fewer connections than the customer holds (across all processes), the surplus is closed
    * with `connection_limit` (4429).
    */
-  const recheck = async (client: Client) => {
-    const before = client.user;
-    const jwt = client.userJwt;
+  const recheck = async (session: Session) => {
+    const before = session.user;
+    const jwt = session.userJwt;
     if (!before || !jwt) return;
     let after: VerifiedUser;
     try {
       after = await verifier.reverify(jwt);
     } catch (err) {
-      if (client.user !== before || client.ws.readyState !== client.ws.OPEN) return;
+      if (session.user !== before || !session.open) return;
       if (err instanceof WsProtocolError && err.close === CLOSE_CODES.unauthenticated) {
         metrics.planChanges.inc({ outcome: 'closed' });
-        detach(client);
-        refuse(client, err);
+        subscriptions.detach(session);
+        refuse(session, err);
       } else {
         // The resolver is unreachable: keep the connection on the rights it has.
-        logger.warn({ err, connection_id: client.id }, 're-checking a live client after an account update failed');
+        logger.warn({ err, connection_id: session.id }, 're-checking a live client after an account update failed');
       }
       return;
     }
-    if (client.user !== before || client.ws.readyState !== client.ws.OPEN) return;
-    client.user = after;
-    armExpiry(client, after);
+    if (session.user !== before || !session.open) return;
+    session.user = after;
+    armExpiry(session, after);
     const plan = PLANS[after.plan ?? 'starter'];
-    countAs(client, plan.id);
+    countAs(session, plan.id);
     const subjects = subjectsOf(after);
     const planChanged = (before.plan ?? 'starter') !== plan.id || subjectsOf(before).join() !== subjects.join();
     if (planChanged) {
       metrics.planChanges.inc({ outcome: 'plan_changed' });
-      send(client, { type: 'plan_changed', plan: plan.id, subjects });
+      session.send({ type: 'plan_changed', plan: plan.id, subjects });
     }
     const notInPlan = (subject: string) =>
       `${subject} is not in your ${plan.name} plan any more; it is included in the ${cheapestPlanFor(subject)?.name ?? 'paid'} plan and above`;
-    for (const subject of [...client.subjects]) {
-      if (maySubscribe(after, subject)) continue;
-      client.subjects.delete(subject);
-      leaveHub(client, subject);
-      send(client, { type: 'unsubscribed', subject, reason: 'plan_changed', message: notInPlan(subject) });
-    }
-    for (const replay of [...client.replays.values()]) {
-      if (maySubscribe(after, replay.subject) && plan.replay) continue;
-      stopReplay(client, replay);
-      send(client, {
-        type: 'unsubscribed', subject: replay.subject, reason: 'plan_changed',
-        message: maySubscribe(after, replay.subject)
+    for (const sub of [...session.subscriptions.values()]) {
+      const allowed = maySubscribe(after, sub.subject);
+      const replayAllowed = sub.catchUp?.kind !== 'replay' || plan.replay;
+      if (allowed && replayAllowed) continue;
+      subscriptions.unsubscribe(session, sub.subject);
+      session.send({
+        type: 'unsubscribed', subject: sub.subject, reason: 'plan_changed',
+        message: allowed
           ? `replay of history is not in your ${plan.name} plan any more; it is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan (subscribe again without "replay" for live trades)`
-          : notInPlan(replay.subject),
+          : notInPlan(sub.subject),
       });
     }
-    if (plan.connections < PLANS[before.plan ?? 'starter'].connections && await limiter.shed(client.id, plan.connections)) {
+    if (plan.connections < PLANS[before.plan ?? 'starter'].connections && await limiter.shed(session.id, plan.connections)) {
       metrics.planChanges.inc({ outcome: 'connection_shed' });
-      detach(client);
-      refuse(client, new WsProtocolError('resource_exhausted', 'connection_limit',
+      subscriptions.detach(session);
+      refuse(session, new WsProtocolError('resource_exhausted', 'connection_limit',
         `your plan changed to ${plan.name}, which allows ${plan.connections} concurrent connection${plan.connections === 1 ? '' : 's'}; this one was closed`, CLOSE_CODES.limit));
     }
   };
@@ -571,7 +410,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     accountUpdatesApplied++;
     // limits.conn is not looked at: WebSocket connections are counted by the Redis slots, per plan,
     // so the `conn = 0` half of reauthorize() closes nothing here.
-    await Promise.all([...clients].filter((c) => c.user?.account === update.account).map((c) => recheck(c)));
+    await Promise.all([...sessions].filter((s) => s.user?.account === update.account).map((s) => recheck(s)));
   };
 
   // Updates are applied one after another, in the order they arrived.
@@ -580,39 +419,114 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     updates = updates.then(() => applyAccountUpdate(jwt)).catch((err: unknown) => logger.error({ err }, 'applying an account update failed'));
   };
 
-  const onMessage = async (client: Client, raw: RawData, isBinary: boolean) => {
+  const onMessage = async (session: Session, raw: RawData, isBinary: boolean) => {
     let body: unknown;
     try {
       body = JSON.parse(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : raw.toString());
     } catch {
-      throw new WsProtocolError('invalid_argument', 'bad_json', 'message is not valid JSON', client.user ? undefined : CLOSE_CODES.badRequest);
+      throw new WsProtocolError('invalid_argument', 'bad_json', 'message is not valid JSON', session.user ? undefined : CLOSE_CODES.badRequest);
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new WsProtocolError('invalid_argument', 'bad_request', 'message must be a JSON object', client.user ? undefined : CLOSE_CODES.badRequest);
+      throw new WsProtocolError('invalid_argument', 'bad_request', 'message must be a JSON object', session.user ? undefined : CLOSE_CODES.badRequest);
     }
     const msg = body as Record<string, unknown>;
-    if ('jwt' in msg || 'nkey' in msg || 'sig' in msg) return authenticate(client, msg);
+    if ('jwt' in msg || 'nkey' in msg || 'sig' in msg) return authenticate(session, msg);
     if ('subject' in msg) {
-      await countRequest(requireUser(client));
-      if ('replay' in msg) return startReplay(client, msg.subject, msg.replay);
-      return subscribe(client, msg.subject);
+      await countRequest(requireUser(session));
+      return onSubscribe(session, msg);
     }
     if ('unsubscribe' in msg) {
-      await countRequest(requireUser(client));
-      return unsubscribe(client, msg.unsubscribe);
+      await countRequest(requireUser(session));
+      return onUnsubscribe(session, msg.unsubscribe);
     }
-    if (!client.user) {
+    if (!session.user) {
       throw new WsProtocolError('invalid_argument', 'missing_fields', 'send {"jwt": "<user JWT>", "nkey": "<user NKey seed>"} first', CLOSE_CODES.badRequest);
     }
-    throw new WsProtocolError('invalid_argument', 'bad_request', 'expected {"subject": "..."}, {"subject": "...", "replay": {"from": ...}} or {"unsubscribe": "..."}');
+    throw new WsProtocolError('invalid_argument', 'bad_request', 'expected {"subject": "...", "filter"?: {...}, "resume_after"?: <seq>}, {"subject": "...", "replay": {"from": ...}} or {"unsubscribe": "..."}');
+  };
+
+  const onConnection = (ws: WebSocket, socket: Socket, req: IncomingMessage) => {
+    const outbox = new Outbox(socket, { highWaterBytes: config.WS_SOCKET_HIGH_WATER_BYTES, maxBytes: config.WS_MAX_BUFFERED_BYTES }, scheduler, () => disconnectSlow(session));
+    const session: Session = new Session(randomUUID(), ws, socket, outbox, peerAddress(req, config.WS_TRUST_FORWARDED_FOR), randomBytes(24).toString('base64url'));
+    sessions.add(session);
+    session.authTimer = setTimeout(() => {
+      if (!session.user) refuse(session, new WsProtocolError('unauthenticated', 'auth_timeout', `no credentials within ${config.WS_AUTH_TIMEOUT_MS} ms`, CLOSE_CODES.authTimeout));
+    }, config.WS_AUTH_TIMEOUT_MS);
+    session.send({ type: 'challenge', nonce: session.nonce });
+    ws.on('message', (raw, isBinary) => {
+      if (session.closing) return;
+      onMessage(session, raw, isBinary).catch((err: unknown) => {
+        if (err instanceof WsProtocolError) {
+          refuse(session, err);
+        } else {
+          logger.error({ err, connection_id: session.id }, 'websocket message handling failed');
+          refuse(session, new WsProtocolError('internal', 'internal', 'internal error', 1011));
+        }
+      });
+    });
+    ws.on('pong', () => { session.missedPongs = 0; });
+    ws.on('error', (err) => logger.debug({ err, connection_id: session.id }, 'websocket error'));
+    ws.on('close', () => {
+      sessions.delete(session);
+      countAs(session, undefined);
+      if (session.authTimer) clearTimeout(session.authTimer);
+      if (session.expiryTimer) clearTimeout(session.expiryTimer);
+      session.closing = true;
+      outbox.close();
+      subscriptions.detach(session);
+      void limiter.release(session.id).catch((err: unknown) => logger.warn({ err }, 'releasing connection slot failed'));
+    });
+  };
+
+  /**
+   * Heartbeats: a subscribed session that was sent nothing for WS_HEARTBEAT_INTERVAL_MS gets
+   * `{"type":"heartbeat","slot","seq","subjects"}`. The timer ticks five times per interval and reads
+   * each outbox's activity flag, so the per-message path only sets a boolean.
+   */
+  const heartbeatTick = Math.max(50, Math.floor(config.WS_HEARTBEAT_INTERVAL_MS / 5));
+  const onHeartbeatTick = () => {
+    const now = Date.now();
+    for (const session of sessions) {
+      if (session.outbox.takeActivity()) {
+        session.lastActivityMs = now;
+        continue;
+      }
+      if (!session.user || session.subscriptions.size === 0 || session.closing) continue;
+      if (now - session.lastActivityMs + heartbeatTick > config.WS_HEARTBEAT_INTERVAL_MS) {
+        session.send(subscriptions.heartbeat(session));
+        metrics.heartbeats.inc();
+        session.lastActivityMs = now;
+        session.outbox.takeActivity();
+      }
+    }
+  };
+
+  /** Liveness: a ping every WS_PING_INTERVAL_MS; a connection that missed two pongs is terminated (its slot frees on close). */
+  const onPingTick = () => {
+    for (const session of sessions) {
+      if (session.missedPongs >= 2) {
+        metrics.deadPeers.inc();
+        logger.info({ connection_id: session.id, user: session.user?.name }, 'connection missed two pongs; terminated');
+        session.ws.terminate();
+        continue;
+      }
+      session.missedPongs++;
+      try {
+        session.ws.ping();
+      } catch {
+        // Closing socket: the close handler cleans up.
+      }
+    }
   };
 
   let http: Server | undefined;
   let wss: WebSocketServer | undefined;
-  let accountSubs: Subscription[] = [];
+  let accountSubs: NatsSubscription[] = [];
+  let timers: NodeJS.Timeout[] = [];
 
   return {
-    clientCount: () => clients.size,
+    clientCount: () => sessions.size,
+    feedsReady: () => feeds.ready,
     async start() {
       // No queue group: every pod must see every update. No reply: the resolver answers the pusher.
       accountSubs = ACCOUNT_UPDATE_SUBJECTS.map((subject) => sysNc.subscribe(subject, {
@@ -623,41 +537,16 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       }));
       // The subscriptions must be in place on the server before the first client can authenticate.
       await sysNc.flush();
+      await feeds.start();
       http = createServer((_req, res) => {
         res.writeHead(426, { 'content-type': 'application/json' }).end('{"error":"upgrade_required","message":"connect with a WebSocket client"}');
       });
-      wss = new WebSocketServer({ server: http, maxPayload: config.WS_MAX_FRAME_BYTES, perMessageDeflate: false });
-      wss.on('connection', (ws) => {
-        const client: Client = {
-          id: randomUUID(), ws, nonce: randomBytes(24).toString('base64url'),
-          user: undefined, userJwt: undefined, authenticating: false, subjects: new Set(), replays: new Map(), authTimer: undefined, expiryTimer: undefined,
-          countedPlan: undefined,
-        };
-        clients.add(client);
-        client.authTimer = setTimeout(() => {
-          if (!client.user) refuse(client, new WsProtocolError('unauthenticated', 'auth_timeout', `no credentials within ${config.WS_AUTH_TIMEOUT_MS} ms`, CLOSE_CODES.authTimeout));
-        }, config.WS_AUTH_TIMEOUT_MS);
-        send(client, { type: 'challenge', nonce: client.nonce });
-        ws.on('message', (raw, isBinary) => {
-          onMessage(client, raw, isBinary).catch((err: unknown) => {
-            if (err instanceof WsProtocolError) {
-              refuse(client, err);
-            } else {
-              logger.error({ err, connection_id: client.id }, 'websocket message handling failed');
-              refuse(client, new WsProtocolError('internal', 'internal', 'internal error', 1011));
-            }
-          });
-        });
-        ws.on('error', (err) => logger.debug({ err, connection_id: client.id }, 'websocket error'));
-        ws.on('close', () => {
-          clients.delete(client);
-          countAs(client, undefined);
-          if (client.authTimer) clearTimeout(client.authTimer);
-          if (client.expiryTimer) clearTimeout(client.expiryTimer);
-          detach(client);
-          void limiter.release(client.id).catch((err: unknown) => logger.warn({ err }, 'releasing connection slot failed'));
-        });
+      wss = new WebSocketServer({ noServer: true, maxPayload: config.WS_MAX_FRAME_BYTES, perMessageDeflate: false });
+      http.on('upgrade', (req, socket, head) => {
+        wss!.handleUpgrade(req, socket, head, (ws) => onConnection(ws, socket as Socket, req));
       });
+      timers = [setInterval(onHeartbeatTick, heartbeatTick), setInterval(onPingTick, config.WS_PING_INTERVAL_MS)];
+      for (const timer of timers) timer.unref();
       await new Promise<void>((resolve, reject) => {
         http!.once('error', reject);
         http!.listen(config.PORT, config.HOST, () => resolve());
@@ -665,19 +554,19 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       return { port: (http.address() as AddressInfo).port };
     },
     async stop() {
+      for (const timer of timers) clearInterval(timer);
       for (const sub of accountSubs) sub.unsubscribe();
       accountSubs = [];
-      for (const client of clients) {
-        detach(client);
-        client.ws.close(1001, 'server shutting down');
+      for (const session of sessions) {
+        subscriptions.detach(session);
+        session.close(1001, 'server shutting down', config.WS_CLOSE_TIMEOUT_MS);
       }
       // Give clients a moment to answer the close handshake, then cut the rest.
       const deadline = Date.now() + 1000;
-      while (clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      for (const client of clients) client.ws.terminate();
-      for (const hub of hubs.values()) hub.sub.unsubscribe();
-      hubs.clear();
-      await Promise.all([...closingReplays]);
+      while (sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (const session of sessions) session.ws.terminate();
+      await feeds.stop();
+      await subscriptions.stop();
       await updates;
       await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
       await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));

@@ -40,6 +40,30 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
   WS_REPLAY_PAUSE_BYTES: PositiveInt.default(1024 * 1024),
   /** Pro replay: how long a paused replay waits for the socket to drain before the slow-consumer policy disconnects it, ms. */
   WS_REPLAY_STALL_MS: PositiveInt.default(30_000),
+  /**
+   * Worker processes sharing PORT (node:cluster); each runs the whole fan-out with its own NATS connections, while the
+   * primary serves /healthz, /readyz and /metrics off the fan-out's event loops. 0 = one per CPU (os.availableParallelism()).
+   */
+  WS_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
+  /** Failed authentications per source address per minute (per process) before further attempts are refused unchecked. */
+  WS_LOGIN_FAILURES_PER_MINUTE: PositiveInt.default(30),
+  /**
+   * Take the client address for login limits from the last X-Forwarded-For entry (set true only behind a proxy that
+   * appends it, such as the ingress); otherwise the TCP peer address.
+   */
+  WS_TRUST_FORWARDED_FOR: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** Largest `mints` / `accounts` / `types` list of one subscription filter. */
+  WS_FILTER_MAX_ITEMS: PositiveInt.default(1000),
+  /** How far back every plan may resume with `resume_after` (Pro may replay all retention), ms. */
+  WS_RESUME_WINDOW_MS: PositiveInt.default(5 * 60_000),
+  /** Longest silence on a subscribed connection before the server sends a heartbeat, ms. */
+  WS_HEARTBEAT_INTERVAL_MS: PositiveInt.default(5_000),
+  /** Interval of WebSocket pings; a connection that misses two pongs is terminated, ms. */
+  WS_PING_INTERVAL_MS: PositiveInt.default(10_000),
+  /** Bytes handed to a socket at once; the rest of a client's queue waits in the process until the socket drains. */
+  WS_SOCKET_HIGH_WATER_BYTES: PositiveInt.default(256 * 1024),
+  /** After a close frame (slow consumer, refusal), how long the peer has to finish the close handshake before the socket is destroyed, ms. */
+  WS_CLOSE_TIMEOUT_MS: PositiveInt.default(2_000),
 });
 
 export type WsFanoutConfig = z.infer<typeof WsFanoutConfigSchema>;

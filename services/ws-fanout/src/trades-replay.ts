@@ -9,10 +9,14 @@
  * messages already handed to the iterator, so while the caller does not read (a paused replay),
  * no more than `batchMessages` messages are fetched.
  */
+import { randomBytes } from 'node:crypto';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import { TRADES_STREAM, type NatsConnection } from '@tradewind/lib';
 import type { ReplayStart } from './domain/replay-request.js';
 import { WsProtocolError } from './domain/errors.js';
+
+/** Name prefix of catch-up consumers (replay, resume_after) on TRADES. */
+export const CATCH_UP_CONSUMER_PREFIX = 'ws_catchup_';
 
 /** One open replay. */
 export interface TradesReplay {
@@ -53,6 +57,7 @@ export class TradesReplayer {
         }
       }
       const options: Partial<OrderedConsumerOptions> = {
+        name_prefix: `${CATCH_UP_CONSUMER_PREFIX}${randomBytes(8).toString('hex')}`,
         filter_subjects: subject,
         inactive_threshold: this.options.inactiveMs,
         ...(start.kind === 'time'

@@ -43,10 +43,10 @@ describe('live plan changes', () => {
     const c = await TestClient.authed(t.url, await customer.user());
     c.send({ subject: 'premium.raydium' });
     c.send({ subject: 'basic.pumpfun' });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'premium.raydium' });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'premium.raydium' });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'basic.pumpfun' });
     env.nc.publish('premium.raydium', '{"before":"downgrade"}');
-    expect(await c.nextRaw()).toBe('{"before":"downgrade"}');
+    expect(await c.nextTradeRaw()).toBe('{"before":"downgrade"}');
     expect(await t.metric('tradewind_ws_fanout_connections', { plan: 'pro' })).toBe(1);
 
     const started = performance.now();
@@ -68,7 +68,7 @@ describe('live plan changes', () => {
     env.nc.publish('premium.raydium', '{"after":"downgrade"}');
     env.nc.publish('basic.pumpfun', '{"basic":"still flows"}');
     const rest = await c.drain(300);
-    expect(rest.filter((m) => m.type === undefined)).toEqual([{ basic: 'still flows' }]);
+    expect(rest.filter((m) => m.type === undefined)).toEqual([expect.objectContaining({ basic: 'still flows' })]);
     expect(c.closed).toBeUndefined();
 
     c.send({ subject: 'premium.raydium' });
@@ -92,7 +92,7 @@ describe('live plan changes', () => {
     expect(outcomes.filter((code) => code === undefined)).toHaveLength(1);
     const survivor = sockets[outcomes.indexOf(undefined)]!;
     survivor.send({ subject: 'basic.bonk' });
-    expect((await until(survivor, (m) => m.type === 'subscribed')).message).toEqual({ type: 'subscribed', subject: 'basic.bonk' });
+    expect((await until(survivor, (m) => m.type === 'subscribed')).message).toMatchObject({ type: 'subscribed', subject: 'basic.bonk' });
     survivor.close();
     await survivor.waitClosed();
   });
@@ -110,9 +110,9 @@ describe('live plan changes', () => {
     expect(message).toEqual({ type: 'plan_changed', plan: 'plus', subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] });
 
     c.send({ subject: 'premium.pumpswap' });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'premium.pumpswap' });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'premium.pumpswap' });
     env.nc.publish('premium.pumpswap', '{"premium":"after upgrade"}');
-    expect(await c.nextRaw()).toBe('{"premium":"after upgrade"}');
+    expect(await c.nextTradeRaw()).toBe('{"premium":"after upgrade"}');
     c.close();
     await c.waitClosed();
   });
@@ -123,7 +123,7 @@ describe('live plan changes', () => {
     const doomed = await TestClient.authed(t.url, doomedUser);
     const other = await TestClient.authed(t.url, await customer.user());
     other.send({ subject: 'basic.bonk' });
-    expect(await other.next()).toEqual({ type: 'subscribed', subject: 'basic.bonk' });
+    expect(await other.next()).toMatchObject({ type: 'subscribed', subject: 'basic.bonk' });
 
     const started = performance.now();
     const revocations = { [doomedUser.publicKey]: Math.floor(Date.now() / 1000) + 1 };
@@ -136,7 +136,7 @@ describe('live plan changes', () => {
     expect(performance.now() - started).toBeLessThan(5000);
 
     env.nc.publish('basic.bonk', '{"other":"unaffected"}');
-    expect(await other.nextRaw()).toBe('{"other":"unaffected"}');
+    expect(await other.nextTradeRaw()).toBe('{"other":"unaffected"}');
     expect(other.closed).toBeUndefined();
     other.close();
     await other.waitClosed();
@@ -146,7 +146,7 @@ describe('live plan changes', () => {
     const customer = await createCustomer(env, 'pro');
     const c = await TestClient.authed(t.url, await customer.user());
     c.send({ subject: 'premium.raydium' });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'premium.raydium' });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'premium.raydium' });
     const ignoredBefore = await t.metric('tradewind_ws_fanout_account_updates_total', { result: 'ignored' });
 
     // The customer's real claims, downgraded, but signed by a key that is not the operator's.
@@ -157,7 +157,7 @@ describe('live plan changes', () => {
     await expect.poll(() => t.metric('tradewind_ws_fanout_account_updates_total', { result: 'ignored' })).toBe(ignoredBefore + 1);
 
     env.nc.publish('premium.raydium', '{"still":"pro"}');
-    expect(await c.drain(200)).toEqual([{ still: 'pro' }]);
+    expect(await c.drain(200)).toEqual([expect.objectContaining({ still: 'pro' })]);
     c.close();
     await c.waitClosed();
   });

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { ensureTradesStream, TRADES_STREAM } from '@tradewind/lib';
+import { CATCH_UP_CONSUMER_PREFIX } from '../src/trades-replay.js';
 import { reauthorize } from '@tradewind/credential-issuer';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
@@ -36,9 +37,11 @@ async function publishTrade(subject: string, i: number, padding = ''): Promise<n
   return ack.seq;
 }
 
-/** Consumers currently on the TRADES stream. */
+/** Catch-up (replay) consumers currently on the TRADES stream; the apps' live feeds have their own prefix. */
 async function consumerCount(): Promise<number> {
-  return (await jsm.streams.info(TRADES_STREAM)).state.consumer_count;
+  let n = 0;
+  for await (const c of jsm.consumers.list(TRADES_STREAM)) if (c.name.startsWith(CATCH_UP_CONSUMER_PREFIX)) n++;
+  return n;
 }
 
 describe('replay', () => {
@@ -61,7 +64,7 @@ describe('replay', () => {
     for (let i = history; i < history + during; i++) await publishTrade(subject, base + i);
 
     const subscribed = await c.next();
-    expect(subscribed).toEqual({ type: 'subscribed', subject, replay: { from: seqK, first_seq: seqK } });
+    expect(subscribed).toMatchObject({ type: 'subscribed', subject, replay: { from: seqK, first_seq: seqK } });
     const received: number[] = [];
     const caughtUp: Array<Record<string, unknown>> = [];
     const lastBeforeLive = base + history + during - 1;
@@ -101,7 +104,7 @@ describe('replay', () => {
 
     const c = await TestClient.authed(t.url, await (await createCustomer(env, 'pro')).user());
     c.send({ subject, replay: { from } });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject, replay: { from, first_seq: firstSeq } });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject, replay: { from, first_seq: firstSeq } });
     const got: number[] = [];
     for (let i = 5; i < 10; i++) got.push(Number((await c.next()).n));
     expect(got).toEqual([5, 6, 7, 8, 9].map((i) => base + i));
@@ -115,7 +118,7 @@ describe('replay', () => {
     const c = await TestClient.authed(t.url, await (await createCustomer(env, 'pro')).user());
     const from = new Date().toISOString();
     c.send({ subject, replay: { from } });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject, replay: { from, first_seq: null } });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject, replay: { from, first_seq: null } });
     expect(await c.next()).toEqual({ type: 'replay_caught_up', subject, seq: null });
     await publishTrade(subject, 3_000_000);
     expect(await c.next()).toMatchObject({ signature: 'sig-3000000' });
@@ -131,7 +134,7 @@ describe('replay', () => {
       expect(refused).toMatchObject({ type: 'error', code: 'replay_not_in_plan' });
       expect(String(refused.message)).toMatch(/^replay of history is included in the Pro plan; /);
       c.send({ subject: 'basic.pumpfun' });
-      expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
+      expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'basic.pumpfun' });
       expect(c.closed).toBeUndefined();
       c.close();
       await c.waitClosed();
@@ -170,21 +173,22 @@ describe('replay', () => {
     const subject = 'premium.pumpswap';
     const c = await TestClient.authed(t.url, await (await createCustomer(env, 'pro')).user());
     c.send({ subject });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject });
     const seq = await publishTrade(subject, 4_000_000);
     expect(await c.next()).toMatchObject({ n: 4_000_000 });
 
     c.send({ subject, replay: { from: seq } });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject, replay: { from: seq, first_seq: seq } });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject, replay: { from: seq, first_seq: seq } });
     expect(await c.next()).toMatchObject({ n: 4_000_000 });
     expect(await c.next()).toEqual({ type: 'replay_caught_up', subject, seq });
-    await expect.poll(consumerCount).toBe(1);
+    // Caught up: the replay consumer is deleted and the subscription joins the process's live feed of the subject.
+    await expect.poll(consumerCount).toBe(0);
     await publishTrade(subject, 4_000_001);
-    // Once, from the consumer: the live subscription is gone.
+    // Once: the earlier live subscription was replaced, not doubled.
     expect(await c.drain(300)).toEqual([expect.objectContaining({ n: 4_000_001 })]);
 
     c.send({ subject });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject });
     await expect.poll(consumerCount).toBe(0);
     await publishTrade(subject, 4_000_002);
     expect(await c.drain(300)).toEqual([expect.objectContaining({ n: 4_000_002 })]);
@@ -249,12 +253,17 @@ describe('replay', () => {
   });
 
   it('when the app stops, then its replay consumers are deleted', async () => {
+    const padding = 'x'.repeat(4000);
+    const from = await publishTrade('basic.bonk', 8_000_000, padding);
+    for (let i = 1; i < 600; i++) await publishTrade('basic.bonk', 8_000_000 + i, padding);
     const other = await startTestApp(env);
     const c = await TestClient.authed(other.url, await (await createCustomer(env, 'pro')).user());
-    c.send({ subject: 'basic.bonk', replay: { from: 1 } });
-    expect(await c.next()).toMatchObject({ type: 'subscribed', replay: { from: 1 } });
+    c.send({ subject: 'basic.bonk', replay: { from } });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', replay: { from } });
+    c.ws.pause(); // the replay pauses at WS_REPLAY_PAUSE_BYTES with history left: its consumer stays
     await expect.poll(consumerCount).toBe(1);
     await other.app.stop();
+    c.ws.resume();
     expect((await c.waitClosed()).code).toBe(1001);
     await expect.poll(consumerCount).toBe(0);
   });

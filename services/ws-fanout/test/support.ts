@@ -9,7 +9,8 @@ import { expect } from 'vitest';
 import WebSocket from 'ws';
 import { createClient } from 'redis';
 import { Registry } from 'prom-client';
-import { connectNats, createLogger, freePort, type NatsConnection, type PlanId } from '@tradewind/lib';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connectNats, createLogger, ensureTradesStream, freePort, type NatsConnection, type PlanId } from '@tradewind/lib';
 import {
   encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, startLocalNats,
   type CustomerAccountSpec, type LocalNats,
@@ -38,6 +39,8 @@ export async function startTestEnv(): Promise<TestEnv> {
   const nats = await startLocalNats({ stateDir, port: await freePort(), monitorPort: await freePort() });
   const nc = await connectNats({ url: nats.url, creds: nats.identities.service_user_creds, name: 'ws-fanout-test' });
   const sysNc = await connectNats({ url: nats.url, creds: nats.identities.system_user_creds, name: 'ws-fanout-test-sys' });
+  // ws-fanout reads the TRADES stream; trades published with nc.publish on its subjects are stored in it.
+  await ensureTradesStream(await jetstreamManager(nc));
   const redis: ReturnType<typeof createClient> = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
   await redis.connect();
   return {
@@ -56,6 +59,8 @@ export async function startTestEnv(): Promise<TestEnv> {
 export const TEST_APP_CONFIG: WsFanoutAppConfig = {
   PORT: 0, HOST: '127.0.0.1', WS_MAX_FRAME_BYTES: 16 * 1024, WS_AUTH_TIMEOUT_MS: 1500, WS_MAX_BUFFERED_BYTES: 8 * 1024 * 1024,
   WS_MAX_REPLAYS_PER_CONNECTION: 4, WS_REPLAY_BATCH_MESSAGES: 256, WS_REPLAY_PAUSE_BYTES: 1024 * 1024, WS_REPLAY_STALL_MS: 30_000,
+  WS_LOGIN_FAILURES_PER_MINUTE: 1000, WS_FILTER_MAX_ITEMS: 1000, WS_RESUME_WINDOW_MS: 5 * 60_000, WS_HEARTBEAT_INTERVAL_MS: 5_000,
+  WS_PING_INTERVAL_MS: 10_000, WS_SOCKET_HIGH_WATER_BYTES: 256 * 1024, WS_CLOSE_TIMEOUT_MS: 2_000, WS_TRUST_FORWARDED_FOR: false,
 };
 
 /** A running app of one test file. */
@@ -149,6 +154,17 @@ export class TestClient {
       await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
     }
     return this.queue.shift()!;
+  }
+
+  /**
+   * Next message, which must be a trade: its text with the `"seq":<n>,` that ws-fanout puts first
+   * removed, i.e. the bytes as published on NATS.
+   */
+  async nextTradeRaw(timeoutMs = 3000): Promise<string> {
+    const raw = await this.nextRaw(timeoutMs);
+    const m = /^\{"seq":(\d+),?/.exec(raw);
+    if (!m) throw new Error(`not a trade message with seq: ${raw}`);
+    return `{${raw.slice(m[0].length)}`;
   }
 
   async next(timeoutMs = 3000): Promise<Record<string, unknown>> { return JSON.parse(await this.nextRaw(timeoutMs)) as Record<string, unknown>; }

@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeAccount, encodeUser, createAccount, createUser, decode, type Account } from '@nats-io/jwt';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { TRADE_PUBLISHED_MS_HEADER, type NatsConnection } from '@tradewind/lib';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { TRADE_PUBLISHED_MS_HEADER, TRADES_STREAM, type NatsConnection } from '@tradewind/lib';
+import { FEED_CONSUMER_PREFIX } from '../src/delivery/subject-feed.js';
 import {
   encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt,
   type LocalNats, type UserCredentials,
@@ -57,25 +59,25 @@ describe('ws-fanout', () => {
     const c = await authed(await creds('starter'));
     expect(await t.metric('tradewind_ws_fanout_connections', { plan: 'starter' })).toBe(1);
     c.send({ subject: 'basic.pumpfun' });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'basic.pumpfun' });
     const payload = '{"source":"pumpfun","transaction_type":"BUY","signature":"abc",  "spacing":"kept as published"}';
     // As ingest stamps it; 250 ms in the past, so the observed latency is at least that.
     const stamped = natsHeaders();
     stamped.set(TRADE_PUBLISHED_MS_HEADER, String(Date.now() - 250));
     nc.publish('basic.pumpfun', payload, { headers: stamped });
     nc.publish('basic.bonk', '{"source":"bonk"}'); // not subscribed: must not arrive
-    expect(await c.nextRaw()).toBe(payload);
+    expect(await c.nextTradeRaw()).toBe(payload);
     const latency = 'tradewind_ws_fanout_delivery_latency_seconds';
     expect(await t.metric(`${latency}_count`, { subject: 'basic.pumpfun' })).toBe(1);
     expect(await t.metric(`${latency}_sum`, { subject: 'basic.pumpfun' })).toBeGreaterThanOrEqual(0.25);
     expect(await t.metric(`${latency}_sum`, { subject: 'basic.pumpfun' })).toBeLessThan(5);
     // Without the header (or with a bad one), a trade is delivered but not observed.
     nc.publish('basic.pumpfun', '{"n":2}');
-    expect(await c.nextRaw()).toBe('{"n":2}');
+    expect(await c.nextTradeRaw()).toBe('{"n":2}');
     const garbled = natsHeaders();
     garbled.set(TRADE_PUBLISHED_MS_HEADER, 'yesterday');
     nc.publish('basic.pumpfun', '{"n":3}', { headers: garbled });
-    expect(await c.nextRaw()).toBe('{"n":3}');
+    expect(await c.nextTradeRaw()).toBe('{"n":3}');
     expect(await t.metric(`${latency}_count`, { subject: 'basic.pumpfun' })).toBe(1);
     c.close();
     await c.waitClosed();
@@ -94,18 +96,20 @@ describe('ws-fanout', () => {
     c.close();
   });
 
-  it('when two clients subscribe to one subject, then the process holds one NATS subscription and both receive', async () => {
+  it('when two clients subscribe to one subject, then the process reads it with one JetStream consumer and both receive', async () => {
     const a = await authed(await creds('plus'));
     const b = await authed(await creds('plus'));
     a.send({ subject: 'premium.raydium' });
     b.send({ subject: 'premium.raydium' });
     await a.next(); await b.next();
-    const connz = await (await fetch(`${nats.monitorUrl}/connz?subs=1`)).json() as { connections: Array<{ name?: string; subscriptions_list?: string[] }> };
-    const ours = connz.connections.find((c) => c.name === 'ws-fanout-test');
-    expect(ours?.subscriptions_list?.filter((s) => s === 'premium.raydium')).toHaveLength(1);
+    const feeds: string[] = [];
+    for await (const info of (await jetstreamManager(nc)).consumers.list(TRADES_STREAM)) {
+      if (info.name.startsWith(FEED_CONSUMER_PREFIX) && info.config.filter_subject === 'premium.raydium') feeds.push(info.name);
+    }
+    expect(feeds).toHaveLength(1);
     nc.publish('premium.raydium', '{"x":1}');
-    expect(await a.nextRaw()).toBe('{"x":1}');
-    expect(await b.nextRaw()).toBe('{"x":1}');
+    expect(await a.nextTradeRaw()).toBe('{"x":1}');
+    expect(await b.nextTradeRaw()).toBe('{"x":1}');
     a.close(); b.close();
   });
 
@@ -157,7 +161,7 @@ describe('ws-fanout', () => {
   it('when the user JWT expires while connected, then expired and close 4401, as nats-server closes native connections', async () => {
     const c = await authed(await creds('starter', { ttlSeconds: 2 }));
     c.send({ subject: 'basic.pumpfun' });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.pumpfun' });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'basic.pumpfun' });
     const err = await c.next();
     expect(err).toMatchObject({ type: 'error', code: 'expired' });
     expect((await c.waitClosed()).code).toBe(4401);
@@ -190,7 +194,7 @@ describe('ws-fanout', () => {
     c.send({ subject: 'no.such' });
     expect(await c.next()).toMatchObject({ type: 'error', code: 'unknown_subject' });
     c.send({ subject: 'basic.bonk' });
-    expect(await c.next()).toEqual({ type: 'subscribed', subject: 'basic.bonk' });
+    expect(await c.next()).toMatchObject({ type: 'subscribed', subject: 'basic.bonk' });
     c.close();
   });
 
@@ -208,7 +212,7 @@ describe('ws-fanout', () => {
     const pro = await connectCustomer('pro');
     expect(pro.authenticated).toMatchObject({ type: 'authenticated', plan: 'pro', subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] });
     pro.c.send({ subject: 'premium.raydium' });
-    expect(await pro.c.next()).toEqual({ type: 'subscribed', subject: 'premium.raydium' });
+    expect(await pro.c.next()).toMatchObject({ type: 'subscribed', subject: 'premium.raydium' });
     const starter = await connectCustomer('starter');
     expect(starter.authenticated).toMatchObject({ type: 'authenticated', plan: 'starter', subjects: ['basic.pumpfun', 'basic.bonk'] });
     starter.c.send({ subject: 'premium.raydium' });
@@ -230,7 +234,7 @@ describe('ws-fanout', () => {
     expect(String(refused.message)).toMatch(/the Starter plan allows 100 per minute; .*the Plus plan allows 1,000/);
     expect(c.closed).toBeUndefined();
     nc.publish('basic.bonk', '{"still":"delivered"}');
-    expect(await c.nextRaw()).toBe('{"still":"delivered"}');
+    expect(await c.nextTradeRaw()).toBe('{"still":"delivered"}');
     c.close();
     await c.waitClosed();
   });

@@ -10,6 +10,7 @@ export type WsErrorCode =
   | 'expired' | 'revoked' | 'unknown_account' | 'auth_timeout' | 'not_authenticated'
   | 'already_authenticated' | 'unknown_subject' | 'subject_not_in_plan' | 'connection_limit' | 'rate_limited'
   | 'replay_not_in_plan' | 'bad_replay' | 'replay_limit'
+  | 'bad_filter' | 'bad_resume' | 'resume_too_old'
   | 'slow_consumer' | 'unavailable' | 'internal';
 
 /** Close codes (4xxx application range, RFC 6455 §7.4.2). */
@@ -27,10 +28,13 @@ export const CLOSE_CODES = {
 export class WsProtocolError extends AppError {
   readonly wsCode: WsErrorCode;
   readonly close: number | undefined;
+  /** Extra fields of the error message sent to the client (e.g. `oldest_seq` of `resume_too_old`). */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: ErrorCode, wsCode: WsErrorCode, message: string, close?: number, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, wsCode: WsErrorCode, message: string, close?: number, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(code, message, options);
     this.wsCode = wsCode;
     this.close = close;
+    this.details = options?.details;
   }
 }

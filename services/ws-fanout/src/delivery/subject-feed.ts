@@ -1,0 +1,242 @@
+/**
+ * The live feed of one TRADES subject in one ws-fanout process (docs/websocket.md §2, "Delivery").
+ *
+ * Each process reads each subject once, from JetStream with an ordered consumer (nats.js v3): the
+ * consumer pulls in batches, so a busy process falls behind the stream instead of being cut off by
+ * nats-server as a slow consumer (core subscriptions are, and lose everything in flight), and every
+ * message arrives with its stream sequence, which clients see as `seq` and resume from.
+ *
+ * Per message: one frame is built (frame.ts) and queued for every member; the JSON is parsed once,
+ * only when some member has a filter; metrics are counted once per message, not per member.
+ */
+import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { TRADES_STREAM, isJetStreamNotFound, type Logger, type NatsConnection, type TradeSubject } from '@tradewind/lib';
+import { randomBytes } from 'node:crypto';
+import { tradeFrame } from './frame.js';
+import type { Outbox } from './outbox.js';
+import { matchesFilter, tradeFacts, type TradeFacts, type TradeFilter } from '../domain/trade-filter.js';
+
+/** Name prefix of the live feeds' consumers on TRADES (operators tell them from catch-up consumers by it). */
+export const FEED_CONSUMER_PREFIX = 'ws_feed_';
+
+/** One client's subscription to a subject while it takes the live feed. */
+export interface FeedMember {
+  readonly outbox: Outbox;
+  /** null: every message of the subject. Changed only through {@link SubjectFeed.setFilter}. */
+  filter: TradeFilter | null;
+  /**
+   * The last stream sequence this client was sent (or skipped by its filter) on this subject: the feed
+   * sends only later ones, which is how a catching-up client joins without a duplicate.
+   */
+  lastSeq: number;
+}
+
+/** What the feed reports once per message that reached at least one member. */
+export interface FeedDelivery {
+  readonly subject: TradeSubject;
+  readonly seq: number;
+  readonly recipients: number;
+  readonly bytes: number;
+  readonly msg: JsMsg;
+}
+
+/** One subject's live feed. */
+export class SubjectFeed {
+  /** Stream sequence of the last message of this subject the feed has seen (0: none yet). */
+  lastSeq = 0;
+  private lastData: Uint8Array | undefined;
+  private lastSlot: { seq: number; slot: number | null } | undefined;
+  private readonly members = new Set<FeedMember>();
+  private filtered = 0;
+
+  constructor(readonly subject: TradeSubject, private readonly onDelivered: (delivery: FeedDelivery) => void) {}
+
+  /** Members receiving the feed. */
+  get size(): number {
+    return this.members.size;
+  }
+
+  /** Changes a member's filter in place: the next message is judged by the new one, with no gap. */
+  setFilter(member: FeedMember, filter: TradeFilter | null): void {
+    const joined = this.members.has(member);
+    if (joined) this.remove(member);
+    member.filter = filter;
+    if (joined) this.add(member);
+  }
+
+  /** Starts sending messages with a sequence above `member.lastSeq` to `member`. */
+  add(member: FeedMember): void {
+    if (this.members.has(member)) return;
+    this.members.add(member);
+    if (member.filter) this.filtered++;
+  }
+
+  remove(member: FeedMember): void {
+    if (this.members.delete(member) && member.filter) this.filtered--;
+  }
+
+  /**
+   * The slot of the newest message of this subject, for heartbeats; parsed from the message only
+   * when asked (once per message at most). null when the message has none or none was seen.
+   */
+  latestSlot(): number | null {
+    if (!this.lastData) return null;
+    if (this.lastSlot?.seq !== this.lastSeq) {
+      let slot: number | null = null;
+      try {
+        const value = (JSON.parse(Buffer.from(this.lastData).toString('utf8')) as { slot?: unknown }).slot;
+        slot = typeof value === 'number' ? value : null;
+      } catch {
+        slot = null;
+      }
+      this.lastSlot = { seq: this.lastSeq, slot };
+    }
+    return this.lastSlot.slot;
+  }
+
+  /** Sets the last sequence known before the first message arrives (from the stream at start). */
+  primeLastSeq(seq: number, data: Uint8Array | undefined): void {
+    if (seq > this.lastSeq) {
+      this.lastSeq = seq;
+      this.lastData = data;
+    }
+  }
+
+  /** Fans one stored message out to the members. Called synchronously from the consumer. */
+  deliver(msg: JsMsg): void {
+    const seq = msg.seq;
+    if (seq <= this.lastSeq) return;
+    this.lastSeq = seq;
+    this.lastData = msg.data;
+    if (this.members.size === 0) return;
+    const frame = tradeFrame(seq, msg.data);
+    let facts: TradeFacts | null | undefined;
+    if (this.filtered > 0) facts = factsOf(this.subject, msg.data);
+    let recipients = 0;
+    for (const member of this.members) {
+      if (seq <= member.lastSeq) continue;
+      member.lastSeq = seq;
+      // A message that cannot be parsed passes no filter (it carries none of the fields filters look at).
+      if (member.filter && (!facts || !matchesFilter(member.filter, facts))) continue;
+      if (member.outbox.push(frame)) recipients++;
+    }
+    if (recipients > 0) this.onDelivered({ subject: this.subject, seq, recipients, bytes: frame.byteLength * recipients, msg });
+  }
+}
+
+/** The parsed facts a filter looks at, or null when the payload is not a JSON object. */
+export function factsOf(subject: TradeSubject, data: Uint8Array): TradeFacts | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? tradeFacts(subject, value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Options of the feeds' consumers. */
+export interface TradeFeedsOptions {
+  /** Messages per pull request of each feed's consumer. */
+  readonly batchMessages: number;
+  /** Delay before a feed whose consumer could not be created (no TRADES stream yet, JetStream down) tries again, ms. */
+  readonly retryMs: number;
+}
+
+/**
+ * The live feeds of every subject in this process: one ordered JetStream consumer each, from the
+ * message after the stream's last one at start, recreated from the last sequence seen whenever its
+ * consumer ends (JetStream restarted, stream re-created), so a feed never skips a stored message.
+ */
+export class TradeFeeds {
+  private readonly feeds = new Map<TradeSubject, SubjectFeed>();
+  private readonly running = new Map<TradeSubject, ConsumerMessages>();
+  private jsm: JetStreamManager | undefined;
+  private stopped = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    subjects: readonly TradeSubject[],
+    private readonly options: TradeFeedsOptions,
+    private readonly logger: Logger,
+    onDelivered: (delivery: FeedDelivery) => void,
+  ) {
+    for (const subject of subjects) this.feeds.set(subject, new SubjectFeed(subject, onDelivered));
+  }
+
+  /** The feed of `subject`. */
+  get(subject: TradeSubject): SubjectFeed {
+    return this.feeds.get(subject)!;
+  }
+
+  /** Whether every feed's consumer is running (readiness). */
+  get ready(): boolean {
+    return this.running.size === this.feeds.size;
+  }
+
+  /** Starts every feed; resolves once each has tried once (feeds that could not start keep retrying). */
+  async start(): Promise<void> {
+    await Promise.all([...this.feeds.values()].map((feed) => this.open(feed)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const open = [...this.running.values()];
+    this.running.clear();
+    await Promise.all(open.map((messages) => messages.close().catch(() => undefined)));
+  }
+
+  private retry(feed: SubjectFeed): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.open(feed);
+    }, this.options.retryMs);
+    this.timers.add(timer);
+  }
+
+  private async open(feed: SubjectFeed): Promise<void> {
+    if (this.stopped) return;
+    try {
+      this.jsm ??= await jetstreamManager(this.nc);
+      let from = feed.lastSeq + 1;
+      if (feed.lastSeq === 0) {
+        // First start: live from the message after the stream's current last one; the subject's
+        // newest stored message gives heartbeats their seq until a new one arrives.
+        const info = await this.jsm.streams.info(TRADES_STREAM);
+        from = info.state.last_seq + 1;
+        const last = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: feed.subject }).catch(() => null);
+        // A message stored after the info call is delivered by the consumer, not primed.
+        if (last && last.seq <= info.state.last_seq) feed.primeLastSeq(last.seq, last.data);
+      }
+      const consumer = await jetstream(this.nc).consumers.get(TRADES_STREAM, {
+        name_prefix: `${FEED_CONSUMER_PREFIX}${randomBytes(8).toString('hex')}`,
+        filter_subjects: feed.subject,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: Math.max(from, 1),
+        inactive_threshold: 60_000,
+      });
+      const messages = await consumer.consume({
+        max_messages: this.options.batchMessages,
+        callback: (msg) => feed.deliver(msg),
+      });
+      if (this.stopped) {
+        await messages.close().catch(() => undefined);
+        return;
+      }
+      this.running.set(feed.subject, messages);
+      void messages.closed().then((err) => {
+        if (this.running.get(feed.subject) !== messages) return;
+        this.running.delete(feed.subject);
+        if (this.stopped) return;
+        this.logger.warn({ err, subject: feed.subject, last_seq: feed.lastSeq }, 'trade feed consumer ended; recreating it from the last sequence');
+        this.retry(feed);
+      });
+    } catch (err) {
+      this.logger.warn({ err, subject: feed.subject, stream_missing: isJetStreamNotFound(err, 'stream') }, 'trade feed could not start; retrying');
+      this.retry(feed);
+    }
+  }
+}
