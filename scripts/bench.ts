@@ -16,6 +16,14 @@
  *           tokens (what one uncached GET /api/birdeye/tokens costs). Baseline measured
  *           in the same run: sequential Redis PING (the round-trip floor).
  *
+ *   fanout  ws-fanout against plain NATS subscribers in one run (scripts/bench/fanout.ts): an
+ *           operator-mode nats-server and ws-fanout (its real entry point, a child process) on free
+ *           ports, subscribers in child processes; highest rate kept up at 100 and 1,000 subscribers,
+ *           latency at 2,000 msg/s for 1 and 100, logins/s, /healthz and /readyz under load, lost /
+ *           duplicated / reordered messages. Options: `--ws-workers N` (WS_WORKERS of ws-fanout,
+ *           default: its own), `--client-procs N` (subscriber processes, default 2). Each rate step
+ *           publishes for 1.5 × --seconds; about 2-4 minutes in all.
+ *
  * Output: human-readable lines, then ONE final line of JSON with the figures
  * (`decode_tx_per_s`, `filter_tx_per_s`, ...), for CI and for comparisons.
  * Figures depend on the machine: compare ratios, not absolute numbers.
@@ -27,18 +35,50 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { BUNDLED_RECORDING_DIR, decodeNormalized, loadRecording, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
 import { TokenStore, WINDOW_MS, interpretTrade, type TradeUpdate } from '@tradewind/token-price';
+import { fanoutSuite } from './bench/fanout.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const TRADE_DIR = join(repo, 'services/ingest/recording');
 const NON_TRADE_DIR = join(repo, 'services/ingest/bench/non-trade');
 
-function args(): { suites: string[]; seconds: number } {
+/** Options that take a value; everything else not starting with `--` is a suite name. */
+const VALUE_OPTIONS = ['--seconds', '--ws-workers', '--client-procs'] as const;
+
+interface BenchArgs {
+  suites: string[];
+  seconds: number;
+  /** `--ws-workers N` (fanout): WS_WORKERS of the ws-fanout under test; absent = ws-fanout's default. */
+  wsWorkers: number | undefined;
+  /** `--client-procs N` (fanout): subscriber processes. */
+  clientProcs: number | undefined;
+}
+
+function args(): BenchArgs {
   const argv = process.argv.slice(2);
-  const i = argv.indexOf('--seconds');
-  const seconds = i >= 0 ? Number(argv[i + 1]) : 2;
+  const values = new Map<string, string>();
+  const suites: string[] = [];
+  for (let j = 0; j < argv.length; j++) {
+    const a = argv[j]!;
+    if ((VALUE_OPTIONS as readonly string[]).includes(a)) {
+      const v = argv[++j];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      values.set(a, v);
+    } else if (a.startsWith('--')) {
+      throw new Error(`unknown option ${a}; known: ${VALUE_OPTIONS.join(', ')}`);
+    } else {
+      suites.push(a);
+    }
+  }
+  const seconds = values.has('--seconds') ? Number(values.get('--seconds')) : 2;
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error('--seconds needs a positive number');
-  const suites = argv.filter((a, j) => !a.startsWith('--') && !(i >= 0 && j === i + 1));
-  return { suites: suites.length ? suites : ['decode'], seconds };
+  const int = (name: string): number | undefined => {
+    const raw = values.get(name);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer`);
+    return n;
+  };
+  return { suites: suites.length ? suites : ['decode'], seconds, wsWorkers: int('--ws-workers'), clientProcs: int('--client-procs') };
 }
 
 /** Compact JSON text of each *.json under `dir` (as an RPC sends it: no indentation). */
@@ -194,16 +234,22 @@ async function tokenPriceSuite(seconds: number): Promise<Record<string, number |
   }
 }
 
-const SUITES: Record<string, (seconds: number) => Record<string, number | string> | Promise<Record<string, number | string>>> = { decode: decodeSuite, 'token-price': tokenPriceSuite };
+type Suite = (opts: BenchArgs) => Record<string, number | string> | Promise<Record<string, number | string>>;
 
-const { suites, seconds } = args();
+const SUITES: Record<string, Suite> = {
+  decode: ({ seconds }) => decodeSuite(seconds),
+  'token-price': ({ seconds }) => tokenPriceSuite(seconds),
+  fanout: ({ seconds, wsWorkers, clientProcs }) => fanoutSuite({ seconds, wsWorkers, clientProcesses: clientProcs }),
+};
+
+const opts = args();
 const result: Record<string, number | string> = { node: process.version };
-for (const s of suites) {
+for (const s of opts.suites) {
   const suite = SUITES[s];
   if (!suite) {
     console.error(`unknown bench suite "${s}"; known: ${Object.keys(SUITES).join(', ')}`);
     process.exit(2);
   }
-  Object.assign(result, await suite(seconds));
+  Object.assign(result, await suite(opts));
 }
 console.log(JSON.stringify(result));
