@@ -97,6 +97,11 @@ function publishedMsOf(headers: MsgHdrs | undefined): number | undefined {
   return raw && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
+/** `err` with the request's `subject` among the fields of the error message. */
+function withSubject(err: WsProtocolError, subject: string): WsProtocolError {
+  return new WsProtocolError(err.code, err.wsCode, err.message, err.close, { cause: err.cause, details: { subject, ...err.details } });
+}
+
 /** Subjects `user` may subscribe to, in catalogue order. */
 const subjectsOf = (user: VerifiedUser): string[] => [...PLANS[user.plan ?? 'starter'].subjects].filter((s) => maySubscribe(user, s));
 
@@ -433,7 +438,13 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     if ('jwt' in msg || 'nkey' in msg || 'sig' in msg) return authenticate(session, msg);
     if ('subject' in msg) {
       await countRequest(requireUser(session));
-      return onSubscribe(session, msg);
+      try {
+        return await onSubscribe(session, msg);
+      } catch (err) {
+        // Errors about one subscription name its subject, so a client with several in flight can tell which failed.
+        if (err instanceof WsProtocolError && err.close === undefined && typeof msg.subject === 'string') throw withSubject(err, msg.subject);
+        throw err;
+      }
     }
     if ('unsubscribe' in msg) {
       await countRequest(requireUser(session));

@@ -336,7 +336,7 @@ export class Subscriptions {
     } catch (err) {
       if (!catchUp.stopped) {
         this.logger.warn({ err, connection_id: session.id, subject }, 'catch-up consumer failed');
-        session.send({ type: 'error', code: 'unavailable', message: `${catchUp.kind} of ${subject} stopped: TRADES history cannot be read right now; subscribe again shortly` });
+        session.send({ type: 'error', code: 'unavailable', subject, message: `${catchUp.kind} of ${subject} stopped: TRADES history cannot be read right now; subscribe again shortly` });
       }
     }
     // Ended without joining the feed (stopped, slow, failed): the subscription is gone.

@@ -72,7 +72,9 @@ export class TradesReplayer {
         pendingAtStart,
         messages,
         close: () => (closing ??= (async () => {
-          await messages.close().catch(() => undefined);
+          // close() resolves only once the iterator is read up to the stop it queues; a reader that has
+          // already left its loop (a catch-up that joined the live feed) never reads it, so it is not awaited.
+          void messages.close().catch(() => undefined);
           await consumer.delete().catch(() => undefined);
         })()),
       };

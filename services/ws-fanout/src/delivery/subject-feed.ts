@@ -185,7 +185,8 @@ export class TradeFeeds {
     this.timers.clear();
     const open = [...this.running.values()];
     this.running.clear();
-    await Promise.all(open.map((messages) => messages.close().catch(() => undefined)));
+    // Callback consumers run the queued stop at once; bounded anyway, so shutdown never waits on a stuck iterator.
+    await Promise.all(open.map((messages) => Promise.race([messages.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())])));
   }
 
   private retry(feed: SubjectFeed): void {
