@@ -35,6 +35,12 @@ export function gaugeOnce<L extends string>(registry: Registry, name: string, he
   return (registry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge<L>({ name, help, labelNames, registers: [registry] });
 }
 
+/**
+ * What `/metrics` renders: a prom-client Registry, or anything that renders like one (ws-fanout's
+ * cluster primary answers with the aggregate of its workers' registries).
+ */
+export type MetricsSource = Pick<Registry, 'contentType' | 'metrics'>;
+
 /** Handle returned by {@link startAdminServer}. */
 export interface AdminServer {
   readonly port: number;
@@ -50,7 +56,7 @@ export interface AdminServer {
 export async function startAdminServer(options: {
   port: number;
   host?: string;
-  registry: Registry;
+  registry: MetricsSource;
   checks: readonly ReadinessCheck[];
   logger: Logger;
 }): Promise<AdminServer> {

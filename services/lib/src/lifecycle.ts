@@ -3,9 +3,8 @@
  * delay so load balancers notice, run the service's stop steps, exit 0 — all
  * under a deadline; past the deadline the process exits 1.
  */
-import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
-import { startAdminServer, type ReadinessCheck } from './admin-server.js';
+import { startAdminServer, type MetricsSource, type ReadinessCheck } from './admin-server.js';
 
 /**
  * Installs signal handlers that call `stop` once.
@@ -71,7 +70,8 @@ export function runMain(main: () => Promise<void>): void {
  */
 export async function serve(options: {
   logger: Logger;
-  registry: Registry;
+  /** Usually the process's Registry; see {@link MetricsSource}. */
+  registry: MetricsSource;
   adminPort: number;
   checks: readonly ReadinessCheck[];
   app: { start(): Promise<unknown>; stop(): Promise<void> };

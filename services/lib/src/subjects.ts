@@ -1,6 +1,7 @@
 /**
  * JetStream stream and subject names (ARCHITECTURE §5).
  */
+import { AppError } from './errors.js';
 
 /** The stream holding every decoded trade. */
 export const TRADES_STREAM = 'TRADES';
@@ -27,3 +28,44 @@ export function isTradeSubject(value: unknown): value is TradeSubject {
  * connection slots and request budgets are then counted per account, i.e. per customer, not per user key.
  */
 export const CUSTOMER_ACCOUNT_TAG = 'customer';
+
+/**
+ * Token between a TRADES subject and a token mint in a per-mint subject:
+ * `<subject>.mint.<mint>`, e.g. `basic.pumpfun.mint.<mint>` (docs/nats.md, "One mint's trades natively").
+ */
+export const MINT_SUBJECT_TOKEN = 'mint';
+
+/**
+ * A Solana public key as the trade schemas write mints (services/ingest/schemas, `pattern`): 32 to 44
+ * characters of the base58 alphabet. None of them is `.`, `*`, `>` or white space, so it is one NATS token.
+ */
+const MINT_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** Whether `value` has the form of a base58 mint address (the schemas' pattern; not decoded, so not proof of a curve point). */
+export function isMintAddress(value: unknown): value is string {
+  return typeof value === 'string' && MINT_ADDRESS.test(value);
+}
+
+/**
+ * The per-mint subject of one TRADES subject: `<subject>.mint.<mint>`, e.g.
+ * `mintSubject('basic.pumpfun', 'So1…')` → `basic.pumpfun.mint.So1…`. ingest publishes every trade of
+ * `subject` that touches `mint` on it as well, as a core NATS message (not stored in TRADES).
+ * @param subject a TRADES subject.
+ * @param mint base58 mint address (32–44 characters).
+ * @throws AppError('invalid_argument') when `subject` is not a TRADES subject or `mint` is not a base58 address
+ *   (a `.`, `*` or `>` in it would make another subject or a wildcard).
+ */
+export function mintSubject(subject: TradeSubject, mint: string): string {
+  if (!isTradeSubject(subject)) throw new AppError('invalid_argument', `${JSON.stringify(subject)} is not a TRADES subject; subjects are ${TRADE_SUBJECTS.join(', ')}`);
+  if (!isMintAddress(mint)) throw new AppError('invalid_argument', `${JSON.stringify(mint)} is not a base58 mint address (32 to 44 characters)`);
+  return `${subject}.${MINT_SUBJECT_TOKEN}.${mint}`;
+}
+
+/**
+ * The NATS wildcard covering every per-mint subject of `subject`: `<subject>.mint.>`. What account exports,
+ * imports and subscribe permissions name (credential-issuer); subscribing to it receives every trade of
+ * `subject` that touches some mint, once per mint.
+ */
+export function mintSubjectWildcard(subject: TradeSubject): string {
+  return `${subject}.${MINT_SUBJECT_TOKEN}.>`;
+}

@@ -1,17 +1,24 @@
-/** ws-fanout composition root: config → logger → metrics → connections → createApp → start → shutdown hooks. */
+/**
+ * ws-fanout composition root: config → logger → metrics → connections → createApp → start → shutdown hooks.
+ *
+ * With WS_WORKERS resolving to 1 the process serves everything itself, as every other service does. With more,
+ * this process becomes the cluster primary (cluster.ts: admin port, worker supervision, no fan-out) and forks
+ * that many workers, each running this file again as a worker: the whole fan-out on the shared PORT.
+ */
 import { readFile } from 'node:fs/promises';
 import { createClient } from 'redis';
-import { connectNats, createLogger, createRegistry, runMain, serve } from '@tradewind/lib';
-import { loadWsFanoutConfig } from './config.js';
-import { createApp } from './app.js';
+import { connectNats, createLogger, createRegistry, runMain, serve, type Logger, type ReadinessCheck } from '@tradewind/lib';
+import { loadWsFanoutConfig, type WsFanoutConfig } from './config.js';
+import { createApp, type WsFanoutApp } from './app.js';
 import { CredentialVerifier } from './domain/verifier.js';
 import { ConnectionLimiter } from './domain/connection-limiter.js';
 import { RequestRateLimiter } from './domain/request-rate-limiter.js';
 import { resolverLookup } from './resolver-lookup.js';
+import { clusterRole, enterWorkerMode, runClusterPrimary, runClusterWorker } from './cluster.js';
+import { workerCountHere } from './worker-count.js';
 
-runMain(async () => {
-  const config = loadWsFanoutConfig();
-  const logger = createLogger({ service: 'ws-fanout', level: config.LOG_LEVEL });
+/** The fan-out with its connections: what a single process or each cluster worker runs. */
+async function connectFanout(config: Readonly<WsFanoutConfig>, logger: Logger) {
   const registry = createRegistry('ws-fanout');
   const operatorJwt = config.NATS_OPERATOR_JWT.startsWith('eyJ') ? config.NATS_OPERATOR_JWT : await readFile(config.NATS_OPERATOR_JWT, 'utf8');
 
@@ -26,17 +33,44 @@ runMain(async () => {
   limiter.start((err) => logger.warn({ err }, 'renewing connection leases failed'));
   const verifier = new CredentialVerifier(operatorJwt, resolverLookup(sysNc), config.ACCOUNT_CACHE_TTL_MS);
   const rateLimiter = new RequestRateLimiter(redis, config.REQUEST_RATE_WINDOW_MS);
-  const app = createApp(config, { logger, registry, nc, sysNc, verifier, limiter, rateLimiter });
+  const app: WsFanoutApp = createApp(config, { logger, registry, nc, sysNc, verifier, limiter, rateLimiter });
+  const checks: ReadinessCheck[] = [
+    { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() },
+    { name: 'redis', check: async () => (await redis.ping()) === 'PONG' },
+    { name: 'feeds', check: () => app.feedsReady() },
+  ];
+  const close = [() => nc.drain(), () => sysNc.drain(), () => redis.quit()];
+  return { registry, app, checks, close };
+}
 
+runMain(async () => {
+  const config = loadWsFanoutConfig();
+  const baseLogger = createLogger({ service: 'ws-fanout', level: config.LOG_LEVEL });
+  const role = clusterRole(workerCountHere(config.WS_WORKERS));
+
+  if (role.kind === 'primary') {
+    const logger = baseLogger.child({ role: 'primary' });
+    const adminPort = await runClusterPrimary({ logger, workers: role.workers, adminPort: config.ADMIN_PORT, shutdown: config });
+    logger.info({ admin_port: adminPort, workers: role.workers }, 'ws-fanout ready');
+    return;
+  }
+
+  if (role.kind === 'worker') {
+    const logger = baseLogger.child({ worker: role.slot });
+    enterWorkerMode(logger);
+    const { registry, app, checks, close } = await connectFanout(config, logger);
+    await runClusterWorker({ logger, registry, app, checks, close });
+    return;
+  }
+
+  const logger = baseLogger;
+  const { registry, app, checks, close } = await connectFanout(config, logger);
   const adminPort = await serve({
     logger, registry, adminPort: config.ADMIN_PORT,
     shutdown: config,
     app: { start: async () => logger.info({ port: (await app.start()).port }, 'ws-fanout listening'), stop: () => app.stop() },
-    checks: [
-      { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() },
-      { name: 'redis', check: async () => (await redis.ping()) === 'PONG' },
-    ],
-    close: [() => nc.drain(), () => sysNc.drain(), () => redis.quit()],
+    checks,
+    close,
   });
   logger.info({ admin_port: adminPort }, 'ws-fanout ready');
 });

@@ -44,6 +44,8 @@ async function startChild(name: string): Promise<Child> {
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
       CONNECTION_LEASE_MS: String(LEASE_MS),
+      // One process each: this file is about limits across processes (pods); cluster.int.test.ts covers workers.
+      WS_WORKERS: '1',
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
