@@ -5,7 +5,8 @@
  * start(): migrate → push the operator's own accounts (SYS, TRADEWIND, REPLAY, the per-plan
  * accounts) → create the TRADES mirror of native replay → push customer accounts the resolver has not confirmed → serve `GET/POST /api/nats` → outbox
  * relay (credentials.rotated) → the events consumer (user.created, subscription.changed) →
- * periodic resync.
+ * periodic resync; in the background, customer accounts signed by older code (e.g. before the per-mint
+ * subjects) are re-signed and pushed (`upgradeAccounts`: ~25 ms an account, so it does not hold up serving).
  */
 import { Counter, type Registry } from 'prom-client';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
@@ -79,6 +80,8 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
   registerRoutes(http, { service, verify, requests, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
   const consumer = createCredentialEventsConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: log, registry: deps.registry, service });
   let resyncTimer: NodeJS.Timeout | undefined;
+  const upgradeAbort = new AbortController();
+  let upgrading: Promise<void> | undefined;
 
   return {
     service,
@@ -94,11 +97,22 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
       await consumer.start();
       resyncTimer = setInterval(() => void service.resync().catch((err: unknown) => log.warn({ err }, 'account resync failed')), config.RESOLVER_RESYNC_INTERVAL_MS);
       resyncTimer.unref();
+      // Accounts signed before a change of the claims (e.g. the per-mint subjects) get the current ones, then are pushed.
+      upgrading = (async () => {
+        const upgraded = await service.upgradeAccounts(RESYNC_BATCH, upgradeAbort.signal);
+        if (upgraded === 0) return;
+        log.info({ accounts: upgraded }, 'customer accounts re-signed with the current claims');
+        while (!upgradeAbort.signal.aborted && await service.resync(RESYNC_BATCH) === RESYNC_BATCH);
+      })().catch((err: unknown) => log.warn({ err }, 'customer account upgrade failed; the next start retries it'));
       const address = http.server.address();
       return { httpPort: typeof address === 'object' && address ? address.port : config.PORT };
     },
+    /** Resolves when the background re-signing of outdated customer accounts (and their push) has ended. */
+    accountsUpgraded: (): Promise<void> => upgrading ?? Promise.resolve(),
     async stop(): Promise<void> {
       if (resyncTimer) clearInterval(resyncTimer);
+      upgradeAbort.abort();
+      await upgrading;
       await http.close();
       await consumer.stop();
       await relay.stop();

@@ -7,7 +7,9 @@
  *  - plan changes (subscription.changed, newest `version` only): the account is re-signed for the
  *    effective plan and live native connections are re-authorised ({@link reauthorize});
  *  - rotation (`POST /api/nats`): a new NKey and JWT, the previous user key revoked in the account,
- *    live connections re-authorised (the old credential is refused), credentials.rotated emitted.
+ *    live connections re-authorised (the old credential is refused), credentials.rotated emitted;
+ *  - upgrade (at start, `upgradeAccounts()`): accounts signed by older code (e.g. before the per-mint
+ *    subjects) are re-signed with the current claims, for resync to push.
  *
  * Every account JWT is pushed to the resolver before the transaction that records it commits; a
  * failed push rolls it back (the caller sees `unavailable`, an event is redelivered). `resync()`
@@ -19,7 +21,7 @@ import {
   type Kysely, type Logger, type NatsConnection, type PlanId, type Selectable, type Transaction,
 } from '@tradewind/lib';
 import type { CredentialIssuerDatabase, CustomersTable } from './db/schema.js';
-import { encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec } from './domain/customer-accounts.js';
+import { customerAccountIsCurrent, encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec } from './domain/customer-accounts.js';
 import { wsUrlFromNatsUrl } from './domain/credentials.js';
 import { keyPairFromSeed, type NatsIdentities } from './domain/identities.js';
 import type { SeedCipher } from './domain/seed-cipher.js';
@@ -286,6 +288,37 @@ export function createCredentialService(deps: CredentialServiceDeps) {
       }).where('user_id', '=', row.user_id).execute();
       log.info({ user_id: row.user_id, account: row.account_public_key, from: row.plan, to: plan, version: change.version.toString() }, 'plan applied to the customer account');
       return 'changed';
+    },
+
+    /**
+     * Re-signs every customer account whose stored JWT does not say what this code would sign for it
+     * ({@link customerAccountIsCurrent}): e.g. accounts created before the per-mint subjects
+     * (`<subject>.mint.>`) were imported and allowed. The new JWT is recorded as wanted, not pushed:
+     * {@link resync} pushes it. Live connections are left open; they get the new permissions when they
+     * next connect (nats-server keeps a live connection's permissions, docs/nats.md).
+     * Reads in pages of `batch` rows by user id; a row changed meanwhile (plan change, rotation) is left
+     * to the transaction that changed it, which signs with the current claims anyway. Checking costs
+     * ~0.1 ms an account, re-signing ~25 ms (pure-JS Ed25519 of @nats-io/jwt).
+     * @param signal stops between accounts (service shutdown); what is done stays done.
+     * @returns how many accounts were re-signed.
+     */
+    async upgradeAccounts(batch = RESYNC_BATCH, signal?: AbortSignal): Promise<number> {
+      let after: string | undefined;
+      let resigned = 0;
+      for (;;) {
+        const rows = await deps.db.selectFrom('customers').select(['user_id', 'plan', 'account_public_key', 'revocations', 'account_jwt'])
+          .$if(after !== undefined, (qb) => qb.where('user_id', '>', after!)).orderBy('user_id').limit(batch).execute();
+        for (const row of rows) {
+          if (signal?.aborted) return resigned;
+          if (customerAccountIsCurrent(deps.identities, spec(row), row.account_jwt)) continue;
+          const accountJwt = await encodeCustomerAccount(deps.identities, spec(row));
+          const updated = await deps.db.updateTable('customers').set({ account_jwt: accountJwt, updated_at: new Date() })
+            .where('user_id', '=', row.user_id).where('account_jwt', '=', row.account_jwt).executeTakeFirst();
+          if (updated.numUpdatedRows > 0n) resigned++;
+        }
+        if (rows.length < batch) return resigned;
+        after = rows[rows.length - 1]!.user_id;
+      }
     },
 
     /**

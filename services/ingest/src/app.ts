@@ -73,7 +73,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     for await (const batch of replay(transactions, { transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND, loop: config.REPLAY_LOOP, signal: abort.signal })) {
       for (const trade of batch) {
         loops.set(trade.message.replay_loop);
-        const result = await publishTrade(js, trade, { logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal });
+        const result = await publishTrade(js, trade, { nc, logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal });
         if (result === 'aborted') return;
       }
     }
@@ -117,7 +117,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   async function publishAll(js: JetStreamClient, messages: TradeMessage[]): Promise<boolean> {
     const results = await Promise.all(
       messages.map((message) =>
-        publishTrade(js, { subject: subjectOf(message), msgId: messageId(message), message }, { logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal }),
+        publishTrade(js, { subject: subjectOf(message), msgId: messageId(message), message }, { nc, logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal }),
       ),
     );
     return !results.includes('aborted');

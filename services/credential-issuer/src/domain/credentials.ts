@@ -1,11 +1,13 @@
 /**
  * Issuing user credentials: a fresh NKey pair and a user JWT, signed by the
  * plan's customer account signing key, whose subject permissions are exactly
- * the plan's TRADES subjects and which may publish nothing.
+ * the plan's TRADES subjects and their per-mint subjects (`<subject>.mint.>`,
+ * domain/plan-subjects.ts) and which may publish nothing.
  */
 import { createUser, encodeUser } from '@nats-io/jwt';
 import { PLANS, type PlanId } from '@tradewind/lib';
 import { keyPairFromSeed, type NatsIdentities } from './identities.js';
+import { planSubscribeSubjects } from './plan-subjects.js';
 
 /** What a subscriber receives: the same shape `GET /api/nats` will return, plus the WebSocket URL. */
 export interface UserCredentials {
@@ -50,7 +52,7 @@ export async function issueUserCredentials(
     user,
     account.identity.public_key,
     {
-      sub: { allow: [...plan.subjects] },
+      sub: { allow: planSubscribeSubjects(plan) },
       pub: { deny: ['>'] },
       subs: -1, data: -1, payload: -1,
       tags: [`plan:${plan.id}`],

@@ -4,12 +4,13 @@
  * - operator `tradewind`, the trust anchor every server and ws-fanout pod is configured with;
  * - account `SYS`, the system account (server events, resolver claim updates and lookups);
  * - account `TRADEWIND`, where the services live and where JetStream holds `TRADES`;
- *   it exports each trade subject as a public stream;
+ *   it exports each trade subject and its per-mint subjects (`<subject>.mint.>`) as public streams;
  * - account `REPLAY`, holding a mirror of `TRADES` that Pro customers' accounts read with JetStream
  *   consumers of their own (native replay, domain/replay.ts); customers never touch TRADEWIND's
  *   JetStream API, so a consumer they create cannot publish into the services' subject space;
  * - one customer account per plan (`CUSTOMERS_STARTER`, `_PLUS`, `_PRO`) that imports exactly
- *   that plan's subjects, so even a user JWT with wider permissions could not receive more.
+ *   that plan's subjects and their per-mint subjects (domain/plan-subjects.ts), so even a user JWT with
+ *   wider permissions could not receive more.
  *   Each has a signing key: user JWTs are signed with it, never with the account's identity key.
  *
  * Keys are created once in a state directory and reused (locally `.tradewind/`, git-ignored;
@@ -18,8 +19,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed, type Import, type Export, type KeyPair } from '@nats-io/jwt';
-import { PLAN_IDS, PLANS, TRADE_SUBJECTS, type PlanId } from '@tradewind/lib';
+import { PLAN_IDS, PLANS, type PlanId } from '@tradewind/lib';
 import { REPLAY_ACCOUNT_EXPORTS, REPLAY_MIRROR_IMPORTS, TRADEWIND_MIRROR_EXPORTS } from './replay.js';
+import { tradeExports, tradeImports } from './plan-subjects.js';
 
 /** A key pair as stored: the seed (secret) and its public key. */
 export interface StoredKey {
@@ -128,7 +130,7 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
     jwt: await signAccount('SYS', sysKey, operatorKey.seed, { limits: { ...ACCOUNT_LIMITS } }),
   };
 
-  const exports: Export[] = [...TRADE_SUBJECTS.map((subject): Export => ({ name: subject, subject, type: 'stream' })), ...TRADEWIND_MIRROR_EXPORTS];
+  const exports: Export[] = [...tradeExports(), ...TRADEWIND_MIRROR_EXPORTS];
   const tradewind: StoredAccount = {
     name: 'TRADEWIND',
     identity: twKey,
@@ -149,9 +151,7 @@ export async function ensureNatsIdentities(stateDir: string): Promise<NatsIdenti
     const prev = previous.customers?.[plan];
     const identity = accountKey(prev);
     const signing = prev?.signing ?? keyOf(createAccount());
-    const imports: Import[] = PLANS[plan].subjects.map((subject) => ({
-      name: subject, subject, account: twKey.public_key, type: 'stream',
-    }));
+    const imports: Import[] = tradeImports(PLANS[plan], twKey.public_key);
     const name = customerAccountName(plan);
     customers[plan] = {
       name,
