@@ -8,17 +8,139 @@
  *    `dist/<path>/index.html` with its own title, description, canonical link, Open Graph tags
  *    and structured data, so search engines and link previews need no JavaScript; plus
  *    `dist/app.html` (the shell for signed-in pages), `dist/404.html` and `dist/sitemap.xml`;
- *    and the starter templates' files (examples/) under `dist/examples/`;
+ *    and the starter templates' files (examples/) under `dist/examples/`, with
+ *    `@tradewind/client` packed into the WebSocket template's `tradewind-client-<version>.tgz`
+ *    ({@link writeTemplateFiles});
  * 4. `dist/build-info.json` with the hash of the inputs (npm start rebuilds only when it changes).
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'vite';
 import { WEB_DIR, webBuildIsCurrent, webInputsHash } from './inputs.js';
 
 const dist = join(WEB_DIR, 'dist');
 const ssrDir = join(WEB_DIR, 'dist-ssr');
+const ROOT = join(WEB_DIR, '..');
+/** The client library the WebSocket template depends on (not published on npm). */
+const CLIENT_DIR = join(ROOT, 'packages/client');
+/** Longest a step of packing the client (tsc, then npm pack) may take, ms; tsc takes about 5 s. */
+const PACK_STEP_TIMEOUT_MS = 120_000;
+
+/** The name `npm pack` gives a package's tarball: `@scope/name` 1.2.3 → `scope-name-1.2.3.tgz`. */
+export function packedFileName(name: string, version: string): string {
+  return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
+}
+
+/** `name` and `version` of packages/client/package.json. @throws Error when either is missing. */
+export function clientPackage(): { name: string; version: string } {
+  const pkg = JSON.parse(readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+  if (typeof pkg.name !== 'string' || typeof pkg.version !== 'string') throw new Error('packages/client/package.json has no name or version');
+  return { name: pkg.name, version: pkg.version };
+}
+
+/**
+ * The environment without npm's `npm_*` variables: under `npm run build -w web` they describe the
+ * workspace (`npm_config_local_prefix` is the repository), which an npm started in another folder
+ * must not inherit.
+ */
+export function envWithoutNpm(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+}
+
+/** Runs a build tool; its stderr becomes the error message when it fails or times out. */
+function run(file: string, args: string[], cwd: string): string {
+  try {
+    return execFileSync(file, args, { cwd, env: envWithoutNpm(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: PACK_STEP_TIMEOUT_MS });
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${basename(file)} ${args.join(' ')} failed: ${(e.stderr || e.stdout || e.message).trim()}`, { cause: err });
+  }
+}
+
+/**
+ * Packs `@tradewind/client` into `destDir` and returns the tarball's path. The same files as
+ * `npm run build -w @tradewind/client && npm pack -w @tradewind/client`, without network, and
+ * without touching packages/client/dist (the client's tests run code from there, maybe at this
+ * moment): tsc compiles src/ with the package's tsconfig.build.json (what its `build` script
+ * does) into a staging copy holding its package.json and README.md, and `npm pack
+ * --ignore-scripts` packs that copy (its `files`: dist, README.md).
+ * @throws Error when tsc or npm fails (with their output), or when npm names the tarball other
+ *   than {@link packedFileName} says.
+ */
+export function packClient(destDir: string): string {
+  const { name, version } = clientPackage();
+  const stage = mkdtempSync(join(tmpdir(), 'tradewind-client-pack-'));
+  try {
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    run(process.execPath, [tsc, '-p', join(CLIENT_DIR, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')], ROOT);
+    for (const f of ['package.json', 'README.md']) copyFileSync(join(CLIENT_DIR, f), join(stage, f));
+    mkdirSync(destDir, { recursive: true });
+    const out = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destDir], stage);
+    const [packed] = JSON.parse(out) as Array<{ filename: string }>;
+    const expected = packedFileName(name, version);
+    if (packed?.filename !== expected) throw new Error(`npm pack made ${packed?.filename}, expected ${expected}`);
+    return join(destDir, expected);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes the starter templates' files (`files`: repository paths under examples/, as
+ * src/content/templates.ts lists them) into `outDir` at the same paths, where the site serves
+ * them for download. A file in the repository is copied; the one that is not, the client's
+ * tarball `examples/<template>/tradewind-client-<version>.tgz` (version from
+ * packages/client/package.json), is packed by {@link packClient}, once.
+ * @returns the paths copied and the paths packed.
+ * @throws Error, before writing anything, when a path is outside examples/, when a listed file is
+ *   neither in the repository nor the client's tarball of the current version, or when a listed
+ *   package.json depends on a `file:` path that is not listed (the download would not install).
+ */
+export function writeTemplateFiles(files: readonly string[], outDir: string): { copied: string[]; packed: string[] } {
+  const client = clientPackage();
+  const tarball = packedFileName(client.name, client.version);
+  const listed = new Set(files);
+  const copied: string[] = [];
+  const packed: string[] = [];
+  for (const f of files) {
+    if (!f.startsWith('examples/') || posix.normalize(f) !== f) throw new Error(`template file ${f}: not a path under examples/ (web/src/content/templates.ts)`);
+    if (existsSync(join(ROOT, f))) copied.push(f);
+    else if (basename(f) === tarball) packed.push(f);
+    else throw new Error(`template file ${f} is neither in the repository nor the client's tarball ${tarball} (packages/client/package.json's version; web/src/content/templates.ts)`);
+  }
+  for (const f of copied.filter((c) => basename(c) === 'package.json')) {
+    const pkg = JSON.parse(readFileSync(join(ROOT, f), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+      for (const [dep, spec] of Object.entries(pkg[field] ?? {})) {
+        if (typeof spec !== 'string' || !spec.startsWith('file:')) continue;
+        const target = posix.join(posix.dirname(f), spec.slice('file:'.length));
+        if (!listed.has(target)) {
+          throw new Error(`${f} depends on ${dep}@${spec}, but ${target} is not among its template's files (web/src/content/templates.ts; the client's tarball is ${tarball})`);
+        }
+      }
+    }
+  }
+  for (const f of copied) {
+    mkdirSync(dirname(join(outDir, f)), { recursive: true });
+    copyFileSync(join(ROOT, f), join(outDir, f));
+  }
+  if (packed.length > 0) {
+    const stage = mkdtempSync(join(tmpdir(), 'tradewind-client-tgz-'));
+    try {
+      const tgz = packClient(stage);
+      for (const f of packed) {
+        mkdirSync(dirname(join(outDir, f)), { recursive: true });
+        copyFileSync(tgz, join(outDir, f));
+      }
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
+  }
+  return { copied, packed };
+}
 
 interface ServerEntry {
   render(url: string): Promise<{ html: string; head: { path: string } | undefined }>;
@@ -126,11 +248,7 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pag
   writeFileSync(join(dist, 'blog', 'rss.xml'), entry.rssXml(entry.SITE.url));
   writeFileSync(join(dist, 'robots.txt'), `${readFileSync(join(WEB_DIR, 'public/robots.txt'), 'utf8')}\nSitemap: ${entry.SITE.url}/sitemap.xml\n`);
   // The starter templates, downloadable from the pages that advertise them (src/content/templates.ts).
-  for (const file of entry.TEMPLATE_FILES) {
-    const target = join(dist, file);
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(join(WEB_DIR, '..', file), target);
-  }
+  writeTemplateFiles(entry.TEMPLATE_FILES, dist);
   rmSync(ssrDir, { recursive: true, force: true });
   rmSync(join(dist, '.vite'), { recursive: true, force: true });
   writeFileSync(join(dist, 'build-info.json'), JSON.stringify({ inputsHash: hash, builtAt: new Date().toISOString(), pages: entry.PUBLIC_PATHS.length }));

@@ -47,6 +47,8 @@ export function createWebServer(options: WebServerOptions): Server {
       res.setHeader('x-content-type-options', 'nosniff');
       if (pathname.startsWith('/assets/')) res.setHeader('cache-control', 'public, max-age=31536000, immutable');
       else res.setHeader('cache-control', 'no-cache');
+      // sirv's type table has no .tgz (the packed client of the WebSocket starter template).
+      if (pathname.endsWith('.tgz')) res.setHeader('content-type', 'application/gzip');
     },
   });
   return createServer((req: IncomingMessage, res: ServerResponse) => {
