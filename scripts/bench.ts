@@ -21,7 +21,8 @@
  *           ports, subscribers in child processes; highest rate kept up at 100 and 1,000 subscribers,
  *           latency at 2,000 msg/s for 1 and 100, logins/s, /healthz and /readyz under load, lost /
  *           duplicated / reordered messages. Options: `--ws-workers N` (WS_WORKERS of ws-fanout,
- *           default: its own), `--client-procs N` (subscriber processes, default 2). Each rate step
+ *           default: its own), `--client-procs N` (subscriber processes, default 2), `--ws-cpu-prof DIR` (ws-fanout writes
+ *           V8 CPU profiles there, for `node --cpu-prof` analysis). Each rate step
  *           publishes for 1.5 × --seconds; about 2-4 minutes in all.
  *
  * Output: human-readable lines, then ONE final line of JSON with the figures
@@ -42,7 +43,7 @@ const TRADE_DIR = join(repo, 'services/ingest/recording');
 const NON_TRADE_DIR = join(repo, 'services/ingest/bench/non-trade');
 
 /** Options that take a value; everything else not starting with `--` is a suite name. */
-const VALUE_OPTIONS = ['--seconds', '--ws-workers', '--client-procs'] as const;
+const VALUE_OPTIONS = ['--seconds', '--ws-workers', '--client-procs', '--ws-cpu-prof'] as const;
 
 interface BenchArgs {
   suites: string[];
@@ -51,6 +52,8 @@ interface BenchArgs {
   wsWorkers: number | undefined;
   /** `--client-procs N` (fanout): subscriber processes. */
   clientProcs: number | undefined;
+  /** `--ws-cpu-prof DIR` (fanout): ws-fanout's processes write V8 CPU profiles (node --cpu-prof) into DIR. */
+  wsCpuProfDir: string | undefined;
 }
 
 function args(): BenchArgs {
@@ -78,7 +81,7 @@ function args(): BenchArgs {
     if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer`);
     return n;
   };
-  return { suites: suites.length ? suites : ['decode'], seconds, wsWorkers: int('--ws-workers'), clientProcs: int('--client-procs') };
+  return { suites: suites.length ? suites : ['decode'], seconds, wsWorkers: int('--ws-workers'), clientProcs: int('--client-procs'), wsCpuProfDir: values.get('--ws-cpu-prof') };
 }
 
 /** Compact JSON text of each *.json under `dir` (as an RPC sends it: no indentation). */
@@ -239,7 +242,7 @@ type Suite = (opts: BenchArgs) => Record<string, number | string> | Promise<Reco
 const SUITES: Record<string, Suite> = {
   decode: ({ seconds }) => decodeSuite(seconds),
   'token-price': ({ seconds }) => tokenPriceSuite(seconds),
-  fanout: ({ seconds, wsWorkers, clientProcs }) => fanoutSuite({ seconds, wsWorkers, clientProcesses: clientProcs }),
+  fanout: ({ seconds, wsWorkers, clientProcs, wsCpuProfDir }) => fanoutSuite({ seconds, wsWorkers, clientProcesses: clientProcs, wsCpuProfDir }),
 };
 
 const opts = args();

@@ -76,6 +76,11 @@ export interface StepReport {
   stray: number;
   /** Close codes/reasons of subscribers since the last report. */
   closes: Record<string, number>;
+  /**
+   * Messages missing at subscribers the server closed (ws-fanout: with a close code and reason, e.g.
+   * 4413 slow_consumer): told, and recoverable with resume_after, unlike a silent loss.
+   */
+  lostByClosed: number;
 }
 
 interface Subscriber {
@@ -297,6 +302,7 @@ function handleReport(step: number): StepReport {
     latency: st.latency.toJSON(),
     stray,
     closes,
+    lostByClosed: subscribers.filter((s) => !s.open).reduce((n, s) => n + (st.count - st.perSubscriber[s.slot]!), 0),
   };
   stray = 0;
   closes = {};
