@@ -27,6 +27,11 @@ import { serve, type Logger, type ReadinessCheck } from '@tradewind/lib';
 export const WORKER_STATUS_INTERVAL_MS = 1_000;
 /** A worker whose last status is older than this counts as not ready (five missed reports: stuck, not merely busy), ms. */
 export const WORKER_STATUS_STALE_MS = 5_000;
+/**
+ * Consecutive failed rounds of one readiness check before the worker reports not ready: a dependency that
+ * is down is noticed within about three status intervals, one that was merely slow for a round is not.
+ */
+export const WORKER_CHECK_FAILURES_UNREADY = 3;
 /** A worker's readiness check (NATS, Redis ping) that takes longer than this counts as failing, ms. */
 export const WORKER_CHECK_TIMEOUT_MS = 2_000;
 /**
@@ -180,6 +185,8 @@ export async function runClusterWorker(options: {
   let stopping = false;
   let reporting = false;
   let timer: NodeJS.Timeout | undefined;
+  /** Consecutive failed rounds per check. */
+  const failures = new Map<string, number>();
   link.registry = options.registry;
 
   const withTimeout = (check: ReadinessCheck): Promise<boolean> => new Promise<boolean>((resolve) => {
@@ -191,7 +198,9 @@ export async function runClusterWorker(options: {
     reporting = true;
     try {
       const results = await Promise.all(options.checks.map(async (c) => ({ name: c.name, ok: await withTimeout(c) })));
-      const failing = results.filter((r) => !r.ok).map((r) => r.name);
+      for (const r of results) failures.set(r.name, r.ok ? 0 : (failures.get(r.name) ?? 0) + 1);
+      // One slow round under a login storm (a PING queued behind a thousand slot scripts) is not an outage.
+      const failing = results.filter((r) => (failures.get(r.name) ?? 0) >= WORKER_CHECK_FAILURES_UNREADY).map((r) => r.name);
       const status: WorkerStatus = { ready: failing.length === 0, failing, clients: app.clientCount(), port };
       if (!stopping) sendToPrimary({ type: MSG.status, ...status });
     } finally {
