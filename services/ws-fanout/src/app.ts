@@ -8,7 +8,8 @@
  * - session.ts: one connection's state; subscriptions.ts: live subscriptions, filters, and the
  *   catch-up reads (Pro replay, resume_after) that join the live feed without a seam;
  * - domain/: credentials (verifier.ts), per-address login throttling, filters, limits, errors.
- * This file holds the protocol: authentication, requests, live plan changes, liveness.
+ * - plan-changes.ts: account updates applied to live connections; liveness.ts: heartbeats and pings.
+ * This file holds the protocol: connections, authentication and requests.
  *
  * Live plan changes and revocations: account JWTs pushed to the NATS resolver are read off the
  * system account (we only listen, the server answers the pusher) and every authenticated client of
@@ -20,14 +21,17 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Registry } from 'prom-client';
 import {
-  PLANS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanFor, cheapestPlanWhere, isTradeSubject,
-  type Logger, type NatsConnection, type PlanId, type TradeSubject,
+  PLANS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanWhere,
+  type Logger, type NatsConnection, type PlanId,
 } from '@tradewind/lib';
 import type { MsgHdrs, Subscription as NatsSubscription } from '@nats-io/transport-node';
-import { CredentialVerifier, maySubscribe, type VerifiedUser } from './domain/verifier.js';
+import type { CredentialVerifier, VerifiedUser } from './domain/verifier.js';
 import { CLOSE_CODES, WsProtocolError } from './domain/errors.js';
 import { parseReplayStart } from './domain/replay-request.js';
 import { parseTradeFilter, type TradeFilter } from './domain/trade-filter.js';
+import { allowedSubject, subjectsOf, tradeSubject } from './domain/subject-rights.js';
+import { startLiveness } from './liveness.js';
+import { PlanChanges } from './plan-changes.js';
 import { LoginGuard } from './domain/login-guard.js';
 import type { ConnectionLimiter } from './domain/connection-limiter.js';
 import type { RequestRateLimiter } from './domain/request-rate-limiter.js';
@@ -102,8 +106,6 @@ function withSubject(err: WsProtocolError, subject: string): WsProtocolError {
   return new WsProtocolError(err.code, err.wsCode, err.message, err.close, { cause: err.cause, details: { subject, ...err.details } });
 }
 
-/** Subjects `user` may subscribe to, in catalogue order. */
-const subjectsOf = (user: VerifiedUser): string[] => [...PLANS[user.plan ?? 'starter'].subjects].filter((s) => maySubscribe(user, s));
 
 /**
  * The client's address for per-address login limits: the TCP peer, or — behind a proxy this service
@@ -136,8 +138,6 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const feeds = new TradeFeeds(nc, TRADE_SUBJECTS, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, retryMs: FEED_RETRY_MS }, logger, onDelivered);
   const replayer = new TradesReplayer(nc, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, inactiveMs: 60_000 });
   const subscriptions = new Subscriptions(config, nc, feeds, replayer, metrics, logger, (session) => disconnectSlow(session));
-  /** Incremented per applied account update: an authentication that raced one re-checks itself. */
-  let accountUpdatesApplied = 0;
 
   /** Moves `session` in the connections gauge to `plan` (undefined: not counted); a closed session is never counted again. */
   const countAs = (session: Session, plan: PlanId | undefined) => {
@@ -184,6 +184,8 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     session.expiryTimer.unref();
   };
 
+  const planChanges = new PlanChanges(sessions, { refuse, countAs, armExpiry }, subscriptions, verifier, limiter, metrics, logger);
+
   const authenticate = async (session: Session, body: Record<string, unknown>) => {
     if (session.user || session.authenticating) {
       throw new WsProtocolError('conflict', 'already_authenticated', 'this connection is already authenticated');
@@ -202,7 +204,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     }
     session.authenticating = true;
     try {
-      let updatesSeen = accountUpdatesApplied;
+      let updatesSeen = planChanges.applied;
       let user: VerifiedUser;
       try {
         user = await verifier.verify(jwt, typeof seed === 'string' && seed !== ''
@@ -228,8 +230,8 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       try {
         await countRequest(user);
         // An account update applied while we were verifying skipped this client (no user yet): apply it now.
-        while (accountUpdatesApplied !== updatesSeen) {
-          updatesSeen = accountUpdatesApplied;
+        while (planChanges.applied !== updatesSeen) {
+          updatesSeen = planChanges.applied;
           user = await verifier.reverify(jwt);
         }
       } catch (err) {
@@ -269,24 +271,6 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const requireUser = (session: Session): VerifiedUser => {
     if (!session.user) throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
     return session.user;
-  };
-
-  /** The value as a TRADES subject. @throws WsProtocolError unknown_subject (connection stays open). */
-  const tradeSubject = (subject: unknown): TradeSubject => {
-    if (!isTradeSubject(subject)) {
-      throw new WsProtocolError('invalid_argument', 'unknown_subject', `unknown subject ${JSON.stringify(subject)}; subjects are ${TRADE_SUBJECTS.join(', ')}`);
-    }
-    return subject;
-  };
-
-  /** `subject`, when the user may receive it. @throws WsProtocolError subject_not_in_plan naming the plan that includes it (connection stays open). */
-  const allowedSubject = (user: VerifiedUser, subject: TradeSubject): TradeSubject => {
-    if (!maySubscribe(user, subject)) {
-      const plan = cheapestPlanFor(subject);
-      throw new WsProtocolError('permission_denied', 'subject_not_in_plan',
-        `${subject} is not in your ${user.plan ?? 'current'} plan; it is included in the ${plan?.name ?? 'paid'} plan and above`);
-    }
-    return subject;
   };
 
   /**
@@ -338,91 +322,6 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     session.send({ type: 'unsubscribed', subject });
   };
 
-  /**
-   * Re-derives a live client's rights after an account update: a revoked or expired user is refused
-   * and closed (4401); subjects (and replay) the plan no longer includes are ended with
-   * `unsubscribed`/`plan_changed`; a changed plan is announced with `plan_changed`; when the new plan
-   * allows fewer connections than the customer holds (across all processes), the surplus is closed
-   * with `connection_limit` (4429).
-   */
-  const recheck = async (session: Session) => {
-    const before = session.user;
-    const jwt = session.userJwt;
-    if (!before || !jwt) return;
-    let after: VerifiedUser;
-    try {
-      after = await verifier.reverify(jwt);
-    } catch (err) {
-      if (session.user !== before || !session.open) return;
-      if (err instanceof WsProtocolError && err.close === CLOSE_CODES.unauthenticated) {
-        metrics.planChanges.inc({ outcome: 'closed' });
-        subscriptions.detach(session);
-        refuse(session, err);
-      } else {
-        // The resolver is unreachable: keep the connection on the rights it has.
-        logger.warn({ err, connection_id: session.id }, 're-checking a live client after an account update failed');
-      }
-      return;
-    }
-    if (session.user !== before || !session.open) return;
-    session.user = after;
-    armExpiry(session, after);
-    const plan = PLANS[after.plan ?? 'starter'];
-    countAs(session, plan.id);
-    const subjects = subjectsOf(after);
-    const planChanged = (before.plan ?? 'starter') !== plan.id || subjectsOf(before).join() !== subjects.join();
-    if (planChanged) {
-      metrics.planChanges.inc({ outcome: 'plan_changed' });
-      session.send({ type: 'plan_changed', plan: plan.id, subjects });
-    }
-    const notInPlan = (subject: string) =>
-      `${subject} is not in your ${plan.name} plan any more; it is included in the ${cheapestPlanFor(subject)?.name ?? 'paid'} plan and above`;
-    for (const sub of [...session.subscriptions.values()]) {
-      const allowed = maySubscribe(after, sub.subject);
-      const replayAllowed = sub.catchUp?.kind !== 'replay' || plan.replay;
-      if (allowed && replayAllowed) continue;
-      subscriptions.unsubscribe(session, sub.subject);
-      session.send({
-        type: 'unsubscribed', subject: sub.subject, reason: 'plan_changed',
-        message: allowed
-          ? `replay of history is not in your ${plan.name} plan any more; it is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan (subscribe again without "replay" for live trades)`
-          : notInPlan(sub.subject),
-      });
-    }
-    if (plan.connections < PLANS[before.plan ?? 'starter'].connections && await limiter.shed(session.id, plan.connections)) {
-      metrics.planChanges.inc({ outcome: 'connection_shed' });
-      subscriptions.detach(session);
-      refuse(session, new WsProtocolError('resource_exhausted', 'connection_limit',
-        `your plan changed to ${plan.name}, which allows ${plan.connections} concurrent connection${plan.connections === 1 ? '' : 's'}; this one was closed`, CLOSE_CODES.limit));
-    }
-  };
-
-  /** Takes one account JWT from the resolver's update subjects and re-checks that account's live clients. */
-  const applyAccountUpdate = async (jwt: string) => {
-    let update: { account: string; applied: boolean };
-    try {
-      update = verifier.acceptAccountJwt(jwt);
-    } catch (err) {
-      metrics.accountUpdates.inc({ result: 'ignored' });
-      logger.warn({ err }, 'ignored an account update that does not verify');
-      return;
-    }
-    if (!update.applied) {
-      metrics.accountUpdates.inc({ result: 'stale' });
-      return;
-    }
-    metrics.accountUpdates.inc({ result: 'applied' });
-    accountUpdatesApplied++;
-    // limits.conn is not looked at: WebSocket connections are counted by the Redis slots, per plan,
-    // so the `conn = 0` half of reauthorize() closes nothing here.
-    await Promise.all([...sessions].filter((s) => s.user?.account === update.account).map((s) => recheck(s)));
-  };
-
-  // Updates are applied one after another, in the order they arrived.
-  let updates = Promise.resolve();
-  const onAccountJwt = (jwt: string) => {
-    updates = updates.then(() => applyAccountUpdate(jwt)).catch((err: unknown) => logger.error({ err }, 'applying an account update failed'));
-  };
 
   const onMessage = async (session: Session, raw: RawData, isBinary: boolean) => {
     let body: unknown;
@@ -489,51 +388,10 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     });
   };
 
-  /**
-   * Heartbeats: a subscribed session that was sent nothing for WS_HEARTBEAT_INTERVAL_MS gets
-   * `{"type":"heartbeat","slot","seq","subjects"}`. The timer ticks five times per interval and reads
-   * each outbox's activity flag, so the per-message path only sets a boolean.
-   */
-  const heartbeatTick = Math.max(50, Math.floor(config.WS_HEARTBEAT_INTERVAL_MS / 5));
-  const onHeartbeatTick = () => {
-    const now = Date.now();
-    for (const session of sessions) {
-      if (session.outbox.takeActivity()) {
-        session.lastActivityMs = now;
-        continue;
-      }
-      if (!session.user || session.subscriptions.size === 0 || session.closing) continue;
-      if (now - session.lastActivityMs + heartbeatTick > config.WS_HEARTBEAT_INTERVAL_MS) {
-        session.send(subscriptions.heartbeat(session));
-        metrics.heartbeats.inc();
-        session.lastActivityMs = now;
-        session.outbox.takeActivity();
-      }
-    }
-  };
-
-  /** Liveness: a ping every WS_PING_INTERVAL_MS; a connection that missed two pongs is terminated (its slot frees on close). */
-  const onPingTick = () => {
-    for (const session of sessions) {
-      if (session.missedPongs >= 2) {
-        metrics.deadPeers.inc();
-        logger.info({ connection_id: session.id, user: session.user?.name }, 'connection missed two pongs; terminated');
-        session.ws.terminate();
-        continue;
-      }
-      session.missedPongs++;
-      try {
-        session.ws.ping();
-      } catch {
-        // Closing socket: the close handler cleans up.
-      }
-    }
-  };
-
   let http: Server | undefined;
   let wss: WebSocketServer | undefined;
   let accountSubs: NatsSubscription[] = [];
-  let timers: NodeJS.Timeout[] = [];
+  let stopLiveness: (() => void) | undefined;
 
   return {
     clientCount: () => sessions.size,
@@ -543,7 +401,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       accountSubs = ACCOUNT_UPDATE_SUBJECTS.map((subject) => sysNc.subscribe(subject, {
         callback: (err, msg) => {
           if (err) logger.error({ err, subject }, 'account update subscription error');
-          else onAccountJwt(msg.string());
+          else planChanges.onAccountJwt(msg.string());
         },
       }));
       // The subscriptions must be in place on the server before the first client can authenticate.
@@ -556,8 +414,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       http.on('upgrade', (req, socket, head) => {
         wss!.handleUpgrade(req, socket, head, (ws) => onConnection(ws, socket as Socket, req));
       });
-      timers = [setInterval(onHeartbeatTick, heartbeatTick), setInterval(onPingTick, config.WS_PING_INTERVAL_MS)];
-      for (const timer of timers) timer.unref();
+      stopLiveness = startLiveness(config, sessions, subscriptions, metrics, logger);
       await new Promise<void>((resolve, reject) => {
         http!.once('error', reject);
         http!.listen(config.PORT, config.HOST, () => resolve());
@@ -565,7 +422,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       return { port: (http.address() as AddressInfo).port };
     },
     async stop() {
-      for (const timer of timers) clearInterval(timer);
+      stopLiveness?.();
       for (const sub of accountSubs) sub.unsubscribe();
       accountSubs = [];
       for (const session of sessions) {
@@ -578,7 +435,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       for (const session of sessions) session.ws.terminate();
       await feeds.stop();
       await subscriptions.stop();
-      await updates;
+      await planChanges.settled();
       await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
       await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
       await limiter.stop();
