@@ -1,17 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { Receiver } from 'ws';
 import { controlFrame, textFrame, tradeFrame } from './frame.js';
 
-/** Decodes server frames with ws's own parser (the client side of RFC 6455): the messages they carry. */
+/** Decodes unmasked server frames as RFC 6455 §5.2 lays them out: the text messages they carry. */
 function parse(frame: Buffer): string[] {
   const out: string[] = [];
-  const receiver = new Receiver({ isServer: false });
-  receiver.on('message', (data: Buffer) => out.push(data.toString('utf8')));
-  receiver.write(frame);
+  let at = 0;
+  while (at < frame.length) {
+    expect(frame[at]).toBe(0x81); // FIN + text
+    const len7 = frame[at + 1]! & 0x7f;
+    expect(frame[at + 1]! & 0x80).toBe(0); // not masked
+    let length = len7;
+    let header = 2;
+    if (len7 === 126) { length = frame.readUInt16BE(at + 2); header = 4; expect(length).toBeGreaterThanOrEqual(126); }
+    if (len7 === 127) { length = Number(frame.readBigUInt64BE(at + 2)); header = 10; expect(length).toBeGreaterThanOrEqual(65_536); }
+    out.push(frame.subarray(at + header, at + header + length).toString('utf8'));
+    at += header + length;
+    expect(at).toBeLessThanOrEqual(frame.length);
+  }
   return out;
 }
 
 describe('frame', () => {
+  it('when a frame is parsed by a real WebSocket client, then it is the same message', async () => {
+    const { WebSocketServer, WebSocket } = await import('ws');
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((r) => wss.once('listening', r));
+    const got = new Promise<string>((resolve) => {
+      const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
+      client.once('message', (data) => { resolve(data.toString()); client.close(); });
+    });
+    wss.once('connection', (_ws, req) => req.socket.write(tradeFrame(9, Buffer.from('{"a":"' + 'y'.repeat(70_000) + '"}'))));
+    expect(await got).toBe('{"seq":9,"a":"' + 'y'.repeat(70_000) + '"}');
+    await new Promise((r) => wss.close(r));
+  });
+
   it('when a trade is framed, then its seq is the first key and the rest are the published bytes, for every length encoding', () => {
     for (const size of [10, 125, 126, 1000, 65_535, 65_536, 200_000]) {
       const body = JSON.stringify({ source: 'pumpfun', pad: 'x'.repeat(Math.max(0, size - 30)) });
