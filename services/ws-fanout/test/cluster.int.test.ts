@@ -6,11 +6,10 @@
  * serving, and the graceful SIGTERM (503, then 1001 to clients, exit 0).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@tradewind/lib';
-import { createCustomer, startTestEnv, TestClient, type TestCustomer, type TestEnv } from './support.js';
+import { createCustomer, processEnv, startTestEnv, TestClient, type TestCustomer, type TestEnv } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** How long the primary keeps answering 503 after SIGTERM before stopping the workers (SHUTDOWN_READINESS_DELAY_MS). */
@@ -73,23 +72,9 @@ const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catc
 
 async function startService(): Promise<Service> {
   const [port, adminPort] = [await freePort(), await freePort()];
-  const natsDir = join(env.stateDir, 'nats');
   const proc = spawn(process.execPath, ['--import', 'tsx', 'services/ws-fanout/src/main.ts'], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      WS_WORKERS: '2',
-      NATS_URL: env.nats.url,
-      NATS_CREDS: join(natsDir, 'service.creds'),
-      NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'),
-      NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
-      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      SHUTDOWN_READINESS_DELAY_MS: String(READINESS_DELAY_MS),
-      LOG_LEVEL: 'info',
-    },
+    env: processEnv(env, port, adminPort, { WS_WORKERS: '2', SHUTDOWN_READINESS_DELAY_MS: String(READINESS_DELAY_MS), LOG_LEVEL: 'info' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const service: Service = { proc, url: `ws://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, logs: [], output: '' };

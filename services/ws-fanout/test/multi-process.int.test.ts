@@ -5,11 +5,10 @@
  * one lease after a process dies with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@tradewind/lib';
-import { createCustomer, startTestEnv, TestClient, type TestCustomer, type TestEnv } from './support.js';
+import { createCustomer, processEnv, startTestEnv, TestClient, type TestCustomer, type TestEnv } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Lease on a connection slot in the children (CONNECTION_LEASE_MS); renewed every 1 s (a third, at least 1 s). */
@@ -30,24 +29,10 @@ const killAll = () => { for (const c of children) if (c.proc.exitCode === null &
 /** Starts one ws-fanout process and waits until its /readyz answers 200. */
 async function startChild(name: string): Promise<Child> {
   const [port, adminPort] = [await freePort(), await freePort()];
-  const natsDir = join(env.stateDir, 'nats');
   const proc = spawn(process.execPath, ['--import', 'tsx', 'services/ws-fanout/src/main.ts'], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      NATS_URL: env.nats.url,
-      NATS_CREDS: join(natsDir, 'service.creds'),
-      NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'),
-      NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
-      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      CONNECTION_LEASE_MS: String(LEASE_MS),
-      // One process each: this file is about limits across processes (pods); cluster.int.test.ts covers workers.
-      WS_WORKERS: '1',
-      LOG_LEVEL: 'warn',
-    },
+    // One process each: this file is about limits across processes (pods); cluster.int.test.ts covers workers.
+    env: processEnv(env, port, adminPort, { CONNECTION_LEASE_MS: String(LEASE_MS), WS_WORKERS: '1', LOG_LEVEL: 'warn' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const child: Child = { name, proc, url: `ws://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, output: '' };

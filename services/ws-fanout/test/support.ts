@@ -55,6 +55,26 @@ export async function startTestEnv(): Promise<TestEnv> {
   };
 }
 
+/**
+ * The environment of a ws-fanout process started from its real entry point (src/main.ts) against `env`:
+ * its NATS creds, operator JWT and Redis, on 127.0.0.1 at `port` / `adminPort`, plus `extra`.
+ */
+export function processEnv(env: TestEnv, port: number, adminPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const natsDir = join(env.stateDir, 'nats');
+  return {
+    ...process.env,
+    NATS_URL: env.nats.url,
+    NATS_CREDS: join(natsDir, 'service.creds'),
+    NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'),
+    NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+    ...extra,
+  };
+}
+
 /** The defaults of config.ts, for tests on port 0. */
 export const TEST_APP_CONFIG: WsFanoutAppConfig = {
   PORT: 0, HOST: '127.0.0.1', WS_MAX_FRAME_BYTES: 16 * 1024, WS_AUTH_TIMEOUT_MS: 1500, WS_MAX_BUFFERED_BYTES: 8 * 1024 * 1024,
