@@ -602,8 +602,10 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
     process.stderr.write(`fanout: ${err instanceof Error ? err.message : String(err)}; stopping the child processes\n`);
     void cleanup().finally(() => process.exit(1));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // `on`, not `once`: `npm run` answers a Ctrl-C by sending its child SIGTERM too, and a second signal
+  // must not end the process with the default action while the first one's cleanup still runs.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
 
