@@ -173,6 +173,9 @@ describe('rendered manifests', () => {
 
   renderIt('when rendered with defaults, then the Ingress routes exactly the route table and ws-fanout autoscales on CPU and connections per pod', () => {
     const objects = render();
+    // No WebSocket ingress: clients reach ws-fanout's Service directly, so X-Forwarded-For is theirs to forge.
+    const wsEnv = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'tradewind-ws-fanout')!.spec.template.spec.containers[0].env as any[];
+    expect(wsEnv.some((e) => e.name === 'WS_TRUST_FORWARDED_FOR')).toBe(false);
     const routes = JSON.parse(readFileSync(join(ROOT, 'deploy/routes.json'), 'utf8')) as { routes: Array<{ path: string; pathType: string; service: string }>; default: { service: string } };
     const ingress = objects.find((o) => o.kind === 'Ingress' && o.metadata.name === 'tradewind')!;
     const paths = ingress.spec.rules[0].http.paths.map((p: any) => [p.path, p.pathType, p.backend.service.name, p.backend.service.port.name]);
@@ -204,6 +207,8 @@ describe('rendered manifests', () => {
     expect(env('ws-fanout').find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-redis', key: 'url' });
     expect(env('billing').find((e) => e.name === 'STRIPE_SECRET_KEY').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-stripe', key: 'secret-key' });
     expect(env('credential-issuer').find((e) => e.name === 'WS_PUBLIC_URL').value).toBe('wss://ws.tradewind.example');
+    // Behind the WebSocket ingress, per-address login limits read the client address from X-Forwarded-For.
+    expect(env('ws-fanout').find((e) => e.name === 'WS_TRUST_FORWARDED_FOR').value).toBe('true');
     expect(env('ingest').find((e) => e.name === 'YELLOWSTONE_X_TOKEN').valueFrom.secretKeyRef).toMatchObject({ name: 'tradewind-solana', key: 'yellowstone-x-token' });
     expect(env('auth').find((e) => e.name === 'NODE_ENV').value).toBe('production');
     expect(env('auth').some((e) => e.name === 'LOCAL_OIDC_ISSUER')).toBe(false);
