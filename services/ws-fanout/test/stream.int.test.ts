@@ -246,6 +246,31 @@ describe('stream: seq, resume, filters, heartbeats, liveness', () => {
     await app.app.stop();
   });
 
+  it('when ws-fanout trusts X-Forwarded-For (behind the ingress), then failed logins are counted per client address, not per proxy', async () => {
+    const app = await startTestApp(env, { WS_LOGIN_FAILURES_PER_MINUTE: 1, WS_TRUST_FORWARDED_FOR: true });
+    const customer = await createCustomer(env, 'starter');
+    const good = await customer.user();
+    const other = await customer.user();
+    /** One login through "the ingress", which appended `client` to X-Forwarded-For (after a forged entry). */
+    const login = async (client: string, creds: { jwt: string; seed: string }) => {
+      const ws = new WebSocket(app.url, { headers: { 'x-forwarded-for': `6.6.6.6, ${client}` } });
+      const messages: Array<Record<string, unknown>> = [];
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      ws.on('message', (data) => {
+        const m = JSON.parse(data.toString()) as Record<string, unknown>;
+        messages.push(m);
+        if (m.type === 'challenge') ws.send(JSON.stringify({ jwt: creds.jwt, nkey: creds.seed }));
+        if (m.type === 'authenticated') ws.close();
+      });
+      await closed;
+      return messages.find((m) => m.type !== 'challenge');
+    };
+    expect(await login('10.0.0.1', { jwt: good.jwt, seed: other.seed })).toMatchObject({ code: 'nkey_mismatch' });
+    expect(await login('10.0.0.1', good)).toMatchObject({ code: 'rate_limited' });
+    expect(await login('10.0.0.2', good)).toMatchObject({ type: 'authenticated' });
+    await app.app.stop();
+  });
+
   it('when a client stops reading, then it is closed with 4413 and its queue dropped, while a reading client receives every trade in order', async () => {
     const app = await startTestApp(env, { WS_MAX_BUFFERED_BYTES: 1024 * 1024, WS_SOCKET_HIGH_WATER_BYTES: 64 * 1024, WS_CLOSE_TIMEOUT_MS: 10_000 });
     const [slowCustomer, okCustomer] = [await createCustomer(env, 'starter'), await createCustomer(env, 'starter')];
