@@ -20,7 +20,8 @@ describe('blog RSS feed', () => {
     expect(first.querySelector('category')?.textContent).toBe('Tutorials');
     expect(first.querySelector('pubDate')?.textContent).toBe('Sat, 21 Nov 2026 00:00:00 GMT');
     expect(xml).toContain('<atom:link href="https://tradewind.example/blog/rss.xml" rel="self" type="application/rss+xml" />');
-    expect(xml).toContain('<lastBuildDate>Sat, 21 Nov 2026 00:00:00 GMT</lastBuildDate>');
+    // The newest 'updated' of the real posts: the WebSocket tutorial, revised for resume_after.
+    expect(xml).toContain('<lastBuildDate>Wed, 25 Nov 2026 00:00:00 GMT</lastBuildDate>');
   });
 
   it('escapes &, <, >, quotes and apostrophes, and orders items newest first', () => {

@@ -36,14 +36,19 @@ export const WS_ERROR_CODES: readonly WsErrorCode[] = [
   { code: 'replay_not_in_plan', when: 'replay requested by a plan without replay', close: null },
   { code: 'bad_replay', when: '`replay` is not `{"from": …}`; `from` is not an ISO-8601 date-time with a time zone nor a positive integer; a date-time in the future or a sequence beyond the stream’s next one', close: null },
   { code: 'replay_limit', when: 'more than `WS_MAX_REPLAYS_PER_CONNECTION` replays on the connection', close: null },
+  { code: 'bad_filter', when: '`filter` is not an object, has an unknown key, an empty or oversize list, a string that is not a base58 public key, a type the subject does not have, or a bad `min_sol`', close: null },
+  { code: 'bad_resume', when: '`resume_after` is not an integer ≥ 0, or lies beyond the stream’s last sequence', close: null },
+  { code: 'resume_too_old', when: 'the message after `resume_after` is older than the resume window (5 minutes; Pro: the stream’s retention); the error carries `oldest_seq`', close: null },
   { code: 'connection_limit', when: 'the plan’s concurrent connections are taken (the message names the limit)', close: 4429 },
   { code: 'rate_limited', when: 'the plan’s control requests per minute are used up (the message names the plan that allows more and when to retry); during authentication the connection stays unauthenticated and may retry until `auth_timeout`', close: null },
+  { code: 'rate_limited', when: 'authentication from an address with more than `WS_LOGIN_FAILURES_PER_MINUTE` failed logins in the last minute (refused before any signature work)', close: 4429 },
   { code: 'internal', when: 'an unexpected server error', close: 1011 },
 ];
 
 /** Close codes sent without an error frame. Source: docs/websocket.md §6 and §7. */
 export const WS_OTHER_CLOSE_CODES: readonly { close: number; reason: string; when: string }[] = [
-  { close: 4413, reason: 'slow_consumer', when: 'more than `WS_MAX_BUFFERED_BYTES` queued for the client, or a paused replay not drained within `WS_REPLAY_STALL_MS` (close only, no error frame)' },
+  { close: 4413, reason: 'slow_consumer', when: 'more than `WS_MAX_BUFFERED_BYTES` queued for the client, or a paused replay not drained within `WS_REPLAY_STALL_MS` (close only, no error frame); reconnect and resume with `resume_after`' },
+  { close: 1006, reason: '', when: 'the connection missed two pongs to the server’s pings (every `WS_PING_INTERVAL_MS`, 10 s): terminated, its plan slot freed' },
   { close: 1009, reason: '', when: 'a frame larger than `WS_MAX_FRAME_BYTES`' },
   { close: 1001, reason: '', when: 'the server is shutting down (every socket is closed and every replay consumer stopped)' },
 ];
@@ -59,9 +64,10 @@ export interface ControlMessage {
 export const WS_CONTROL_MESSAGES: readonly ControlMessage[] = [
   { type: 'challenge', fields: 'nonce', when: 'on connect' },
   { type: 'authenticated', fields: 'plan, subjects, expires_at_ms', when: 'credentials accepted' },
-  { type: 'subscribed', fields: 'subject; with replay also replay: {from, first_seq}', when: 'subscribe / replay accepted' },
+  { type: 'subscribed', fields: 'subject, filter; live: seq (the subject’s last sequence at the start); resume: resume_after; replay: replay: {from, first_seq}', when: 'subscribe, filter change, resume or replay accepted' },
+  { type: 'heartbeat', fields: 'slot, seq, subjects ({subject: last seq})', when: 'a subscribed connection was sent nothing for 5 s (`WS_HEARTBEAT_INTERVAL_MS`)' },
   { type: 'unsubscribed', fields: 'subject; after a plan change also reason: "plan_changed", message', when: 'unsubscribe, or the plan no longer includes the subject or replay' },
-  { type: 'replay_caught_up', fields: 'subject, seq', when: 'a replay reached the end of the stored history' },
+  { type: 'replay_caught_up', fields: 'subject, seq', when: 'a replay or resume reached the end of the stored history; live trades follow' },
   { type: 'plan_changed', fields: 'plan, subjects', when: 'the account’s plan or the user’s subjects changed on a live connection' },
   { type: 'error', fields: 'code, message', when: 'a request was refused; when the refusal is fatal the socket is then closed' },
 ];
@@ -82,6 +88,11 @@ export const WS_LIMITS: readonly WsLimit[] = [
   { limit: 'time to authenticate', value: { text: '10 s' }, configKey: 'WS_AUTH_TIMEOUT_MS', over: '`auth_timeout`, close 4408' },
   { limit: 'bytes queued for one client', value: { text: '8 MiB' }, configKey: 'WS_MAX_BUFFERED_BYTES', over: 'close 4413 `slow_consumer`' },
   { limit: 'replays running on one connection', value: { text: '4' }, configKey: 'WS_MAX_REPLAYS_PER_CONNECTION', over: '`replay_limit`, stays open' },
+  { limit: 'how far back `resume_after` reaches (every plan; Pro: the whole retention)', value: { text: '5 min' }, configKey: 'WS_RESUME_WINDOW_MS', over: '`resume_too_old` with `oldest_seq`, stays open' },
+  { limit: 'entries per filter list (`mints`, `accounts`, `types`)', value: { text: '1,000' }, configKey: 'WS_FILTER_MAX_ITEMS', over: '`bad_filter`, stays open' },
+  { limit: 'failed logins per source address per minute', value: { text: '30' }, configKey: 'WS_LOGIN_FAILURES_PER_MINUTE', over: '`rate_limited`, close 4429' },
+  { limit: 'silence before a heartbeat', value: { text: '5 s' }, configKey: 'WS_HEARTBEAT_INTERVAL_MS', over: '`heartbeat` message' },
+  { limit: 'ping interval (two missed pongs end the connection)', value: { text: '10 s' }, configKey: 'WS_PING_INTERVAL_MS', over: 'terminated, slot freed' },
   { limit: 'messages pulled per replay request', value: { text: '256' }, configKey: 'WS_REPLAY_BATCH_MESSAGES', over: '—' },
   { limit: 'queued bytes at which a replay pauses', value: { text: '1 MiB' }, configKey: 'WS_REPLAY_PAUSE_BYTES', over: '— (pauses)' },
   { limit: 'time a paused replay waits for the client', value: { text: '30 s' }, configKey: 'WS_REPLAY_STALL_MS', over: 'close 4413 `slow_consumer`' },

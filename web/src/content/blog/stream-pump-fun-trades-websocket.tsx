@@ -36,7 +36,7 @@ export const faq: FaqEntry[] = [
   },
   {
     question: 'Can I get the trades I missed while I was disconnected?',
-    answer: `On the ${pro.name} plan, yes: subscribe with {"replay":{"from": …}} using a time or a TRADES stream sequence, and the server sends the stored history and then continues live without a gap. The stream keeps 24 hours by default. On the other plans a reconnect resumes with live trades only.`,
+    answer: `Yes, on every plan: every trade carries its TRADES stream sequence as "seq"; reconnect and subscribe with {"subject": …, "resume_after": <the last seq you received>} and the server sends every trade you missed, once and in order, then continues live. Every plan can resume from the last 5 minutes; on ${pro.name} you can go back as far as the stream keeps (24 hours by default) and also replay from a time with {"replay":{"from": …}}.`,
   },
   {
     question: 'Does the WebSocket change the JSON that the decoder publishes?',
@@ -206,7 +206,7 @@ function onTrade(t) {
 {
   "source": "pumpfun", "transaction_type": "BUY",
   "signature": "2ghHZXwyU6K1Q8KMJbLJg37ktmyctKmdzzZKGDvHk1MR865dDYyo8SfrKvmvijT43P6hdu6ozPtATiMeg2STszhc",
-  "slot": 356410419, "block_time_ms": 1753751878000, "instruction_path": [2],
+  "slot": 356410419, "commitment": "confirmed", "block_time_ms": 1753751878000, "instruction_path": [2],
   "program_id": "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P",
   "mint": "7k2255ueF3Ecnnjf9odEu7so3gmXKS8E29atDWmFpump",
   "sol_amount": "129814469", "token_amount": "2878556000000", "is_buy": true,
@@ -244,6 +244,12 @@ function onTrade(t) {
           <li>
             <code>signature</code> plus <code>instruction_path</code> identifies a message: one transaction can contain
             several trades, for instance when a router or bot calls pump.fun more than once.
+          </li>
+          <li>
+            Over WebSocket each message starts with <code>seq</code>, its sequence in the TRADES stream (
+            <code>{'{"seq":48213,"source":"pumpfun",…}'}</code>): remember the last one, it is where you resume after a
+            disconnect. <code>commitment</code> says how final the transaction was when it was decoded (
+            <code>processed</code>, <code>confirmed</code> or <code>finalized</code>).
           </li>
         </ul>
       </Section>
@@ -310,8 +316,14 @@ function onTrade(t) {
           Connections end: deployments, network changes, an expired JWT. A good client sorts close codes into those worth
           retrying and those that need a human. Retrying 4401 with the same credentials fails again, and hammering the
           server after 4429 only burns your request budget. The loop below retries everything else with exponential
-          backoff and jitter, resets the delay after a successful authentication, and on {pro.name} asks for a replay
-          from a minute before the last trade it saw, so nothing is lost in between.
+          backoff (1 s doubling to 30 s), resets the delay after a successful authentication, and resubscribes with{' '}
+          <code>resume_after</code> set to the <code>seq</code> of the last trade it saw, so nothing is lost in between
+          and nothing arrives twice — on every plan. It also treats 15 seconds without any frame as a dead link: a
+          subscribed connection gets a <code>heartbeat</code> after 5 quiet seconds.
+        </p>
+        <p>
+          In Node.js, the client library <code>@tradewind/client</code> (the WebSocket starter template ships it) does all
+          of this for you; the loop shows what it does, for other languages.
         </p>
         <Code
           label="reconnect.mjs"
@@ -327,45 +339,41 @@ const subject = 'basic.pumpfun';
 const FATAL = new Set([4400, 4401]); // fix the request or renew the credentials first
 
 let attempt = 0;
-let lastTradeAt = 0; // local clock, ms
-const seen = new Set(); // message ids, bounded below
-
-function idOf(t) {
-  // Same value as the Nats-Msg-Id the decoder publishes with.
-  const id = \`\${t.signature}:\${t.instruction_path.join('.')}\`;
-  return t.transaction_type === 'COMPLETE' ? \`\${id}:COMPLETE\` : id;
-}
+let lastSeq = null; // seq of the last trade received: where to resume
+let watchdog;
 
 function connect() {
   const ws = new WebSocket(url);
+  const alive = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => ws.terminate(), 15_000); // 3 × the 5 s heartbeat
+  };
+  ws.on('open', alive);
   ws.on('message', (data) => {
+    alive();
     const msg = JSON.parse(data.toString('utf8'));
     if (msg.type === 'challenge') {
       const sig = Buffer.from(key.sign(new TextEncoder().encode(msg.nonce))).toString('base64url');
       ws.send(JSON.stringify({ jwt, sig }));
     } else if (msg.type === 'authenticated') {
       attempt = 0;
-      const replay = msg.plan === 'pro' && lastTradeAt > 0;
-      const from = new Date(lastTradeAt - 60_000).toISOString();
-      ws.send(JSON.stringify(replay ? { subject, replay: { from } } : { subject }));
+      ws.send(JSON.stringify(lastSeq === null ? { subject } : { subject, resume_after: lastSeq }));
     } else if (msg.type === 'error') {
       console.error(msg.code, msg.message);
-      if (msg.code === 'replay_not_in_plan') ws.send(JSON.stringify({ subject }));
+      // Gone past the resume window: say so, then carry on live.
+      if (msg.code === 'resume_too_old') ws.send(JSON.stringify({ subject }));
     } else if (msg.type === undefined) {
-      const id = idOf(msg);
-      if (seen.has(id)) return; // already handled before the reconnect
-      seen.add(id);
-      if (seen.size > 100_000) seen.delete(seen.values().next().value);
-      lastTradeAt = Date.now();
-      console.log(msg.transaction_type, msg.mint, msg.price_sol);
+      if (lastSeq !== null && msg.seq <= lastSeq) return; // never twice
+      lastSeq = msg.seq;
+      console.log(msg.seq, msg.transaction_type, msg.mint, msg.price_sol);
     }
   });
   ws.on('error', (err) => console.error('socket error:', err.message));
   ws.on('close', (code, reason) => {
+    clearTimeout(watchdog);
     if (FATAL.has(code)) return console.error(\`not retrying: \${code} \${reason}\`);
-    const base = code === 4429 ? 30_000 : 1_000; // a dead connection's slot frees within 30 s
-    const delay = Math.min(60_000, base * 2 ** attempt++) * (0.5 + Math.random() / 2);
-    console.log(\`closed \${code}; reconnecting in \${Math.round(delay)} ms\`);
+    const delay = Math.min(30_000, 1_000 * 2 ** attempt++);
+    console.log(\`closed \${code}; reconnecting in \${delay} ms\`);
     setTimeout(connect, delay);
   });
 }
@@ -374,17 +382,18 @@ connect();
 `}
         />
         <p>
-          Two details deserve a comment. First, the replay start is measured on your own clock and moved back a minute,
-          so some messages arrive twice; the <code>seen</code> set drops them using the same identifier the decoder uses
-          for de-duplication on the server, <code>{'<signature>:<instruction path>'}</code>. Second, the 30-second base
-          for 4429 is not arbitrary: connection slots are leases, and a slot held by a process that died without closing
-          its socket is released when its 30-second lease expires.
+          Two details deserve a comment. First, <code>seq</code> is the message's sequence in the TRADES stream: it
+          grows with every stored trade (across all subjects, so the numbers of one subject have gaps between them), which
+          is why a plain <code>{'<='}</code> comparison is enough to drop a message seen before. Second, 4429 gets the same
+          backoff as everything else: a connection slot held by a process that died without closing its socket is freed
+          when its 30-second lease expires, or sooner when the server notices the missing pongs.
         </p>
-        <Note title="Replay needs Pro">
+        <Note title="How far back a resume reaches">
           <p>
-            Replay of history is included in the {pro.name} plan (${pro.monthlyUsd} a month). On {starter.name} and{' '}
-            {PLANS.plus.name} the server answers <code>replay_not_in_plan</code> and keeps the connection open, which is
-            why the client above falls back to a live subscription.
+            Every plan resumes from the last 5 minutes. On {pro.name} (${pro.monthlyUsd} a month) a resume reaches as far
+            back as the stream keeps, and <code>{'{"replay":{"from": …}}'}</code> replays from a time. Past the window the
+            server answers <code>resume_too_old</code> with the oldest sequence it still holds, so your bot knows exactly
+            which range it missed.
           </p>
         </Note>
       </Section>

@@ -213,7 +213,9 @@ export default function Docs() {
               <caption className="sr-only">WebSocket requests and answers</caption>
               <thead><tr><th scope="col">You send</th><th scope="col">The server answers</th></tr></thead>
               <tbody>
-                <tr><td><code>{'{"subject":"basic.pumpfun"}'}</code></td><td><code>{'{"type":"subscribed","subject":"basic.pumpfun"}'}</code>, then trade messages of that subject</td></tr>
+                <tr><td><code>{'{"subject":"basic.pumpfun"}'}</code></td><td><code>{'{"type":"subscribed","subject":"basic.pumpfun","filter":null,"seq":48213}'}</code>, then trade messages of that subject, each starting with its <code>seq</code></td></tr>
+                <tr><td><code>{'{"subject":"basic.pumpfun","filter":{"mints":["…"],"accounts":["…"],"types":["CREATE"],"min_sol":0.5}}'}</code></td><td><code>subscribed</code> with the filter; only matching trades follow. Send it again to change the filter in place, <code>{'"filter":null'}</code> to remove it</td></tr>
+                <tr><td><code>{'{"subject":"basic.pumpfun","resume_after":48213}'}</code> (every plan)</td><td><code>subscribed</code>, every trade after that <code>seq</code> you missed, once and in order, <code>replay_caught_up</code>, then live trades; past the 5-minute window (Pro: the stream’s retention) <code>resume_too_old</code> with <code>oldest_seq</code></td></tr>
                 <tr><td><code>{'{"unsubscribe":"basic.pumpfun"}'}</code></td><td><code>{'{"type":"unsubscribed","subject":"basic.pumpfun"}'}</code>; no more messages of it</td></tr>
                 <tr><td><code>{'{"subject":"basic.pumpfun","replay":{"from":"2026-11-21T10:00:00Z"}}'}</code> ({replayPlan?.name ?? 'plans with replay'})</td><td><code>{'{"type":"subscribed","subject":"basic.pumpfun","replay":{"from":…,"first_seq":1234}}'}</code>, stored trades, <code>{'{"type":"replay_caught_up","subject":"basic.pumpfun","seq":5678}'}</code>, then live trades</td></tr>
               </tbody>
@@ -221,7 +223,10 @@ export default function Docs() {
           </div>
           <p>
             A connection may hold any number of subjects; subscribing again to a subscribed subject answers <code>subscribed</code> and
-            changes nothing. A subject outside your plan is refused with <code>subject_not_in_plan</code>, naming the cheapest plan that
+            changes nothing (except its filter, when you send one). Filters match <code>mints</code> (the trade’s token mints),
+            <code> accounts</code> (trader, creator or pool), <code>types</code> (<code>transaction_type</code>) and <code>min_sol</code>
+            (the trade’s SOL amount). A subscribed connection gets <code>{'{"type":"heartbeat","slot":…,"seq":…}'}</code> after 5 s
+            without trades, so silence means a quiet market, and nothing at all means a dead link: reconnect and resume. A subject outside your plan is refused with <code>subject_not_in_plan</code>, naming the cheapest plan that
             includes it, and the connection stays open.
           </p>
           <h3>3. Replay ({replayPlan?.name ?? 'plans with replay'})</h3>
