@@ -19,6 +19,39 @@ export class ApiError extends Error {
 /** Message shown when the browser could not reach the API at all. */
 export const NETWORK_ERROR_MESSAGE = 'Could not reach Tradewind. Check your connection and try again.';
 
+/** Message of a failed answer whose body is not JSON (product spec §8). */
+export const UNKNOWN_ERROR_MESSAGE = 'Unknown error';
+
+/** Message of a 401 whose body names no reason, and of a call made while signed out (product spec §8). */
+export const NO_SESSION_MESSAGE = 'No active session';
+
+/** Message of a failed JSON answer without an error field: "HTTP {status}" (product spec §8). */
+export function httpStatusMessage(status: number): string {
+  return `HTTP ${status}`;
+}
+
+/** Marker for "the body could not be parsed as JSON" in {@link apiErrorMessage}. */
+export const NOT_JSON: unique symbol = Symbol('not-json');
+
+/**
+ * The message of a failed answer (product spec §8), in this order:
+ * - the server's error field: `message` (Tradewind's `{status, code, message}` body,
+ *   services/lib/src/http.ts), else a string `error` field;
+ * - 401 without one: "No active session";
+ * - a JSON body without one: "HTTP {status}";
+ * - a body that is not JSON (or empty): "Unknown error".
+ * `body` is the parsed JSON, or `NOT_JSON` when parsing failed.
+ */
+export function apiErrorMessage(status: number, body: unknown): string {
+  if (body !== NOT_JSON && body !== null && typeof body === 'object') {
+    const b = body as { message?: unknown; error?: unknown };
+    if (typeof b.message === 'string' && b.message.trim()) return b.message;
+    if (typeof b.error === 'string' && b.error.trim()) return b.error;
+  }
+  if (status === 401) return NO_SESSION_MESSAGE;
+  return body === NOT_JSON ? UNKNOWN_ERROR_MESSAGE : httpStatusMessage(status);
+}
+
 export interface ApiOptions {
   method?: 'GET' | 'POST';
   /** JSON body. */
@@ -30,8 +63,9 @@ export interface ApiOptions {
 
 /**
  * `fetch` of `path` with JSON in and out. Resolves to the parsed body of a 2xx answer (undefined
- * for 204). @throws ApiError for any other status (its `{status, code, message}` body, or the
- * HTTP status text), and with status 0 when the network fails.
+ * for 204 or a body that is not JSON). @throws ApiError for any other status, with the status,
+ * the code (`code`, else `error`, else the status) and the message of {@link apiErrorMessage};
+ * with status 0 when the network fails.
  */
 export async function apiFetch<T>(path: string, options: ApiOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -55,14 +89,14 @@ export async function apiFetch<T>(path: string, options: ApiOptions = {}): Promi
   try {
     body = await res.json();
   } catch {
-    body = undefined;
+    body = NOT_JSON;
   }
   if (!res.ok) {
-    const b = (body ?? {}) as { code?: unknown; message?: unknown; error?: unknown };
-    const message = typeof b.message === 'string' ? b.message : res.statusText || `HTTP ${res.status}`;
+    const b = (body !== NOT_JSON && body !== null && typeof body === 'object' ? body : {}) as { code?: unknown; error?: unknown };
     const code = typeof b.code === 'string' ? b.code : typeof b.error === 'string' ? b.error : String(res.status);
-    throw new ApiError(res.status, code, message);
+    throw new ApiError(res.status, code, apiErrorMessage(res.status, body));
   }
+  if (body === NOT_JSON) return undefined as T;
   return body as T;
 }
 

@@ -9,7 +9,7 @@ import { ThemeProvider } from '../src/theme';
 import { ToastProvider } from '../src/components/Toast';
 import { SecretField } from '../src/components/dashboard/SecretField';
 import { UpgradeModal } from '../src/components/dashboard/UpgradeModal';
-import { COPY_FAILED_MESSAGE } from '../src/lib/clipboard';
+import { COPY_FAILED_HOW, COPY_FAILED_MESSAGE } from '../src/lib/clipboard';
 import { MASK } from '../src/lib/credentials';
 import Overview from '../src/pages/dashboard/Overview';
 import Settings from '../src/pages/dashboard/Settings';
@@ -98,7 +98,9 @@ describe('SecretField copy', () => {
       fireEvent.click(button);
     });
     expect(button.textContent).toBe('Copy');
-    expect(screen.getByRole('alert').textContent).toBe(`${COPY_FAILED_MESSAGE} Press Show first to reveal the value.`);
+    const alert = screen.getByRole('alert').textContent!;
+    expect(alert.startsWith('Please manually copy the text')).toBe(true);
+    expect(alert).toBe(`${COPY_FAILED_MESSAGE}. ${COPY_FAILED_HOW} Press Show first to reveal the value.`);
   });
 });
 
@@ -153,7 +155,9 @@ describe('Overview', () => {
       }),
     );
     wrap(<Overview />);
-    expect((await screen.findByRole('alert')).textContent).toBe('Could not load your connection details: Failed to fetch NATS credentials');
+    const alert = await screen.findByRole('alert');
+    within(alert).getByRole('heading', { name: 'Failed to load credentials' });
+    expect(alert.textContent).toBe('Failed to load credentialsFailed to fetch NATS credentials');
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByLabelText('User JWT')).toBeTruthy();
     expect(calls).toBe(2);

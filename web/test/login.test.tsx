@@ -59,8 +59,15 @@ describe('/login', () => {
   it('shows the setup-required notice and the error from auth', async () => {
     renderLogin('/login?tier=plus&message=setup-required&error=invalid_state&error_description=The%20sign-in%20attempt%20expired');
     await screen.findByRole('link', { name: 'Sign in with Google' });
-    expect(screen.getByRole('alert').textContent).toBe('Sign-in failed. The sign-in attempt expired');
+    expect(screen.getByRole('alert').textContent).toBe('Failed to sign in with Google. Please try again. The sign-in attempt expired');
     expect(screen.getByText('Finish setting up your account.')).toBeTruthy();
+  });
+
+  it('when auth redirects back with an error and no description, then an inline alert shows the spec text and the reason', async () => {
+    renderLogin('/login?error=access_denied');
+    await screen.findByRole('link', { name: 'Sign in with Google' });
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toBe('Failed to sign in with Google. Please try again. Sign-in was cancelled.');
   });
 
   it('labels the local provider as the local stand-in, not Google', async () => {

@@ -122,7 +122,7 @@ describe('/payment', () => {
       }),
     );
     renderPayment('/payment?tier=plus&period=monthly');
-    expect((await screen.findByRole('alert')).textContent).toBe('Payments are temporarily unavailable');
+    expect((await screen.findByRole('alert')).textContent).toBe('Failed to start upgrade process. Please try again. (Payments are temporarily unavailable)');
     expect(screen.getByRole('link', { name: 'Back to pricing' })).toBeTruthy();
     screen.getByRole('button', { name: 'Retry' }).click();
     await waitFor(() => expect(assign).toHaveBeenCalledWith('/ok'));

@@ -149,6 +149,37 @@ describe('Pricing page', () => {
     expect(answer.hidden).toBe(true);
   });
 
+  it('when the page renders, then the Pro card, and only it, is marked "Most Popular"', () => {
+    renderPricing();
+    expect(within(screen.getByTestId('plan-pro')).getByTestId('most-popular').textContent).toBe('Most Popular');
+    expect(screen.getAllByTestId('most-popular')).toHaveLength(1);
+    expect(screen.getByTestId('plan-pro').className).toContain('pricing-card-featured');
+    expect(screen.getByTestId('plan-plus').className).not.toContain('pricing-card-featured');
+  });
+
+  it('when the catalogue is read, then the banner says "Save up to 20%" (the largest rounded (monthly − yearly) / monthly)', () => {
+    renderPricing();
+    const largest = Math.max(...Object.values(PLANS).map((p) => (p.monthlyUsd === 0 ? 0 : Math.round(((p.monthlyUsd - p.annualMonthlyUsd) / p.monthlyUsd) * 100))));
+    expect(largest).toBe(20);
+    expect(screen.getByTestId('pricing-banner').textContent!.startsWith('Save up to 20%')).toBe(true);
+  });
+
+  it('when the FAQ is read, then plan changes are immediate with proration and payment promises cards only', () => {
+    const faq = pricingFaq();
+    const change = faq.find((f) => f.question === 'Can I change or cancel my plan?')!;
+    expect(change.answer).toContain('Plan changes take effect immediately with proration');
+    const pay = faq.find((f) => f.question === 'How do I pay?')!;
+    expect(pay.answer).toContain('By credit or debit card, through Stripe Checkout');
+    expect(pay.answer).not.toMatch(/paypal|crypto|bitcoin/i);
+  });
+
+  it('when Annual is chosen, then each paid plan shows its annual total as the annual monthly price × 12', () => {
+    renderPricing();
+    fireEvent.click(screen.getByRole('button', { name: 'Annual' }));
+    expect(screen.getByTestId('billing-plus').textContent).toBe(`billed $${PLANS.plus.annualMonthlyUsd * 12} yearly`);
+    expect(screen.getByTestId('billing-pro').textContent).toBe('billed $336 yearly');
+  });
+
   it('publishes the FAQ as FAQPage structured data', () => {
     renderPricing();
     const scripts = Array.from(document.head.querySelectorAll('script[data-route-jsonld]'));

@@ -6,8 +6,22 @@
 /** How long a Copy button says "Copied" after a successful copy, in milliseconds. */
 export const COPIED_MS = 2000;
 
-/** Message shown when neither the Clipboard API nor the textarea fallback could copy. */
-export const COPY_FAILED_MESSAGE = 'Your browser did not allow copying. Select the text in the field and copy it manually (Ctrl+C, or ⌘C on a Mac).';
+/**
+ * Message shown when neither the Clipboard API nor the textarea fallback could copy a field's
+ * text (product spec §8: "Please manually copy the text"), followed by {@link COPY_FAILED_HOW}.
+ */
+export const COPY_FAILED_MESSAGE = 'Please manually copy the text';
+
+/** The same for a code example (product spec §8: "...the code"). */
+export const COPY_FAILED_CODE_MESSAGE = 'Please manually copy the code';
+
+/** Detail shown after either copy-failure message. */
+export const COPY_FAILED_HOW = 'Your browser did not allow copying: select it and press Ctrl+C (⌘C on a Mac).';
+
+/** The full inline alert for a failed copy of `what`: "Please manually copy the text. Your browser …". */
+export function copyFailedText(what: 'text' | 'code'): string {
+  return `${what === 'code' ? COPY_FAILED_CODE_MESSAGE : COPY_FAILED_MESSAGE}. ${COPY_FAILED_HOW}`;
+}
 
 /**
  * How the text was copied: `clipboard` (navigator.clipboard.writeText), `fallback` (a hidden

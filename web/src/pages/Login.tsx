@@ -21,6 +21,19 @@ const ERROR_FALLBACK: Record<string, string> = {
   invalid_plan: 'The plan in the sign-in link was not valid.',
 };
 
+/** The spec's sign-in failure text for Google (product spec §8). */
+export const GOOGLE_SIGN_IN_FAILED = 'Failed to sign in with Google. Please try again.';
+
+/**
+ * First sentence of the sign-in failure alert (product spec §8). Shown as an accessible inline
+ * alert (`role="alert"`), not `window.alert()`: auth answers a failed sign-in with a redirect to
+ * `/login?error=&error_description=` (services/auth/src/http/routes.ts), so the page shows it on load.
+ * With the local development stand-in the provider is named instead of Google.
+ */
+export function signInFailedText(provider: ProviderInfo | null): string {
+  return provider?.local ? 'Failed to sign in with the local sign-in stand-in. Please try again.' : GOOGLE_SIGN_IN_FAILED;
+}
+
 function GoogleMark() {
   return (
     <svg width="18" height="18" viewBox="0 0 48 48" aria-hidden="true" focusable="false">
@@ -67,7 +80,7 @@ export default function Login() {
         <h1>Sign in to Tradewind</h1>
         {error ? (
           <div role="alert" className="alert alert-error auth-message">
-            <strong>Sign-in failed.</strong> {errorDescription?.trim() || ERROR_FALLBACK[error] || `The sign-in could not be completed (${error}).`}
+            <strong>{signInFailedText(provider)}</strong> {errorDescription?.trim() || ERROR_FALLBACK[error] || `The sign-in could not be completed (${error}).`}
           </div>
         ) : null}
         {setupRequired ? (

@@ -9,6 +9,9 @@ import { errorMessage } from '../lib/credentials';
 import { planPriceText } from '../lib/upgrade';
 import './auth.css';
 
+/** Shown when the checkout session could not be created (product spec §8), before the reason. */
+export const UPGRADE_FAILED_MESSAGE = 'Failed to start upgrade process. Please try again.';
+
 /** `POST /api/checkout-sessions` answer. */
 interface CheckoutAnswer {
   url: string;
@@ -62,7 +65,7 @@ export default function Payment() {
         });
         window.location.assign(answer.url);
       } catch (err) {
-        setFailure(errorMessage(err));
+        setFailure(`${UPGRADE_FAILED_MESSAGE} (${errorMessage(err)})`);
       }
     })();
     // pre is derived from status, tier and period.

@@ -1,13 +1,24 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { PLANS, PLAN_IDS, maxAnnualSavingPercent } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, maxAnnualSavingPercent, type PlanId } from '@tradewind/lib/plans';
 import { Faq, faqJsonLd, type FaqItem } from '../components/marketing/Faq';
 import { allPlans, comparisonRows, planCtaHref, planCtaLabel, planPrice, SUBJECT_SOURCES, type BillingPeriod } from '../lib/pricing';
 import { Seo } from '../seo';
 import { useAuth } from '../session/session';
 import './pricing.css';
 
-/** The pricing page's questions; every figure in them comes from the catalogue. */
+/** The plan card marked "Most Popular" (product spec §9: "Pro is marked Most Popular"). */
+export const MOST_POPULAR_PLAN: PlanId = 'pro';
+
+/** Badge text of {@link MOST_POPULAR_PLAN}'s card. */
+export const MOST_POPULAR_LABEL = 'Most Popular';
+
+/**
+ * The pricing page's questions; every figure in them comes from the catalogue.
+ * Payment methods: billing creates Stripe Checkout sessions without `payment_method_types`
+ * (services/billing/src/service.ts), so Checkout offers the methods enabled in Tradewind's Stripe
+ * account that support subscriptions, cards always among them. The answer promises cards only.
+ */
 export function pricingFaq(): FaqItem[] {
   const { starter, plus, pro } = PLANS;
   return [
@@ -29,11 +40,11 @@ export function pricingFaq(): FaqItem[] {
     },
     {
       question: 'Can I change or cancel my plan?',
-      answer: `Yes, in the billing portal linked from your dashboard. A change between ${plus.name} and ${pro.name} takes effect at once and the prorated difference is charged or credited. A cancellation takes effect at the end of the period you paid for; then you are back on ${starter.name}.`,
+      answer: `Yes. Plan changes take effect immediately with proration: a change between ${plus.name} and ${pro.name}, or between monthly and yearly billing, applies at once and the prorated difference is charged or credited on the spot. Manage and cancel in the billing portal linked from your dashboard; a cancellation takes effect at the end of the period you paid for, then you are back on ${starter.name}.`,
     },
     {
       question: 'How do I pay?',
-      answer: 'By card through Stripe Checkout. Your card details go to Stripe and never reach Tradewind.',
+      answer: 'By credit or debit card, through Stripe Checkout. Depending on your country and device, Checkout may also list other payment methods enabled on our Stripe account. Your payment details go to Stripe and never reach Tradewind.',
     },
     {
       question: `I need more than ${pro.connections} connections.`,
@@ -66,9 +77,11 @@ export default function Pricing() {
             Every plan streams decoded trades over WebSocket and native NATS JetStream. Pick the sources and connections you
             need.
           </p>
-          <p className="pricing-banner" data-testid="pricing-banner">
-            Save up to {maxSaving}% with yearly billing
-          </p>
+          {maxSaving > 0 ? (
+            <p className="pricing-banner" data-testid="pricing-banner">
+              Save up to {maxSaving}% with yearly billing
+            </p>
+          ) : null}
           <div className="pricing-toggle" role="group" aria-label="Billing period">
             <button type="button" aria-pressed={period === 'monthly'} onClick={() => setPeriod('monthly')}>
               Monthly
@@ -85,11 +98,15 @@ export default function Pricing() {
           <ul className="pricing-cards">
             {plans.map((p) => {
               const price = planPrice(p, period);
-              const featured = p.id === 'plus';
+              const featured = p.id === MOST_POPULAR_PLAN;
               return (
                 <li key={p.id} className={`card pricing-card${featured ? ' pricing-card-featured' : ''}`} data-testid={`plan-${p.id}`}>
                   <h2>{p.name}</h2>
-                  {featured ? <p className="badge pricing-popular">All four sources</p> : null}
+                  {featured ? (
+                    <p className="badge pricing-popular" data-testid="most-popular">
+                      {MOST_POPULAR_LABEL}
+                    </p>
+                  ) : null}
                   <p className="pricing-price">
                     <span className="pricing-amount" data-testid={`price-${p.id}`}>{price.perMonth}</span>
                     <span className="muted">/month</span>

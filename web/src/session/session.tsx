@@ -1,6 +1,6 @@
 import { createContext, startTransition, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { createSessionClient, SessionError, type Session, type SessionClient } from '@tradewind/lib/session-client';
-import { apiFetch, type User } from '../api';
+import { NO_SESSION_MESSAGE, apiFetch, type User } from '../api';
 
 /**
  * The signed-in state of the app. `loading` until the first refresh answers (the session lives
@@ -33,7 +33,7 @@ export function StaticAuthProvider({ user = null, children }: { user?: User | nu
       status: user ? 'signed-in' : 'signed-out',
       user,
       accessToken: async () => {
-        if (!user) throw new SessionError(401, 'No active session');
+        if (!user) throw new SessionError(401, NO_SESSION_MESSAGE);
         return 'test-access-token';
       },
       reloadUser: async () => user,

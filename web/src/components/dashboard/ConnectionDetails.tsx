@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { useAuth } from '../../session/session';
 import { CREDS_FILE_NAME, connectionSnippet, connectionUrl, downloadText, errorMessage, fetchCredsFile, type Credentials, type Transport } from '../../lib/credentials';
+import { copyFailedText } from '../../lib/clipboard';
 import { SecretField, useCopy } from './SecretField';
 
 const TRANSPORTS: ReadonlyArray<{ id: Transport; label: string; note: string }> = [
@@ -87,7 +88,7 @@ export function ConnectionDetails({ credentials, headingLevel = 2 }: { credentia
         </pre>
         {failed ? (
           <p role="alert" className="alert alert-error">
-            Your browser did not allow copying. Select the example and copy it manually.
+            {copyFailedText('code')}
           </p>
         ) : null}
       </div>

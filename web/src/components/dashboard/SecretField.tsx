@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { COPIED_MS, COPY_FAILED_MESSAGE, copyText } from '../../lib/clipboard';
+import { COPIED_MS, copyFailedText, copyText } from '../../lib/clipboard';
 import { MASK } from '../../lib/credentials';
 
 /**
@@ -80,7 +80,7 @@ export function SecretField({ label, value, secret = false, hint }: { label: str
       </span>
       {failed ? (
         <p role="alert" className="alert alert-error dash-field-alert">
-          {COPY_FAILED_MESSAGE}
+          {copyFailedText('text')}
           {secret ? ' Press Show first to reveal the value.' : ''}
         </p>
       ) : null}

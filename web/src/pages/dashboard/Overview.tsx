@@ -8,7 +8,9 @@ import { isTopPlan } from '../../lib/upgrade';
 import type { Credentials } from '../../lib/credentials';
 import { ConnectionDetails } from '../../components/dashboard/ConnectionDetails';
 import { UpgradeModal } from '../../components/dashboard/UpgradeModal';
-import { useCredentials } from '../../components/dashboard/useCredentials';
+import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
+import { loadPanelCredentials } from './credentials-errors';
+import { CredentialsLoadError, CredentialsRefreshError } from './CredentialsError';
 import { accountNotices, useNoticesPreference } from '../../components/dashboard/notices';
 import { useDashboardContext } from './DashboardLayout';
 import './dashboard.css';
@@ -61,7 +63,7 @@ function PlanSummary({ credentials, userPlan }: { credentials: Credentials | nul
 export default function Overview() {
   const { user } = useAuth();
   const { refreshKey } = useDashboardContext();
-  const { credentials, loading, error, retry } = useCredentials(refreshKey);
+  const { data: credentials, loading, error, retry } = useAuthedLoad(loadPanelCredentials, refreshKey);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
   const [noticesOn] = useNoticesPreference();
   const tier = credentials?.plan ?? user?.plan ?? 'starter';
@@ -86,16 +88,12 @@ export default function Overview() {
               <span className="spinner" aria-hidden="true" /> Loading your connection details…
             </section>
           ) : error && !credentials ? (
-            <section className="card dash-state">
-              <div role="alert" className="alert alert-error">
-                Could not load your connection details: {error}
-              </div>
-              <button type="button" className="btn btn-primary" onClick={retry}>
-                Retry
-              </button>
-            </section>
+            <CredentialsLoadError message={error} onRetry={retry} />
           ) : credentials ? (
-            <ConnectionDetails credentials={credentials} />
+            <>
+              {error ? <CredentialsRefreshError message={error} onRetry={retry} /> : null}
+              <ConnectionDetails credentials={credentials} />
+            </>
           ) : null}
         </div>
         <div className="dash-overview-side">

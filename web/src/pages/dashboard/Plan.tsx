@@ -27,6 +27,16 @@ const STATUS_TEXT: Record<string, string> = {
   paused: 'Paused',
 };
 
+/** Subscription page failure texts (product spec §8). */
+export const SUBSCRIPTION_TEXTS = Object.freeze({
+  /** Shown instead of loading when there is no signed-in user. */
+  notAuthenticated: 'User not authenticated',
+  /** Heading of a failed `GET /api/get-subscription`, with Retry. */
+  loadFailed: 'Failed to load subscription details',
+  /** A failed `POST /api/create-portal-session`. */
+  portalFailed: 'Failed to open billing portal. Please try again.',
+});
+
 const PERIOD_TEXT: Record<string, string> = { monthly: 'Monthly', yearly: 'Yearly', indefinite: 'Free, no billing' };
 
 /** `GET /api/get-subscription` (docs/billing.md). */
@@ -77,14 +87,21 @@ export default function PlanPage() {
           {notice}
         </p>
       ) : null}
-      {loading && !sub ? (
+      {!user ? (
+        <section className="card dash-state">
+          <div role="alert" className="alert alert-error" data-testid="subscription-error">
+            {SUBSCRIPTION_TEXTS.notAuthenticated}
+          </div>
+        </section>
+      ) : loading && !sub ? (
         <section className="card dash-state" role="status" aria-live="polite">
           <span className="spinner" aria-hidden="true" /> Loading your subscription…
         </section>
       ) : error && !sub ? (
         <section className="card dash-state">
-          <div role="alert" className="alert alert-error">
-            Could not load your subscription: {error}
+          <div role="alert" className="alert alert-error" data-testid="subscription-error">
+            <h2 className="dash-state-title">{SUBSCRIPTION_TEXTS.loadFailed}</h2>
+            <p>{error}</p>
           </div>
           <button type="button" className="btn btn-primary" onClick={retry}>
             Retry
@@ -148,7 +165,7 @@ export default function PlanPage() {
           ) : null}
           {portalError ? (
             <p role="alert" className="alert alert-error">
-              Could not open the billing portal: {portalError}
+              {SUBSCRIPTION_TEXTS.portalFailed} ({portalError})
             </p>
           ) : null}
         </section>

@@ -7,7 +7,9 @@ import { displayName } from '../../lib/user';
 import { errorMessage, rotateCredentials, type Credentials } from '../../lib/credentials';
 import { ConnectionDetails } from '../../components/dashboard/ConnectionDetails';
 import { Dialog } from '../../components/dashboard/Dialog';
-import { useCredentials } from '../../components/dashboard/useCredentials';
+import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
+import { loadPanelCredentials } from './credentials-errors';
+import { CredentialsLoadError, CredentialsRefreshError } from './CredentialsError';
 import { useNoticesPreference } from '../../components/dashboard/notices';
 import { formatDate } from './Plan';
 import './dashboard.css';
@@ -136,7 +138,7 @@ function SecurityPanel() {
 }
 
 function ConnectionPanel() {
-  const { credentials, loading, error, retry } = useCredentials();
+  const { data: credentials, loading, error, retry } = useAuthedLoad(loadPanelCredentials);
   return (
     <>
       <h2>Connection Details</h2>
@@ -145,16 +147,12 @@ function ConnectionPanel() {
           <span className="spinner" aria-hidden="true" /> Loading your connection details…
         </p>
       ) : error && !credentials ? (
-        <div>
-          <p role="alert" className="alert alert-error">
-            Could not load your connection details: {error}
-          </p>
-          <button type="button" className="btn btn-primary" onClick={retry}>
-            Retry
-          </button>
-        </div>
+        <CredentialsLoadError message={error} onRetry={retry} headingLevel={3} />
       ) : credentials ? (
-        <ConnectionDetails credentials={credentials} headingLevel={3} />
+        <>
+          {error ? <CredentialsRefreshError message={error} onRetry={retry} /> : null}
+          <ConnectionDetails credentials={credentials} headingLevel={3} />
+        </>
       ) : null}
     </>
   );
