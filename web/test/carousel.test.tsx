@@ -66,6 +66,20 @@ describe('BlogCarousel', () => {
     expect(screen.getByTestId('carousel-viewport').getAttribute('aria-live')).toBe('off');
   });
 
+  it('when a slide shows, then it has its date, read time and a "Read Article" link to /blog/<slug>, and "View All Articles" opens /blog', () => {
+    renderCarousel();
+    const read = screen.getByRole('link', { name: 'Read Article' });
+    expect(read.textContent).toBe('Read Article');
+    expect(read.getAttribute('href')).toBe(`/blog/${BLOG_POSTS[0]!.slug}`);
+    expect(document.getElementById(read.getAttribute('aria-describedby')!)?.textContent).toBe(BLOG_POSTS[0]!.title);
+    const slide = read.closest('[aria-roledescription="slide"]') as HTMLElement;
+    expect(slide.querySelector('time')?.getAttribute('dateTime')).toBe(BLOG_POSTS[0]!.published);
+    expect(slide.textContent).toContain(`${BLOG_POSTS[0]!.readingMinutes} min read`);
+    expect(screen.getByRole('link', { name: 'View All Articles' }).getAttribute('href')).toBe('/blog');
+    fireEvent.click(screen.getByRole('button', { name: 'Next slide' }));
+    expect(screen.getByRole('link', { name: 'Read Article' }).getAttribute('href')).toBe(`/blog/${BLOG_POSTS[1]!.slug}`);
+  });
+
   it('autoplays every 8000 ms, not at 7999 ms', () => {
     renderCarousel();
     advance(7999);

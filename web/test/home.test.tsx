@@ -2,8 +2,16 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TokenRow, User } from '../src/api';
-import { TokenPanel, TOKENS_REFRESH_MS } from '../src/components/marketing/TokenPanel';
-import Home, { HOME_TITLE } from '../src/pages/Home';
+import {
+  GOOD_RESPONSE_MS,
+  LIVE_PANEL_TEXT,
+  performanceLabel,
+  TokenPanel,
+  tokenName,
+  tokenSymbol,
+  TOKENS_REFRESH_MS,
+} from '../src/components/marketing/TokenPanel';
+import Home, { HOME_TITLE, homeActions } from '../src/pages/Home';
 import { StaticAuthProvider } from '../src/session/session';
 
 const USER: User = {
@@ -45,8 +53,30 @@ function stubFetch(...answers: (() => Response)[]) {
   vi.stubGlobal('fetch', fetchMock);
 }
 
-function renderPanel() {
-  return render(<TokenPanel />);
+/** A fake clock advancing `stepMs` per reading, so every request measures exactly `stepMs`. */
+function steppingClock(stepMs: number): () => number {
+  let t = 1000;
+  return () => {
+    const value = t;
+    t += stepMs;
+    return value;
+  };
+}
+
+function renderPanel(now?: () => number) {
+  return render(<TokenPanel {...(now ? { now } : {})} />);
+}
+
+/** The texts of each body row's cells: [symbol, name, price, market cap, volume, change]. */
+function rowTexts(table: HTMLElement): string[][] {
+  return within(table)
+    .getAllByRole('row')
+    .slice(1)
+    .map((r) => [
+      within(r).getByTestId('token-symbol').textContent ?? '',
+      within(r).getByTestId('token-name').textContent ?? '',
+      ...Array.from(r.querySelectorAll('td')).map((c) => c.textContent ?? ''),
+    ]);
 }
 
 function renderHome(user: User | null = null) {
@@ -65,26 +95,29 @@ afterEach(() => {
 });
 
 describe('TokenPanel', () => {
-  it('shows loading, then a table of the rows from GET /api/birdeye/tokens', async () => {
+  it('when the request is pending, then it shows the spec text "Connecting..."; when rows arrive, then symbol, name cut to 25, price with 6 decimals, cap in M/K, volume in M and signed change', async () => {
     stubFetch(() =>
       ok([
         token({ mint: 'A'.repeat(44), name: 'A Remarkably Long Token Name Indeed', symbol: 'LONG', price: 0.0001234, marketCap: 1_234_567, volume: 120_000, change: 1.234 }),
         token({ mint: 'B'.repeat(44), name: 'Dip', symbol: 'DIP', price: 0.5, marketCap: 45_600, volume: 4_000_000, change: -4.5 }),
       ]),
     );
-    renderPanel();
-    expect(screen.getByRole('status').textContent).toContain('Loading token data');
+    renderPanel(steppingClock(42));
+    expect(screen.getByRole('status').textContent?.trim()).toBe('Connecting...');
     const table = await screen.findByRole('table');
+    expect(screen.queryByText('Connecting...')).toBeNull();
     expect(fetchMock).toHaveBeenCalledTimes(1);
     expect(fetchMock.mock.calls[0]![0]).toBe('/api/birdeye/tokens');
     expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
       'Token', 'Price', 'Market cap', '24 h volume', '24 h change',
     ]);
-    const rows = within(table).getAllByRole('row').slice(1);
-    expect(rows.map((r) => Array.from(r.children).map((c) => c.textContent))).toEqual([
-      ['A Remarkably Long Token N…', '$0.000123', '$1.23M', '$0.12M', '+1.23%'],
-      ['Dip', '$0.500000', '$45.6K', '$4.00M', '-4.50%'],
+    expect(rowTexts(table)).toEqual([
+      ['LONG', 'A Remarkably Long Token N…', '$0.000123', '$1.23M', '$0.12M', '+1.23%'],
+      ['DIP', 'Dip', '$0.500000', '$45.6K', '$4.00M', '-4.50%'],
     ]);
+    // The full name stays available as the title (the e2e test reads `th span[title]`).
+    expect(within(table).getAllByTestId('token-name')[0]!.getAttribute('title')).toBe('A Remarkably Long Token Name Indeed');
+    const rows = within(table).getAllByRole('row').slice(1);
     expect(rows[0]!.children[4]!.className).toBe('positive');
     expect(rows[1]!.children[4]!.className).toBe('negative');
     expect(table.querySelector('caption')?.textContent).toContain('Most traded tokens');
@@ -92,49 +125,94 @@ describe('TokenPanel', () => {
     expect(screen.queryByTestId('sol-note')).toBeNull();
   });
 
-  it('shows the API message and a Retry button on error; Retry loads again', async () => {
+  it('when loaded, then it says "Performance: Good" with the measured response time and no made-up latency figure', async () => {
+    stubFetch(() => ok([token({ name: 'Fast' })]));
+    renderPanel(steppingClock(42));
+    await screen.findByRole('table');
+    expect(screen.getByTestId('live-performance').textContent).toBe('Performance: Good');
+    expect(screen.getByTestId('live-response-time').textContent).toContain('API response 42 ms');
+    expect(document.body.textContent).not.toContain('45.2');
+  });
+
+  it('when the last request took longer than GOOD_RESPONSE_MS, then it says "Performance: Slow" and the measured time', async () => {
+    stubFetch(() => ok([token({ name: 'Slow' })]));
+    renderPanel(steppingClock(GOOD_RESPONSE_MS + 500));
+    await screen.findByRole('table');
+    expect(screen.getByTestId('live-performance').textContent).toBe('Performance: Slow');
+    expect(screen.getByTestId('live-response-time').textContent).toContain(`API response ${GOOD_RESPONSE_MS + 500} ms`);
+  });
+
+  it('when the performance label is computed, then Good is up to GOOD_RESPONSE_MS inclusive, Slow above, Degraded after a failed refresh', () => {
+    expect(GOOD_RESPONSE_MS).toBe(1000);
+    expect(performanceLabel({ refreshError: null, responseMs: 1000 })).toBe('Performance: Good');
+    expect(performanceLabel({ refreshError: null, responseMs: 1000.5 })).toBe('Performance: Slow');
+    expect(performanceLabel({ refreshError: 'x', responseMs: 10 })).toBe('Performance: Degraded');
+    expect(LIVE_PANEL_TEXT).toMatchObject({
+      connecting: 'Connecting...',
+      errorTitle: 'Connection Error',
+      errorMessage: 'Failed to fetch live data',
+      errorHint: 'Please refresh the page to retry',
+      performanceGood: 'Performance: Good',
+    });
+  });
+
+  it('when a row has no symbol or name of its own, then the symbol is the shortened mint and the name N/A', () => {
+    expect(tokenSymbol({ symbol: null, mint: MINT })).toBe('ED5n…PJBY');
+    expect(tokenSymbol({ symbol: MINT, mint: MINT })).toBe('ED5n…PJBY');
+    expect(tokenSymbol({ symbol: ' BONK ', mint: MINT })).toBe('BONK');
+    expect(tokenName({ name: MINT, mint: MINT })).toBe('N/A');
+    expect(tokenName({ name: null, mint: MINT })).toBe('N/A');
+    expect(tokenName({ name: 'x'.repeat(25), mint: MINT })).toBe('x'.repeat(25));
+    expect(tokenName({ name: 'x'.repeat(26), mint: MINT })).toBe(`${'x'.repeat(25)}…`);
+  });
+
+  it('when the first load fails, then it shows "Connection Error", "Failed to fetch live data", "Please refresh the page to retry" and the cause; Retry loads again', async () => {
     stubFetch(failure, () => ok([token({ name: 'Back', change: 0 })]));
     renderPanel();
     const alert = await screen.findByRole('alert');
-    expect(alert.textContent).toContain('Failed to fetch token data');
+    const texts = Array.from(alert.querySelectorAll('p')).map((p) => p.textContent);
+    expect(texts.slice(0, 3)).toEqual(['Connection Error', 'Failed to fetch live data', 'Please refresh the page to retry']);
+    expect(within(alert).getByTestId('live-error-cause').textContent).toBe('Failed to fetch token data');
     fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
     const table = await screen.findByRole('table');
-    expect(within(table).getByRole('rowheader').textContent).toBe('Back');
+    expect(within(table).getByTestId('token-name').textContent).toBe('Back');
+    expect(within(table).getAllByRole('cell')[3]!.textContent).toBe('0.00%');
     expect(fetchMock).toHaveBeenCalledTimes(2);
   });
 
-  it('shows the network error message when the API cannot be reached', async () => {
+  it('when the API cannot be reached, then it shows "Failed to fetch live data" and the network error as the cause', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => { throw new TypeError('Failed to fetch'); }));
     renderPanel();
-    expect((await screen.findByRole('alert')).textContent).toContain('Could not reach Tradewind');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Failed to fetch live data');
+    expect(within(alert).getByTestId('live-error-cause').textContent).toContain('Could not reach Tradewind');
   });
 
-  it('says so honestly when there were no trades', async () => {
+  it('when there were no trades, then it says so instead of showing an empty table', async () => {
     stubFetch(() => ok([]));
     renderPanel();
     expect(await screen.findByText('No trades in the last 24 hours yet')).toBeTruthy();
     expect(screen.queryByRole('table')).toBeNull();
   });
 
-  it('labels replayed rows and SOL-only figures', async () => {
+  it('when rows are replayed or priced in SOL only, then they are labelled as such', async () => {
     stubFetch(() => ok([token({ price: null, marketCap: null, volume: null, usdSource: null, replayed: true })]));
     renderPanel();
     const table = await screen.findByRole('table');
-    const cells = Array.from(within(table).getAllByRole('row')[1]!.children).map((c) => c.textContent);
-    expect(cells).toEqual(['ED5n…PJBYReplay', '0.0000000340 SOL', '33.98 SOL', '1.57 SOL', 'N/A']);
+    expect(rowTexts(table)).toEqual([['ED5n…PJBY', 'N/A', '0.0000000340 SOL', '33.98 SOL', '1.57 SOL', 'N/A']]);
     expect(within(table).getByText('Replay').className).toContain('badge');
     expect(screen.getByTestId('replay-note').textContent).toContain('bundled replay of recorded mainnet trades');
     expect(screen.getByTestId('sol-note').textContent).toContain('No SOL/USD rate');
   });
 
-  it('refreshes every 15 s and stops when unmounted', async () => {
+  it('when 15 s pass, then it reloads; when unmounted, then it stops', async () => {
     vi.useFakeTimers();
     stubFetch(() => ok([token({ name: 'First' })]), () => ok([token({ name: 'Second' })]));
     const { unmount } = renderPanel();
     await act(async () => {
       await vi.advanceTimersByTimeAsync(0);
     });
-    expect(screen.getByRole('rowheader').textContent).toBe('First');
+    expect(screen.getByTestId('token-name').textContent).toBe('First');
     await act(async () => {
       await vi.advanceTimersByTimeAsync(TOKENS_REFRESH_MS - 1);
     });
@@ -143,48 +221,58 @@ describe('TokenPanel', () => {
       await vi.advanceTimersByTimeAsync(1);
     });
     expect(fetchMock).toHaveBeenCalledTimes(2);
-    expect(screen.getByRole('rowheader').textContent).toBe('Second');
+    expect(screen.getByTestId('token-name').textContent).toBe('Second');
     unmount();
     await vi.advanceTimersByTimeAsync(TOKENS_REFRESH_MS * 3);
     expect(fetchMock).toHaveBeenCalledTimes(2);
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('keeps the last rows when a refresh fails, and says so', async () => {
+  it('when a refresh fails, then it keeps the last rows, says so and reads "Performance: Degraded"', async () => {
     vi.useFakeTimers();
     stubFetch(() => ok([token({ name: 'Kept' })]), failure);
     renderPanel();
     await act(async () => {
       await vi.advanceTimersByTimeAsync(TOKENS_REFRESH_MS);
     });
-    expect(screen.getByRole('rowheader').textContent).toBe('Kept');
+    expect(screen.getByTestId('token-name').textContent).toBe('Kept');
     expect(screen.getByRole('alert').textContent).toContain('Could not refresh: Failed to fetch token data');
+    expect(screen.getByTestId('live-performance').textContent).toBe('Performance: Degraded');
   });
 });
 
 describe('Home page', () => {
   beforeEach(() => stubFetch(() => ok([])));
 
-  it('signed out: Start free, See pricing and the bottom call to action lead to sign-in', async () => {
+  it('when signed out, then the primary button opens /pricing, "See How It Works" opens /how-it-works and "Start Your Free Trial" opens /pricing', async () => {
     renderHome();
-    expect(screen.getByTestId('home-primary').textContent).toBe('Start free');
-    expect(screen.getByTestId('home-primary').getAttribute('href')).toBe('/login');
-    expect(screen.getByTestId('home-secondary').textContent).toBe('See pricing');
-    expect(screen.getByTestId('home-secondary').getAttribute('href')).toBe('/pricing');
-    expect(screen.getByTestId('home-bottom').getAttribute('href')).toBe('/login');
+    expect(screen.getByTestId('home-primary').textContent).toBe('Get Started');
+    expect(screen.getByTestId('home-primary').getAttribute('href')).toBe('/pricing');
+    expect(screen.getByTestId('home-secondary').textContent).toBe('See How It Works');
+    expect(screen.getByTestId('home-secondary').getAttribute('href')).toBe('/how-it-works');
+    expect(screen.getByTestId('home-bottom').textContent).toBe('Start Your Free Trial');
+    expect(screen.getByTestId('home-bottom').getAttribute('href')).toBe('/pricing');
     await screen.findByText('No trades in the last 24 hours yet');
   });
 
-  it('signed in: the dashboard, the docs and the dashboard', async () => {
+  it('when signed in, then the primary button opens /dashboard, the secondary still /how-it-works, and "Start Your Free Trial" is hidden', async () => {
     renderHome(USER);
-    expect(screen.getByTestId('home-primary').textContent).toBe('Open dashboard');
     expect(screen.getByTestId('home-primary').getAttribute('href')).toBe('/dashboard');
-    expect(screen.getByTestId('home-secondary').getAttribute('href')).toBe('/dashboard/docs');
-    expect(screen.getByTestId('home-bottom').getAttribute('href')).toBe('/dashboard');
+    expect(screen.getByTestId('home-secondary').textContent).toBe('See How It Works');
+    expect(screen.getByTestId('home-secondary').getAttribute('href')).toBe('/how-it-works');
+    expect(screen.queryByTestId('home-bottom')).toBeNull();
+    expect(screen.queryByText('Start Your Free Trial')).toBeNull();
+    expect(homeActions(true).bottom).toBeNull();
     await screen.findByText('No trades in the last 24 hours yet');
   });
 
-  it('has one h1, the full title, the four subjects and the dated measurement', async () => {
+  it('when the home page renders, then the carousel offers "View All Articles" to /blog and the panel shows "Performance: Good"', async () => {
+    renderHome();
+    expect(screen.getByRole('link', { name: 'View All Articles' }).getAttribute('href')).toBe('/blog');
+    expect((await screen.findByTestId('live-performance')).textContent).toBe('Performance: Good');
+  });
+
+  it('when the home page renders, then it has one h1, the full title, the four subjects and the dated measurement', async () => {
     renderHome();
     expect(screen.getAllByRole('heading', { level: 1 })).toHaveLength(1);
     await waitFor(() => expect(document.title).toBe(HOME_TITLE));

@@ -2,16 +2,43 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useAuth } from '../session/session';
 import { displayName, planLabel } from '../lib/user';
-import { SITE } from '../site';
+import { SITE, STREAM_ARTICLE_PATHS } from '../site';
 import { Avatar } from './Avatar';
 import { Logo } from './Logo';
+import './header.css';
 
-const NAV = [
+/** One header link: the path it opens and its visible label. */
+export interface NavEntry {
+  readonly to: string;
+  readonly label: string;
+}
+
+/**
+ * The header's main links, desktop and mobile. The two stream entries carry the specification's
+ * labels (section 2, "Header and footer"); their targets are {@link STREAM_ARTICLE_PATHS}.
+ */
+export const NAV: readonly NavEntry[] = [
+  { to: STREAM_ARTICLE_PATHS.pumpFun, label: 'Pump.fun Stream' },
+  { to: STREAM_ARTICLE_PATHS.letsBonk, label: 'Letsbonk.fun Stream' },
   { to: '/pricing', label: 'Pricing' },
   { to: '/how-it-works', label: 'How it works' },
   { to: '/blog', label: 'Blog' },
   { to: '/community', label: 'Community' },
-] as const;
+];
+
+/** The four dashboard pages offered to a signed-in user by the header (specification section 2). */
+export const DASHBOARD_LINKS: readonly NavEntry[] = [
+  { to: '/dashboard', label: 'Dashboard' },
+  { to: '/dashboard/plan', label: 'Plan' },
+  { to: '/dashboard/docs', label: 'Docs' },
+  { to: '/dashboard/settings', label: 'Settings' },
+];
+
+/** The signed-out header actions: Sign In opens /login, Get Started opens /pricing (specification section 2). */
+export const SIGNED_OUT_ACTIONS = Object.freeze({
+  signIn: { to: '/login', label: 'Sign In' },
+  getStarted: { to: '/pricing', label: 'Get Started' },
+} as const);
 
 /**
  * The user menu: a menu button (Enter/Space/ArrowDown open it and focus the first item;
@@ -82,15 +109,11 @@ export function UserMenu() {
       </button>
       {open ? (
         <ul ref={listRef} id={id} className="user-menu-list" role="menu" aria-label="Account" onKeyDown={onListKey}>
-          <li role="none">
-            <Link role="menuitem" to="/dashboard" onClick={() => close(false)}>Dashboard</Link>
-          </li>
-          <li role="none">
-            <Link role="menuitem" to="/dashboard/plan" onClick={() => close(false)}>Plan &amp; billing</Link>
-          </li>
-          <li role="none">
-            <Link role="menuitem" to="/dashboard/settings" onClick={() => close(false)}>Settings</Link>
-          </li>
+          {DASHBOARD_LINKS.map((l) => (
+            <li role="none" key={l.to}>
+              <Link role="menuitem" to={l.to} onClick={() => close(false)}>{l.label}</Link>
+            </li>
+          ))}
           <li role="none">
             <button
               role="menuitem"
@@ -110,6 +133,11 @@ export function UserMenu() {
   );
 }
 
+/**
+ * The sticky site header: brand, main links ({@link NAV}), then either Sign In / Get Started
+ * (signed out, and while the session loads so prerender and hydration agree) or the
+ * {@link UserMenu} (signed in); below the collapse width the links move into a toggled mobile menu.
+ */
 export function Header() {
   const { status } = useAuth();
   const location = useLocation();
@@ -144,19 +172,14 @@ export function Header() {
         </nav>
         <div className="header-actions">
           {signedIn ? (
-            <>
-              <Link to="/dashboard" className="btn btn-secondary btn-sm desktop-only">
-                Dashboard
-              </Link>
-              <UserMenu />
-            </>
+            <UserMenu />
           ) : (
             <>
-              <Link to="/login" className="btn btn-ghost btn-sm desktop-only">
-                Sign in
+              <Link to={SIGNED_OUT_ACTIONS.signIn.to} className="btn btn-ghost btn-sm desktop-only">
+                {SIGNED_OUT_ACTIONS.signIn.label}
               </Link>
-              <Link to="/login" className="btn btn-primary btn-sm desktop-only">
-                Get started free
+              <Link to={SIGNED_OUT_ACTIONS.getStarted.to} className="btn btn-primary btn-sm desktop-only">
+                {SIGNED_OUT_ACTIONS.getStarted.label}
               </Link>
             </>
           )}
@@ -187,17 +210,18 @@ export function Header() {
             </NavLink>
           ))}
           {signedIn ? (
-            <>
-              <NavLink to="/dashboard">Dashboard</NavLink>
-              <NavLink to="/dashboard/settings">Settings</NavLink>
-            </>
+            DASHBOARD_LINKS.map((l) => (
+              <NavLink key={l.to} to={l.to} end>
+                {l.label}
+              </NavLink>
+            ))
           ) : (
-            <NavLink to="/login">Sign in</NavLink>
+            <NavLink to={SIGNED_OUT_ACTIONS.signIn.to}>{SIGNED_OUT_ACTIONS.signIn.label}</NavLink>
           )}
         </nav>
         {signedIn ? null : (
-          <Link to="/login" className="btn btn-primary" style={{ marginTop: 12 }}>
-            Get started free
+          <Link to={SIGNED_OUT_ACTIONS.getStarted.to} className="btn btn-primary" style={{ marginTop: 12 }}>
+            {SIGNED_OUT_ACTIONS.getStarted.label}
           </Link>
         )}
       </div>

@@ -18,19 +18,24 @@ const SOURCES: readonly { subject: string; text: string }[] = [
   { subject: 'premium.raydium', text: 'Raydium CPMM swaps, deposits and withdrawals, with reserves and SOL price for WSOL pools.' },
 ];
 
-/** Calls to action by sign-in state; `loading` shows the signed-out set so prerender and hydration agree. */
-export function homeActions(signedIn: boolean) {
+/** A call to action: the path it opens and its visible label. */
+export interface HomeAction {
+  to: string;
+  label: string;
+}
+
+/**
+ * The home page's calls to action by sign-in state (specification section 2, "Home (/)"): the
+ * primary button opens /dashboard when signed in, else /pricing; the secondary 'See How It Works'
+ * opens /how-it-works; the bottom 'Start Your Free Trial' opens /pricing and is absent (null) when
+ * signed in. While the session loads the page shows the signed-out set, so prerender and
+ * hydration agree.
+ */
+export function homeActions(signedIn: boolean): { primary: HomeAction; secondary: HomeAction; bottom: HomeAction | null } {
+  const secondary = { to: '/how-it-works', label: 'See How It Works' };
   return signedIn
-    ? {
-        primary: { to: '/dashboard', label: 'Open dashboard' },
-        secondary: { to: '/dashboard/docs', label: 'Read the API docs' },
-        bottom: { to: '/dashboard', label: 'Go to your dashboard' },
-      }
-    : {
-        primary: { to: '/login', label: 'Start free' },
-        secondary: { to: '/pricing', label: 'See pricing' },
-        bottom: { to: '/login', label: 'Create your free account' },
-      };
+    ? { primary: { to: '/dashboard', label: 'Go to Dashboard' }, secondary, bottom: null }
+    : { primary: { to: '/pricing', label: 'Get Started' }, secondary, bottom: { to: '/pricing', label: 'Start Your Free Trial' } };
 }
 
 export default function Home() {
@@ -187,25 +192,20 @@ export default function Home() {
         <div className="container">
           <h2 id="home-blog-title">From the blog</h2>
           <BlogCarousel posts={BLOG_POSTS} />
-          <p>
-            <Link to="/blog">All articles</Link>
-          </p>
         </div>
       </section>
 
-      <section className="section section-alt home-bottom" aria-labelledby="home-bottom-title">
-        <div className="container center">
-          <h2 id="home-bottom-title">Start streaming Solana trades</h2>
-          <p className="muted">
-            {status === 'signed-in'
-              ? 'Your credentials and connection details are in your dashboard.'
-              : `Sign in with Google and the ${starter.name} plan is yours, free, with no card.`}
-          </p>
-          <Link to={actions.bottom.to} className="btn btn-primary" data-testid="home-bottom">
-            {actions.bottom.label}
-          </Link>
-        </div>
-      </section>
+      {actions.bottom ? (
+        <section className="section section-alt home-bottom" aria-labelledby="home-bottom-title">
+          <div className="container center">
+            <h2 id="home-bottom-title">Start streaming Solana trades</h2>
+            <p className="muted">Sign in with Google and the {starter.name} plan is yours, free, with no card.</p>
+            <Link to={actions.bottom.to} className="btn btn-primary" data-testid="home-bottom">
+              {actions.bottom.label}
+            </Link>
+          </div>
+        </section>
+      ) : null}
     </>
   );
 }

@@ -15,10 +15,17 @@ function formatDate(iso: string): string {
   return y && m && d ? `${d} ${months[m - 1]} ${y}` : iso;
 }
 
+/** Where a slide's 'Read Article' link leads: the existing article page (the specification's /{slug} routes are not written yet). */
+export function articlePath(slug: string): string {
+  return `/blog/${slug}`;
+}
+
 /**
  * The home page's carousel of blog articles (WAI-ARIA carousel pattern): previous/next buttons,
  * one dot per slide, a pause/play control, ArrowLeft/ArrowRight while focus is inside it, touch
- * swipe and mouse drag over 50 px. Timing rules are in {@link useCarousel}.
+ * swipe and mouse drag over 50 px. Each slide shows its date, read time and a 'Read Article' link
+ * ({@link articlePath}); 'View All Articles' below opens /blog (specification section 2, "Home").
+ * Timing rules are in {@link useCarousel}.
  */
 export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {
   const c = useCarousel({ count: posts.length, ...(reducedMotion !== undefined ? { reducedMotion } : {}) });
@@ -118,12 +125,17 @@ export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {
                     <time dateTime={post.published}>{formatDate(post.published)}</time> · {post.readingMinutes} min read
                   </span>
                 </p>
-                <h3>
-                  <Link to={`/blog/${post.slug}`} draggable={false}>
+                <h3 id={`${id}-title-${i}`}>
+                  <Link to={articlePath(post.slug)} draggable={false}>
                     {post.title}
                   </Link>
                 </h3>
                 <p className="muted">{post.description}</p>
+                <p>
+                  <Link to={articlePath(post.slug)} draggable={false} aria-describedby={`${id}-title-${i}`} data-testid="read-article">
+                    Read Article
+                  </Link>
+                </p>
               </article>
             </div>
           ))}
@@ -145,6 +157,9 @@ export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {
       {c.reducedMotion && !c.playing ? (
         <p className="muted home-carousel-note">Automatic slide changes are off because your system asks for reduced motion.</p>
       ) : null}
+      <p className="home-carousel-all">
+        <Link to="/blog" data-testid="view-all-articles">View All Articles</Link>
+      </p>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiFetch, ApiError, type TokenRow } from '../../api';
-import { tokenFigures } from '../../lib/format';
+import { formatName, NOT_AVAILABLE, shortenMint, tokenFigures } from '../../lib/format';
 
 /** Endpoint of the live ticker (docs/token-price.md). */
 export const TOKENS_URL = '/api/birdeye/tokens';
@@ -8,6 +8,29 @@ export const TOKENS_URL = '/api/birdeye/tokens';
 export const TOKENS_REFRESH_MS = 15000;
 /** Shown when the API gave no message of its own. */
 export const TOKENS_FALLBACK_ERROR = 'Failed to fetch token data';
+
+/**
+ * The panel's fixed texts, word for word from the specification (section 2, "Home (/)", and the
+ * live-panel line of section 8).
+ */
+export const LIVE_PANEL_TEXT = Object.freeze({
+  connecting: 'Connecting...',
+  errorTitle: 'Connection Error',
+  errorMessage: 'Failed to fetch live data',
+  errorHint: 'Please refresh the page to retry',
+  performanceGood: 'Performance: Good',
+  /** Not in the specification: the last request took longer than {@link GOOD_RESPONSE_MS}. */
+  performanceSlow: 'Performance: Slow',
+  /** Not in the specification: the last refresh failed and older rows are shown. */
+  performanceDegraded: 'Performance: Degraded',
+} as const);
+
+/**
+ * Longest response time (ms, measured in the browser around `GET /api/birdeye/tokens`) still
+ * reported as "Performance: Good". One second is the server's own cache lifetime
+ * (docs/token-price.md): an answer slower than that is no longer fresher than the cache.
+ */
+export const GOOD_RESPONSE_MS = 1000;
 
 interface TokensAnswer {
   success?: boolean;
@@ -18,29 +41,69 @@ interface TokensAnswer {
 export type TokensState =
   | { status: 'loading' }
   | { status: 'error'; message: string }
-  | { status: 'data'; rows: TokenRow[]; refreshError: string | null };
+  | {
+      status: 'data';
+      rows: TokenRow[];
+      refreshError: string | null;
+      /** Milliseconds the last successful request took, measured in the browser (request start to parsed body). */
+      responseMs: number;
+    };
+
+/**
+ * The loaded panel's performance line: "Performance: Good" when the last refresh succeeded within
+ * {@link GOOD_RESPONSE_MS}; "Performance: Slow" when it took longer; "Performance: Degraded" when
+ * the last refresh failed (older rows are on show).
+ */
+export function performanceLabel(state: { refreshError: string | null; responseMs: number }, goodMs = GOOD_RESPONSE_MS): string {
+  if (state.refreshError) return LIVE_PANEL_TEXT.performanceDegraded;
+  return state.responseMs <= goodMs ? LIVE_PANEL_TEXT.performanceGood : LIVE_PANEL_TEXT.performanceSlow;
+}
+
+/** A row's symbol: the API's symbol, or the shortened mint when it has none or it is the mint itself. */
+export function tokenSymbol(row: Pick<TokenRow, 'symbol' | 'mint'>): string {
+  const symbol = row.symbol?.trim();
+  return symbol && symbol !== row.mint ? symbol : shortenMint(row.mint);
+}
+
+/**
+ * A row's name cut to 25 characters ({@link formatName}), or "N/A" when the API knows no name
+ * (token-price then reports the mint address as the name).
+ */
+export function tokenName(row: Pick<TokenRow, 'name' | 'mint'>): string {
+  const name = row.name?.trim();
+  return name && name !== row.mint ? formatName(name) : NOT_AVAILABLE;
+}
 
 /**
  * Loads `GET /api/birdeye/tokens` on mount and every `refreshMs`; stops (timer cleared, request
  * aborted) on unmount. A failed first load is the `error` state with the API's message; a failed
- * refresh keeps the last rows and reports `refreshError`. `retry()` loads again at once.
+ * refresh keeps the last rows and reports `refreshError`. `retry()` loads again at once. `now`
+ * (ms, default `performance.now`) times each request for `responseMs`.
  */
-export function useTokens(refreshMs = TOKENS_REFRESH_MS): { state: TokensState; retry: () => void } {
+export function useTokens(
+  refreshMs = TOKENS_REFRESH_MS,
+  now: () => number = () => performance.now(),
+): { state: TokensState; retry: () => void } {
   const [state, setState] = useState<TokensState>({ status: 'loading' });
   const controller = useRef<AbortController | null>(null);
   const live = useRef(true);
+  // Read through a ref so a new clock function on each render does not restart the polling.
+  const clock = useRef(now);
+  clock.current = now;
 
   const load = useCallback(async () => {
     controller.current?.abort();
     const ac = new AbortController();
     controller.current = ac;
     try {
+      const started = clock.current();
       const body = await apiFetch<TokensAnswer>(TOKENS_URL, { signal: ac.signal });
+      const responseMs = Math.max(0, clock.current() - started);
       if (!live.current || ac.signal.aborted) return;
       if (!body || body.success !== true || !Array.isArray(body.data)) {
         throw new ApiError(200, 'bad_answer', typeof body?.message === 'string' ? body.message : TOKENS_FALLBACK_ERROR);
       }
-      setState({ status: 'data', rows: body.data, refreshError: null });
+      setState({ status: 'data', rows: body.data, refreshError: null, responseMs });
     } catch (err) {
       if (!live.current || ac.signal.aborted) return;
       const message = err instanceof Error && err.message ? err.message : TOKENS_FALLBACK_ERROR;
@@ -67,25 +130,44 @@ export function useTokens(refreshMs = TOKENS_REFRESH_MS): { state: TokensState; 
   return { state, retry };
 }
 
+/** Props of {@link TokenPanel}. */
+export interface TokenPanelProps {
+  /** Reload period in ms (default {@link TOKENS_REFRESH_MS}). */
+  refreshMs?: number;
+  /** Clock in ms used to time each request (default `performance.now`; tests pass a fake). */
+  now?: () => number;
+}
+
 /**
- * The home page's live token panel: loading, error (the API's message and a Retry button) and
- * data (a table of the most traded tokens of the last 24 h; cards below 640 px). Replayed rows and
- * SOL-only figures are labelled as such.
+ * The home page's live data panel (specification section 2, "Home (/)"), in three states:
+ * loading ("Connecting..."), error ("Connection Error", "Failed to fetch live data", "Please
+ * refresh the page to retry", the cause, and a Retry button that loads again without a reload)
+ * and loaded ("Performance: Good" with the measured response time of the last request; see
+ * {@link performanceLabel}). Each row: symbol, name cut to 25 characters, price with 6 decimals,
+ * market cap in M or K, 24 h volume in M, signed 24 h change or N/A (web/src/lib/format.ts).
+ * Replayed rows and SOL-only figures are labelled as such; cards below 640 px.
  */
-export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS }: { refreshMs?: number }) {
-  const { state, retry } = useTokens(refreshMs);
+export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelProps) {
+  const { state, retry } = useTokens(refreshMs, now);
 
   if (state.status === 'loading') {
     return (
-      <div className="home-tokens-status" role="status" aria-live="polite">
-        <span className="spinner" aria-hidden="true" /> Loading token data…
+      <div className="home-tokens-status" role="status" aria-live="polite" data-testid="live-connecting">
+        <span className="spinner" aria-hidden="true" /> {LIVE_PANEL_TEXT.connecting}
       </div>
     );
   }
   if (state.status === 'error') {
     return (
       <div className="alert alert-error home-tokens-error" role="alert">
-        <p>{state.message}</p>
+        <div>
+          <p>
+            <strong>{LIVE_PANEL_TEXT.errorTitle}</strong>
+          </p>
+          <p>{LIVE_PANEL_TEXT.errorMessage}</p>
+          <p>{LIVE_PANEL_TEXT.errorHint}</p>
+          <p className="muted" data-testid="live-error-cause">{state.message}</p>
+        </div>
         <button type="button" className="btn btn-secondary btn-sm" onClick={retry}>
           Retry
         </button>
@@ -99,6 +181,12 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS }: { refreshMs?: numb
 
   return (
     <div className="home-tokens">
+      <p className="home-tokens-performance" data-testid="live-performance-bar">
+        <strong data-testid="live-performance">{performanceLabel(state)}</strong>{' '}
+        <span className="muted" data-testid="live-response-time" title="Time the last request to the Tradewind API took, measured in your browser">
+          · API response {Math.round(state.responseMs)} ms
+        </span>
+      </p>
       {state.refreshError ? (
         <div className="alert alert-warning home-tokens-refresh" role="alert">
           <span>Could not refresh: {state.refreshError}. Showing the last figures received.</span>{' '}
@@ -138,7 +226,8 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS }: { refreshMs?: numb
                 {rows.map(({ row, f }) => (
                   <tr key={row.mint} data-testid="token-row">
                     <th scope="row" className="home-tokens-name">
-                      <span title={row.name ?? row.mint}>{f.label}</span>
+                      <strong data-testid="token-symbol">{tokenSymbol(row)}</strong>
+                      <span className="muted" title={row.name ?? row.mint} data-testid="token-name">{tokenName(row)}</span>
                       {f.replayed ? <span className="badge home-tokens-replay">Replay</span> : null}
                     </th>
                     <td data-label="Price">{f.price}</td>
