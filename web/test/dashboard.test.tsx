@@ -312,17 +312,27 @@ describe('DashboardLayout gating', () => {
       { path: '/dashboard?checkout=success&session_id=cs_test_1' },
     );
     await act(async () => {});
-    expect(screen.getByText('Payment successful — your plan is being updated')).toBeTruthy();
+    expect(screen.getByText('Payment Successful!')).toBeTruthy();
     expect(screen.getByTestId('location').textContent).toBe('/dashboard');
+    // The spec's 2 s wait before the first refresh.
+    expect(fetchMock).toHaveBeenCalledTimes(0);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(2000);
+    });
     expect(fetchMock).toHaveBeenCalledTimes(1);
+    // The toast shows for 5 s.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(3100);
+    });
+    expect(screen.queryByText('Payment Successful!')).toBeNull();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(60_000);
+    });
+    expect(fetchMock).toHaveBeenCalledTimes(31); // after the wait: 0, 2, …, 60 s
     await act(async () => {
       await vi.advanceTimersByTimeAsync(10_000);
     });
-    expect(fetchMock).toHaveBeenCalledTimes(6); // 0, 2, 4, 6, 8, 10 s
-    await act(async () => {
-      await vi.advanceTimersByTimeAsync(10_000);
-    });
-    expect(fetchMock).toHaveBeenCalledTimes(6);
+    expect(fetchMock).toHaveBeenCalledTimes(31);
   });
 });
 

@@ -5,6 +5,8 @@ import {
   dashboardGate,
   paymentDecision,
   pollForPlanChange,
+  fromPaymentRedirect,
+  waitForUserPlan,
   postSignInPath,
   readCheckoutReturn,
   readPlanParams,
@@ -96,7 +98,10 @@ describe('paymentDecision', () => {
 
 describe('checkout return', () => {
   it('recognises checkout=success and plan_changed=true', () => {
-    expect(readCheckoutReturn(new URLSearchParams('checkout=success&session_id=cs_1'))).toEqual({ kind: 'checkout', title: 'Payment successful — your plan is being updated' });
+    expect(readCheckoutReturn(new URLSearchParams('checkout=success&session_id=cs_1'))).toEqual({ kind: 'checkout', title: 'Payment Successful!' });
+    // Stripe's success URL with only {CHECKOUT_SESSION_ID} (product spec §4: "session_id present").
+    expect(readCheckoutReturn(new URLSearchParams('session_id=cs_2'))).toEqual({ kind: 'checkout', title: 'Payment Successful!' });
+    expect(readCheckoutReturn(new URLSearchParams('session_id='))).toBeNull();
     expect(readCheckoutReturn(new URLSearchParams('checkout=success&plan_changed=true'))).toEqual({ kind: 'plan-changed', title: 'Plan changed' });
     expect(readCheckoutReturn(new URLSearchParams('checkout=cancelled'))).toBeNull();
     expect(readCheckoutReturn(new URLSearchParams(''))).toBeNull();
@@ -105,13 +110,31 @@ describe('checkout return', () => {
     expect(withoutCheckoutParams(new URLSearchParams('checkout=success&session_id=cs_1'))).toBe('');
     expect(withoutCheckoutParams(new URLSearchParams('checkout=success&plan_changed=true&tab=x'))).toBe('?tab=x');
   });
+  it('when a starter user arrives with from=payment, then they are sent to /payment?tier=plus; paid users and other URLs stay', () => {
+    expect(fromPaymentRedirect(new URLSearchParams('from=payment'), 'starter')).toBe('/payment?tier=plus');
+    expect(fromPaymentRedirect(new URLSearchParams('from=payment'), null)).toBe('/payment?tier=plus');
+    expect(fromPaymentRedirect(new URLSearchParams('from=payment'), 'plus')).toBeNull();
+    expect(fromPaymentRedirect(new URLSearchParams(''), 'starter')).toBeNull();
+  });
+
+  it('when billing already shows the new plan but auth does not yet, then the user is reloaded until it does, within the bound', async () => {
+    const sleep = async () => undefined;
+    let n = 0;
+    const lagging = vi.fn(async () => ({ tier: ++n >= 4 ? 'plus' : 'starter' }));
+    expect(await waitForUserPlan('plus', lagging, { sleep })).toBe(true);
+    expect(lagging).toHaveBeenCalledTimes(4);
+    const never = vi.fn(async () => ({ tier: 'starter' }));
+    expect(await waitForUserPlan('plus', never, { sleep, intervalMs: 2000, maxMs: 10_000 })).toBe(false);
+    expect(never).toHaveBeenCalledTimes(6);
+  });
+
   it('polls at 0, 2, 4, 6, 8 and 10 s and stops when the plan changes', async () => {
     const slept: number[] = [];
     const sleep = async (ms: number) => {
       slept.push(ms);
     };
     const unchanged = vi.fn(async () => ({ tier: 'starter', billing_period: 'indefinite' }));
-    const r1 = await pollForPlanChange({ tier: 'starter', billing_period: 'indefinite' }, unchanged, { sleep });
+    const r1 = await pollForPlanChange({ tier: 'starter', billing_period: 'indefinite' }, unchanged, { sleep, maxMs: 10_000 });
     expect(r1).toEqual({ changed: false, last: { tier: 'starter', billing_period: 'indefinite' }, attempts: 6 });
     expect(slept).toEqual([2000, 2000, 2000, 2000, 2000]);
 

@@ -159,18 +159,35 @@ export interface CheckoutReturn {
   title: string;
 }
 
+/** Toast title of a return from checkout (product spec §4, "Return from checkout"). */
+export const PAYMENT_SUCCESS_TITLE = 'Payment Successful!';
+
+/** How long the checkout-return toast shows, ms (product spec §9: success toast 5 s). */
+export const CHECKOUT_TOAST_MS = 5000;
+
 /**
- * Reads `checkout=success` (and `plan_changed=true`) from the dashboard's URL parameters; null
- * for any other URL. Titles: "Payment successful — your plan is being updated" or "Plan changed".
+ * Reads a return from checkout from the dashboard's URL parameters: `session_id` (Stripe's
+ * `{CHECKOUT_SESSION_ID}`, product spec §4) or `checkout=success`; `plan_changed=true` marks an
+ * in-place plan change. Null for any other URL. Titles: "Payment Successful!" or "Plan changed".
  */
 export function readCheckoutReturn(params: URLSearchParams): CheckoutReturn | null {
-  if (params.get('checkout') !== 'success') return null;
+  const checkout = params.get('checkout');
+  if (checkout !== 'success' && !(checkout === null && params.get('session_id'))) return null;
   if (params.get('plan_changed') === 'true') return { kind: 'plan-changed', title: 'Plan changed' };
-  return { kind: 'checkout', title: 'Payment successful — your plan is being updated' };
+  return { kind: 'checkout', title: PAYMENT_SUCCESS_TITLE };
+}
+
+/**
+ * `from=payment` on the dashboard (product spec §4, "Dashboard gating"): a Starter user who came
+ * from the payment flow without paying is sent back to `/payment?tier=plus`; null otherwise.
+ */
+export function fromPaymentRedirect(params: URLSearchParams, tier: string | null | undefined): string | null {
+  if (params.get('from') !== 'payment') return null;
+  return (tier ?? 'starter') === 'starter' ? '/payment?tier=plus' : null;
 }
 
 /** The URL parameters of a checkout return, removed once the return has been handled. */
-export const CHECKOUT_RETURN_PARAMS: readonly string[] = ['checkout', 'plan_changed', 'session_id'];
+export const CHECKOUT_RETURN_PARAMS: readonly string[] = ['checkout', 'plan_changed', 'session_id', 'from'];
 
 /** `search` without the checkout-return parameters ("" when nothing else is left, else "?…"). */
 export function withoutCheckoutParams(params: URLSearchParams): string {
@@ -180,15 +197,46 @@ export function withoutCheckoutParams(params: URLSearchParams): string {
   return s ? `?${s}` : '';
 }
 
+/** Wait before the first refresh after a checkout return, ms (product spec §9: post-checkout wait 2 s). */
+export const CHECKOUT_FIRST_REFRESH_MS = 2000;
 /** Interval between subscription polls after a checkout return, ms. */
 export const CHECKOUT_POLL_INTERVAL_MS = 2000;
-/** How long to keep polling after a checkout return, ms (polls at 0, 2, 4, 6, 8 and 10 s). */
-export const CHECKOUT_POLL_MAX_MS = 10_000;
+/**
+ * How long to keep polling after a checkout return, ms. Stripe's webhook, billing, the event to auth
+ * and the next token can take longer than the spec's single 2 s wait on a busy system: a customer who
+ * paid keeps seeing the refresh until the new plan shows, for up to a minute.
+ */
+export const CHECKOUT_POLL_MAX_MS = 60_000;
 
 /** The part of a subscription whose change means "the webhook has been applied". */
 export interface PlanSnapshot {
   tier: string;
   billing_period: string;
+}
+
+/**
+ * After billing reports the new plan, waits until the signed-in user (auth's copy, which follows
+ * billing through the `subscription.changed` event) carries it too: `reloadUser` at once, then every
+ * `intervalMs`, until its tier is `tier` or `maxMs` has passed. Resolves to whether it did.
+ */
+export async function waitForUserPlan(
+  tier: string,
+  reloadUser: () => Promise<{ tier: string | null } | null>,
+  options: { intervalMs?: number; maxMs?: number; signal?: AbortSignal; sleep?: (ms: number) => Promise<void> } = {},
+): Promise<boolean> {
+  const intervalMs = options.intervalMs ?? CHECKOUT_POLL_INTERVAL_MS;
+  const maxMs = options.maxMs ?? CHECKOUT_POLL_MAX_MS;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let elapsed = 0; elapsed <= maxMs; elapsed += intervalMs) {
+    if (elapsed > 0) await sleep(intervalMs);
+    if (options.signal?.aborted) return false;
+    try {
+      if ((await reloadUser())?.tier === tier) return true;
+    } catch {
+      // auth unreachable for a moment: try again at the next tick
+    }
+  }
+  return false;
 }
 
 /** Whether the plan (tier or billing period) differs between two snapshots. */

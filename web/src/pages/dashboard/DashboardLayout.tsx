@@ -4,7 +4,10 @@ import { apiFetch, type Subscription } from '../../api';
 import { Sidebar } from '../../components/dashboard/Sidebar';
 import { useToast } from '../../components/Toast';
 import { useAuth } from '../../session/session';
-import { dashboardGate, pollForPlanChange, readCheckoutReturn, withoutCheckoutParams } from '../../lib/gating';
+import {
+  CHECKOUT_FIRST_REFRESH_MS, CHECKOUT_TOAST_MS, dashboardGate, fromPaymentRedirect, pollForPlanChange, readCheckoutReturn,
+  waitForUserPlan, withoutCheckoutParams,
+} from '../../lib/gating';
 import './dashboard.css';
 
 /** localStorage key of the desktop sidebar's collapsed state ("1" collapsed, "0" open). */
@@ -46,9 +49,11 @@ function readCollapsed(): boolean {
 }
 
 /**
- * After Stripe Checkout (`/dashboard?checkout=success…`): a success toast, the query removed
- * from the URL, then get-subscription polled (every 2 s for up to 10 s) until the plan changes,
- * and the user reloaded. Returns the refresh key pages use to reload their data.
+ * After Stripe Checkout (`/dashboard?session_id=…`): a "Payment Successful!" toast for 5 s, the query
+ * removed from the URL; after 2 s get-subscription is polled (every 2 s, up to a minute) until the plan
+ * changes, then the user is reloaded until auth carries the new plan too (product spec §4; the spec
+ * refreshes once after 2 s, which leaves a paying customer on the old plan when the webhook is slower).
+ * Returns the refresh key pages use to reload their data.
  */
 function useCheckoutReturn(): number {
   const location = useLocation();
@@ -64,17 +69,26 @@ function useCheckoutReturn(): number {
     if (!pending) return;
     if (!toasted.current) {
       toasted.current = true;
-      toast({ kind: 'success', title: pending.title, message: pending.kind === 'checkout' ? 'Stripe has confirmed the payment. Your plan updates here in a few seconds.' : undefined });
+      toast({ kind: 'success', title: pending.title, durationMs: CHECKOUT_TOAST_MS, message: pending.kind === 'checkout' ? 'Stripe has confirmed the payment. Your plan updates here in a few seconds.' : undefined });
       navigate({ pathname: location.pathname, search: withoutCheckoutParams(new URLSearchParams(location.search)) }, { replace: true });
     }
     const controller = new AbortController();
     void (async () => {
-      await pollForPlanChange(before, async () => apiFetch<Subscription>('/api/get-subscription', { token: await accessToken(), signal: controller.signal }), { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, CHECKOUT_FIRST_REFRESH_MS));
       if (controller.signal.aborted) return;
-      try {
-        await reloadUser();
-      } catch {
-        // the session client keeps the previous user; pages still refresh below
+      const billed = await pollForPlanChange(before, async () => apiFetch<Subscription>('/api/get-subscription', { token: await accessToken(), signal: controller.signal }), { signal: controller.signal });
+      if (controller.signal.aborted) return;
+      if (billed.changed && billed.last) {
+        await waitForUserPlan(billed.last.tier, async () => {
+          const next = await reloadUser();
+          return next ? { tier: next.plan ?? next.metadata.tier ?? null } : null;
+        }, { signal: controller.signal });
+      } else {
+        try {
+          await reloadUser();
+        } catch {
+          // the session client keeps the previous user; pages still refresh below
+        }
       }
       if (!controller.signal.aborted) setRefreshKey((k) => k + 1);
     })();
@@ -168,7 +182,8 @@ function DashboardShell() {
  * when signed out, else the sidebar (collapsible on desktop, a drawer at ≤ 860 px) and the page.
  */
 export default function DashboardLayout() {
-  const { status } = useAuth();
+  const { status, user } = useAuth();
+  const location = useLocation();
   const gate = dashboardGate(status);
   if (gate.kind === 'spinner') {
     return (
@@ -178,5 +193,7 @@ export default function DashboardLayout() {
     );
   }
   if (gate.kind === 'redirect') return <Navigate to={gate.to} replace />;
+  const backToPayment = fromPaymentRedirect(new URLSearchParams(location.search), user?.plan);
+  if (backToPayment) return <Navigate to={backToPayment} replace />;
   return <DashboardShell />;
 }
