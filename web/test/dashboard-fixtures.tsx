@@ -1,4 +1,4 @@
-import type { User } from '../src/api';
+import type { NatsCredentials, User } from '../src/api';
 
 /** A signed-in user for component tests. */
 export function testUser(over: Partial<User> = {}, meta: Partial<User['metadata']> = {}): User {
@@ -18,3 +18,20 @@ export function testUser(over: Partial<User> = {}, meta: Partial<User['metadata'
 export function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
+
+/** A `GET /api/nats` answer of a Plus user (test data, not real credentials). */
+export const testCredentials: NatsCredentials = {
+  nats_connection: 'nats://localhost:4223',
+  ws_connection: 'ws://localhost:9223',
+  user_jwt: 'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.payload.sig',
+  user_nkey_seed: 'SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU',
+  plan: 'plus',
+  subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'],
+  max_connections: 1,
+  requests_per_minute: 1000,
+  replay: false,
+  account_public_key: 'A',
+  user_public_key: 'U',
+  issued_at: '2026-11-21T10:00:00.000Z',
+  expires_at: '2027-11-21T10:00:00.000Z',
+};

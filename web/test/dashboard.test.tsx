@@ -15,21 +15,8 @@ import Overview from '../src/pages/dashboard/Overview';
 import Settings from '../src/pages/dashboard/Settings';
 import DashboardLayout from '../src/pages/dashboard/DashboardLayout';
 import type { User } from '../src/api';
-import { json, testUser } from './dashboard-fixtures';
+import { json, testCredentials as CREDS, testUser } from './dashboard-fixtures';
 
-const CREDS = {
-  nats_connection: 'nats://localhost:4223',
-  ws_connection: 'ws://localhost:9223',
-  user_jwt: 'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.payload.sig',
-  user_nkey_seed: 'SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU',
-  plan: 'plus',
-  subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'],
-  max_connections: 1,
-  requests_per_minute: 1000,
-  replay: false,
-  issued_at: '2026-11-21T10:00:00.000Z',
-  expires_at: '2027-11-21T10:00:00.000Z',
-};
 
 function wrap(ui: ReactNode, { user = testUser(), path = '/dashboard' }: { user?: User | null; path?: string } = {}) {
   return render(

@@ -16,24 +16,9 @@ import Overview from '../src/pages/dashboard/Overview';
 import PlanPage from '../src/pages/dashboard/Plan';
 import { CredentialsLoadError } from '../src/pages/dashboard/CredentialsError';
 import { credentialsErrorText, requireConnectionDetails } from '../src/pages/dashboard/credentials-errors';
-import type { NatsCredentials, User } from '../src/api';
-import { json, testUser } from './dashboard-fixtures';
+import type { User } from '../src/api';
+import { json, testCredentials as CREDS, testUser } from './dashboard-fixtures';
 
-const CREDS: NatsCredentials = {
-  nats_connection: 'nats://localhost:4223',
-  ws_connection: 'ws://localhost:9223',
-  user_jwt: 'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.payload.sig',
-  user_nkey_seed: 'SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU',
-  plan: 'plus',
-  subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'],
-  max_connections: 1,
-  requests_per_minute: 1000,
-  replay: false,
-  account_public_key: 'A',
-  user_public_key: 'U',
-  issued_at: '2026-11-21T10:00:00.000Z',
-  expires_at: '2027-11-21T10:00:00.000Z',
-};
 
 const SUB = {
   tier: 'plus',
