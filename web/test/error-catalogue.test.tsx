@@ -19,7 +19,6 @@ import { credentialsErrorText, requireConnectionDetails } from '../src/pages/das
 import type { User } from '../src/api';
 import { json, testCredentials as CREDS, testUser } from './dashboard-fixtures';
 
-
 const SUB = {
   tier: 'plus',
   billing_period: 'monthly',
@@ -256,5 +255,29 @@ describe('Clipboard failure (spec §8)', () => {
   it('copyFailedText starts with the spec texts', () => {
     expect(copyFailedText('text').startsWith('Please manually copy the text')).toBe(true);
     expect(copyFailedText('code').startsWith('Please manually copy the code')).toBe(true);
+  });
+});
+
+describe('Plan actions by tier (spec §4: "Pro can only manage it. The upgrade button is hidden for Pro.")', () => {
+  it('when the subscriber is on Plus, then the plan page offers Upgrade and Manage billing', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => json(SUB)));
+    wrap(<PlanPage />, testUser({ plan: 'plus' }, { tier: 'plus', billing_period: 'monthly', subscription_type: 'paid' }));
+    await screen.findByRole('button', { name: 'Manage billing' });
+    expect(screen.getByRole('button', { name: 'Upgrade' })).toBeTruthy();
+  });
+
+  it('when the subscriber is on Pro, then the plan page has no upgrade button, only Manage billing', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => json({ ...SUB, tier: 'pro', effective_plan: 'pro' })));
+    wrap(<PlanPage />, testUser({ plan: 'pro' }, { tier: 'pro', billing_period: 'monthly', subscription_type: 'paid' }));
+    await screen.findByRole('button', { name: 'Manage billing' });
+    expect(screen.queryByRole('button', { name: /upgrade|plan options/i })).toBeNull();
+  });
+
+  it('when a Pro user opens the overview, then its quick action manages the subscription instead of upgrading', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => json({ ...CREDS, plan: 'pro' })));
+    wrap(<Overview />, testUser({ plan: 'pro' }, { tier: 'pro', billing_period: 'monthly', subscription_type: 'paid' }));
+    const manage = await screen.findByRole('link', { name: 'Manage subscription' });
+    expect(manage.getAttribute('href')).toBe('/dashboard/plan');
+    expect(screen.queryByRole('button', { name: /upgrade|plan options/i })).toBeNull();
   });
 });

@@ -102,9 +102,16 @@ export default function Overview() {
             <h2 id="overview-actions-title">Quick actions</h2>
             <ul>
               <li>
-                <button type="button" className="btn btn-primary btn-block" onClick={() => setUpgradeOpen(true)}>
-                  {isTopPlan(tier) ? 'View plan options' : 'Upgrade plan'}
-                </button>
+                {/* Product spec §4: the upgrade button is hidden for Pro, which manages its subscription on the plan page. */}
+                {isTopPlan(tier) ? (
+                  <Link className="btn btn-primary btn-block" to="/dashboard/plan">
+                    Manage subscription
+                  </Link>
+                ) : (
+                  <button type="button" className="btn btn-primary btn-block" onClick={() => setUpgradeOpen(true)}>
+                    Upgrade plan
+                  </button>
+                )}
               </li>
               <li>
                 <Link className="btn btn-secondary btn-block" to="/dashboard/docs">

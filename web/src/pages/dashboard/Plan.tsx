@@ -6,7 +6,7 @@ import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';
 import { errorMessage } from '../../lib/credentials';
 import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
-import { planPriceText } from '../../lib/upgrade';
+import { isTopPlan, planPriceText } from '../../lib/upgrade';
 import { UpgradeModal } from '../../components/dashboard/UpgradeModal';
 import { useDashboardContext } from './DashboardLayout';
 import './dashboard.css';
@@ -148,9 +148,12 @@ export default function PlanPage() {
             </p>
           ) : null}
           <div className="dash-plan-actions">
-            <button type="button" className="btn btn-primary" onClick={() => setUpgradeOpen(true)}>
-              {effective === 'pro' ? 'Plan options' : 'Upgrade'}
-            </button>
+            {/* Product spec §4: Pro can only manage its subscription; the upgrade button is hidden. */}
+            {isTopPlan(effective) ? null : (
+              <button type="button" className="btn btn-primary" onClick={() => setUpgradeOpen(true)}>
+                Upgrade
+              </button>
+            )}
             {paid ? (
               <button type="button" className="btn btn-secondary" onClick={openPortal} disabled={portalBusy}>
                 {portalBusy ? 'Opening billing portal…' : 'Manage billing'}
