@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NATIVE_SOL } from '@tradewind/lib';
 import { BUNDLED_RECORDING_DIR } from './config.js';
 import { subjectOf, type TradeMessage } from './decode/index.js';
 import { WSOL_MINT } from './decode/program.js';
@@ -7,7 +8,6 @@ import { loadRecording } from './replay/recording.js';
 
 const A = '5dNYcC6W7fV8gEoP98pLYcuqTrU9K2ZW6dQjDyTzpump';
 const B = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const NATIVE_SOL = '11111111111111111111111111111111';
 const common = { transaction_type: 'BUY', signature: 's', slot: 1, commitment: 'confirmed', block_time_ms: null, instruction_path: [0], program_id: 'p' };
 const msg = (fields: Record<string, unknown>) => ({ ...common, ...fields }) as unknown as TradeMessage;
 

@@ -14,20 +14,8 @@
  * the whole subject, doubling what nats-server sends for nothing (subscribe to the subject itself instead).
  * `lp_mint` is not a traded token and has no subject.
  */
-import { isMintAddress, mintSubject } from '@tradewind/lib';
+import { NATIVE_SOL, TRADE_MINT_FIELDS, WSOL_MINT, isMintAddress, mintSubject } from '@tradewind/lib';
 import type { TradeMessage, TradeSubject } from './decode/index.js';
-import { WSOL_MINT } from './decode/program.js';
-
-/** The system program id: pump.fun's `quote_mint` for native SOL (basic.pumpfun schema); no mint. */
-const NATIVE_SOL = '11111111111111111111111111111111';
-
-/** Message fields holding a mint the trade touches, per subject (schema field names). */
-export const MINT_FIELDS: Readonly<Record<TradeSubject, readonly string[]>> = {
-  'basic.pumpfun': ['mint', 'quote_mint'],
-  'basic.bonk': ['base_mint', 'quote_mint'],
-  'premium.pumpswap': ['base_mint', 'quote_mint'],
-  'premium.raydium': ['input_mint', 'output_mint', 'token_0_mint', 'token_1_mint', 'vault_0_mint', 'vault_1_mint'],
-};
 
 /**
  * The per-mint subjects of one trade, in field order, each mint once.
@@ -37,7 +25,7 @@ export const MINT_FIELDS: Readonly<Record<TradeSubject, readonly string[]>> = {
  *   absent, not a string or not a base58 address is skipped, never thrown on).
  */
 export function mintSubjectsOf(subject: TradeSubject, message: TradeMessage): string[] {
-  const fields = MINT_FIELDS[subject];
+  const fields = TRADE_MINT_FIELDS[subject];
   const record = message as Record<string, unknown>;
   const out: string[] = [];
   for (let i = 0; i < fields.length; i++) {

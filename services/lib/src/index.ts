@@ -6,7 +6,7 @@ export { createRegistry, counterOnce, gaugeOnce, startAdminServer, type AdminSer
 export { installShutdown, runMain, serve } from './lifecycle.js';
 export { connectNats, ensureTradesStream, isJetStreamNotFound, tradesManager, DEFAULT_TRADES_STREAM, type TradesStreamOptions, type NatsConnection } from './nats.js';
 export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, cheapestPlanWhere, annualTotalUsd, annualSavingPercent, maxAnnualSavingPercent, ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from './plans.js';
-export { TRADES_STREAM, TRADE_SUBJECTS, TRADE_PUBLISHED_MS_HEADER, CUSTOMER_ACCOUNT_TAG, isTradeSubject, type TradeSubject, MINT_SUBJECT_TOKEN, isMintAddress, mintSubject, mintSubjectWildcard } from './subjects.js';
+export { TRADES_STREAM, TRADE_SUBJECTS, TRADE_PUBLISHED_MS_HEADER, CUSTOMER_ACCOUNT_TAG, isTradeSubject, type TradeSubject, MINT_SUBJECT_TOKEN, isMintAddress, mintSubject, mintSubjectWildcard, WSOL_MINT, NATIVE_SOL, TRADE_MINT_FIELDS } from './subjects.js';
 export { freePort, isListening, waitForPort } from './testing/ports.js';
 export { startNatsServer, type TestNatsServer } from './testing/nats-server.js';
 export { createTestDatabase, DEFAULT_TEST_DATABASE_URL, type TestDatabase } from './testing/postgres.js';

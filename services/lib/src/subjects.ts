@@ -29,6 +29,32 @@ export function isTradeSubject(value: unknown): value is TradeSubject {
  */
 export const CUSTOMER_ACCOUNT_TAG = 'customer';
 
+/** Wrapped SOL mint (SPL Token program's native mint, `native_mint::id()`): the SOL side of WSOL-quoted pools. */
+export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
+
+/**
+ * The System Program id. pump.fun's `quote_mint` names it for native SOL (basic.pumpfun schema) and PumpSwap's
+ * `coin_creator` for "no creator" (premium.pumpswap schema): neither is a mint or an account of the trade.
+ */
+export const NATIVE_SOL = '11111111111111111111111111111111';
+
+/**
+ * The message fields that name a token mint a trade touches, per subject (field names of
+ * services/ingest/schemas/<subject>.schema.json); a message has only those of its type:
+ * - basic.pumpfun: `mint` (the coin), `quote_mint` (2026+ curves; NATIVE_SOL for native SOL);
+ * - basic.bonk: `base_mint` (the launched token), `quote_mint` (WSOL for LetsBonk pools);
+ * - premium.pumpswap: `base_mint` (the token, = `mint`), `quote_mint` (WSOL for SOL pools);
+ * - premium.raydium: SWAP `input_mint` / `output_mint`, CREATE_POOL `token_0_mint` / `token_1_mint`,
+ *   DEPOSIT / WITHDRAW `vault_0_mint` / `vault_1_mint`.
+ * One list serves ws-fanout's `mints` filter and ingest's per-mint subjects, so both select the same trades.
+ */
+export const TRADE_MINT_FIELDS: Readonly<Record<TradeSubject, readonly string[]>> = {
+  'basic.pumpfun': ['mint', 'quote_mint'],
+  'basic.bonk': ['base_mint', 'quote_mint'],
+  'premium.pumpswap': ['base_mint', 'quote_mint'],
+  'premium.raydium': ['input_mint', 'output_mint', 'token_0_mint', 'token_1_mint', 'vault_0_mint', 'vault_1_mint'],
+};
+
 /**
  * Token between a TRADES subject and a token mint in a per-mint subject:
  * `<subject>.mint.<mint>`, e.g. `basic.pumpfun.mint.<mint>` (docs/nats.md, "One mint's trades natively").

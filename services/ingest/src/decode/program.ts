@@ -7,8 +7,7 @@ import type { LoadedIdl, ProgramCodec } from './idl.js';
 import type { NormalizedInstruction, NormalizedTransaction } from './transaction.js';
 import type { CommonMessageFields } from './types.js';
 
-/** Wrapped SOL mint (SPL Token native mint). Source: SPL Token program, `native_mint::id()`. */
-export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
+export { WSOL_MINT } from '@tradewind/lib/subjects';
 /** Decimals of SOL: 1 SOL = 10^9 lamports. */
 export const SOL_DECIMALS = 9;
 

@@ -3,10 +3,9 @@
  * what it tells token-price. No I/O.
  */
 
-/** Wrapped SOL mint (SPL Token program's native mint). */
-export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
-/** The System Program id, which pump.fun 2026 curves name as quote "mint" for native SOL. */
-export const NATIVE_SOL = '11111111111111111111111111111111';
+import { NATIVE_SOL, WSOL_MINT } from '@tradewind/lib/subjects';
+
+export { NATIVE_SOL, WSOL_MINT };
 /** Circle's USDC mint on Solana mainnet (https://developers.circle.com/stablecoins/usdc-contract-addresses). */
 export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 /** Tether's USDT mint on Solana mainnet (https://tether.to/en/supported-protocols). */

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import bs58 from 'bs58';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_RECORDING_DIR, loadRecording, subjectOf } from '@tradewind/ingest';
-import { TRADE_SUBJECTS, type TradeSubject } from '@tradewind/lib';
+import { NATIVE_SOL, TRADE_SUBJECTS, WSOL_MINT, type TradeSubject } from '@tradewind/lib';
 import { WsProtocolError } from './errors.js';
 import {
-  FILTER_KEYS, NATIVE_SOL, TRANSACTION_TYPES, WSOL_MINT, matchesFilter, parseTradeFilter, solToLamports, tradeFacts, tradeFilterJson,
+  FILTER_KEYS, TRANSACTION_TYPES, matchesFilter, parseTradeFilter, solToLamports, tradeFacts, tradeFilterJson,
   type TradeFacts, type TradeFilter,
 } from './trade-filter.js';
 

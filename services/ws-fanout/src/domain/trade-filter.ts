@@ -11,7 +11,7 @@
  * (pubkeys base58 strings, u64 amounts decimal strings).
  */
 import bs58 from 'bs58';
-import type { TradeSubject } from '@tradewind/lib';
+import { NATIVE_SOL, TRADE_MINT_FIELDS, WSOL_MINT, type TradeSubject } from '@tradewind/lib';
 import { WsProtocolError } from './errors.js';
 
 /** A parsed, normalised subscription filter; every present key must match. */
@@ -59,13 +59,6 @@ const TYPE_SETS: Readonly<Record<TradeSubject, ReadonlySet<string>>> = {
   'premium.raydium': new Set(TRANSACTION_TYPES['premium.raydium']),
 };
 
-/** Wrapped SOL mint (SPL Token native mint); the SOL side of WSOL-quoted pools. Same value as ingest's WSOL_MINT. */
-export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
-/**
- * The system program id. pump.fun's `quote_mint` uses it for native SOL (basic.pumpfun schema) and PumpSwap's
- * `coin_creator` for "no creator" (premium.pumpswap schema): neither is a mint or an account of the trade.
- */
-export const NATIVE_SOL = '11111111111111111111111111111111';
 
 /** Lamports per SOL (Solana's native unit has 9 decimals). */
 const SOL_DECIMALS = 9;
@@ -262,20 +255,12 @@ function wsolSide(message: Record<string, unknown>, pairs: readonly (readonly [s
  * Fields per subject (schema field names). Each list reads only the fields a message of that type has;
  * absent fields are skipped.
  */
-/** basic.pumpfun: `mint` (the coin) and `quote_mint` (2026+ curves; not when it is NATIVE_SOL, which is no mint). */
-const PUMPFUN_MINTS = ['mint', 'quote_mint'];
 /** basic.pumpfun: `user` (trader; creator on CREATE), `creator` (coin creator), `bonding_curve` (the pool), `pool` (MIGRATE: the PumpSwap pool). */
 const PUMPFUN_ACCOUNTS = ['user', 'creator', 'bonding_curve', 'pool'];
-/** basic.bonk: `base_mint` (the launched token), `quote_mint` (WSOL for LetsBonk pools). */
-const BONK_MINTS = ['base_mint', 'quote_mint'];
 /** basic.bonk: `payer` (trader on BUY/SELL), `creator` (CREATE), `pool_state` (the curve), `amm_pool` (MIGRATE: the new Raydium pool). */
 const BONK_ACCOUNTS = ['payer', 'creator', 'pool_state', 'amm_pool'];
-/** premium.pumpswap: `base_mint` (the token, = `mint`), `quote_mint` (WSOL for SOL pools). */
-const PUMPSWAP_MINTS = ['base_mint', 'quote_mint'];
 /** premium.pumpswap: `user` (trader / liquidity provider), `creator` (CREATE_POOL), `coin_creator` (not NATIVE_SOL = none), `pool`. */
 const PUMPSWAP_ACCOUNTS = ['user', 'creator', 'coin_creator', 'pool'];
-/** premium.raydium: SWAP `input_mint` / `output_mint`; CREATE_POOL `token_0_mint` / `token_1_mint`; DEPOSIT / WITHDRAW `vault_0_mint` / `vault_1_mint`. */
-const RAYDIUM_MINTS = ['input_mint', 'output_mint', 'token_0_mint', 'token_1_mint', 'vault_0_mint', 'vault_1_mint'];
 /** premium.raydium: `payer` (SWAP trader), `owner` (DEPOSIT / WITHDRAW liquidity provider), `creator` (CREATE_POOL), `pool_state` (the pool). */
 const RAYDIUM_ACCOUNTS = ['payer', 'owner', 'creator', 'pool_state'];
 /** premium.raydium: the amount of the WSOL side: SWAP amount_in / amount_out, CREATE_POOL init_amount_0/1, DEPOSIT / WITHDRAW token_0/1_amount. */
@@ -295,7 +280,7 @@ const RAYDIUM_SOL_SIDES = [
  *   `quote_mint` is WSOL: `sol_amount` (BUY / SELL: the quote side) or `quote_amount` (MIGRATE).
  * - premium.pumpswap: mints `base_mint`, `quote_mint`; accounts `user`, `creator`, `coin_creator` (unless NATIVE_SOL),
  *   `pool`; lamports `user_quote_amount` (what the user paid / received / deposited / withdrew) when `quote_mint` is WSOL.
- * - premium.raydium: mints and lamports as RAYDIUM_MINTS / RAYDIUM_SOL_SIDES; accounts `payer`, `owner`, `creator`, `pool_state`.
+ * - premium.raydium: mints TRADE_MINT_FIELDS (lib), lamports RAYDIUM_SOL_SIDES; accounts `payer`, `owner`, `creator`, `pool_state`.
  * @param subject the subject the message was published on.
  * @param message the parsed trade message.
  * @returns the facts; absent or malformed fields are left out (lamports undefined), never thrown on.
@@ -307,7 +292,7 @@ export function tradeFacts(subject: TradeSubject, message: Record<string, unknow
       const quote = message.quote_mint;
       const solQuoted = quote === undefined || quote === NATIVE_SOL || quote === WSOL_MINT;
       return {
-        mints: strings(message, PUMPFUN_MINTS, NATIVE_SOL),
+        mints: strings(message, TRADE_MINT_FIELDS['basic.pumpfun'], NATIVE_SOL),
         accounts: strings(message, PUMPFUN_ACCOUNTS),
         type,
         lamports: solQuoted ? u64(message, 'sol_amount') : undefined,
@@ -315,21 +300,21 @@ export function tradeFacts(subject: TradeSubject, message: Record<string, unknow
     }
     case 'basic.bonk':
       return {
-        mints: strings(message, BONK_MINTS),
+        mints: strings(message, TRADE_MINT_FIELDS['basic.bonk']),
         accounts: strings(message, BONK_ACCOUNTS),
         type,
         lamports: message.quote_mint === WSOL_MINT ? u64(message, 'sol_amount') ?? u64(message, 'quote_amount') : undefined,
       };
     case 'premium.pumpswap':
       return {
-        mints: strings(message, PUMPSWAP_MINTS),
+        mints: strings(message, TRADE_MINT_FIELDS['premium.pumpswap']),
         accounts: strings(message, PUMPSWAP_ACCOUNTS, NATIVE_SOL),
         type,
         lamports: message.quote_mint === WSOL_MINT ? u64(message, 'user_quote_amount') : undefined,
       };
     case 'premium.raydium':
       return {
-        mints: strings(message, RAYDIUM_MINTS),
+        mints: strings(message, TRADE_MINT_FIELDS['premium.raydium']),
         accounts: strings(message, RAYDIUM_ACCOUNTS),
         type,
         lamports: wsolSide(message, RAYDIUM_SOL_SIDES),
