@@ -12,64 +12,11 @@
  * such legacy accounts ws-fanout counts connection slots and control requests per *user key*
  * (verifier.ts `limitKey`), so 1,000 users × 1 connection stay inside starter's limits.
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { encodeUser, fromSeed, type KeyPair } from '@nats-io/jwt';
 import { PLANS, type PlanId } from '@tradewind/lib';
 import type { NatsIdentities } from '@tradewind/credential-issuer';
-
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-/** nkeys prefix bytes (nkeys.ts `Prefix`): seed `S`, user `U`, account `A`. */
-const PREFIX = { seed: 18 << 3, user: 20 << 3, account: 0 } as const;
-/** DER PKCS#8 header of a raw 32-byte Ed25519 private key (RFC 8410). */
-const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-function base32Encode(bytes: Uint8Array): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
-}
-
-function base32Decode(text: string): Uint8Array {
-  const out: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const c of text) {
-    const v = BASE32.indexOf(c);
-    if (v < 0) throw new Error(`not an nkey: bad base32 character ${JSON.stringify(c)}`);
-    value = (value << 5) | v;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Uint8Array.from(out);
-}
-
-/** CRC-16/XMODEM, the nkeys checksum (appended little-endian). */
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const b of bytes) {
-    crc ^= b << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-function withCrc(payload: Uint8Array): string {
-  const crc = crc16(payload);
-  return base32Encode(Uint8Array.from([...payload, crc & 255, crc >> 8]));
-}
+import { encodePublicKey, encodeSeed, privateKeyFromNKeySeed } from '@tradewind/ws-fanout';
 
 /**
  * An Ed25519 nkey whose signatures come from node:crypto; implements what @nats-io/jwt uses of
@@ -83,22 +30,14 @@ export class FastKeyPair implements KeyPair {
    * @throws Error when `seed` is not a well-formed seed (base32, length, checksum).
    */
   static fromSeed(seed: string): FastKeyPair {
-    const bytes = base32Decode(seed);
-    if (bytes.length !== 36) throw new Error('not an nkey seed: wrong length');
-    const body = bytes.subarray(0, 34);
-    if (crc16(body) !== (bytes[34]! | (bytes[35]! << 8))) throw new Error('not an nkey seed: bad checksum');
-    if ((bytes[0]! & 0xf8) !== PREFIX.seed) throw new Error('not an nkey seed: wrong prefix');
-    const role = ((bytes[0]! & 7) << 5) | ((bytes[1]! & 0xf8) >> 3);
-    const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, body.subarray(2)]), format: 'der', type: 'pkcs8' });
+    const { role, key } = privateKeyFromNKeySeed(seed);
     const raw = createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(-32);
-    return new FastKeyPair(seed, withCrc(Uint8Array.from([role, ...raw])), key);
+    return new FastKeyPair(seed, encodePublicKey(role, raw), key);
   }
 
   /** A new random key of `role` (a user `U…` or an account `A…`). */
   static create(role: 'user' | 'account'): FastKeyPair {
-    const prefix = PREFIX[role];
-    const seed = withCrc(Uint8Array.from([PREFIX.seed | (prefix >> 5), (prefix & 31) << 3, ...randomBytes(32)]));
-    return FastKeyPair.fromSeed(seed);
+    return FastKeyPair.fromSeed(encodeSeed(role === 'user' ? 'U' : 'A', randomBytes(32)));
   }
 
   getPublicKey(): string { return this.publicKeyText; }

@@ -7,3 +7,4 @@ export { CLOSE_CODES, WsProtocolError, type WsErrorCode } from './domain/errors.
 export { resolverLookup } from './resolver-lookup.js';
 export { parseReplayStart, type ReplayStart } from './domain/replay-request.js';
 export { TradesReplayer, type TradesReplay } from './trades-replay.js';
+export { encodePublicKey, encodeSeed, privateKeyFromNKeySeed, type NKeyRole } from './domain/nkey-crypto.js';

@@ -9,8 +9,10 @@ import {
   fromPublic, fromSeed, type KeyPair,
 } from '@nats-io/jwt';
 import {
-  decodePublicKey, decodeSeed, decodeVerifiedJwt, encodePublicKey, publicKeyFromSeed, PublicKeyCache, verifyNKeySignature,
+  decodePublicKey, decodeSeed, decodeVerifiedJwt, encodePublicKey, encodeSeed, privateKeyFromNKeySeed, publicKeyFromSeed, PublicKeyCache,
+  verifyNKeySignature,
 } from './nkey-crypto.js';
+import { sign } from 'node:crypto';
 
 const te = new TextEncoder();
 const seedOf = (kp: KeyPair) => new TextDecoder().decode(kp.getSeed());
@@ -59,6 +61,21 @@ describe('publicKeyFromSeed', () => {
     // nkeys.js KP has getRawSeed(), which its KeyPair type does not declare.
     const oracle = fromSeed(kp.getSeed()) as KeyPair & { getRawSeed(): Uint8Array };
     expect(Buffer.from(decoded.seed)).toEqual(Buffer.from(oracle.getRawSeed()));
+  });
+});
+
+describe('encodeSeed and privateKeyFromNKeySeed', () => {
+  it('when a seed is decoded and encoded again, then the text is the nkeys.js seed, and its key signs what nkeys.js verifies', () => {
+    for (const kp of [createUser(), createAccount(), createOperator()]) {
+      const { role, seed } = decodeSeed(seedOf(kp));
+      expect(encodeSeed(role, seed)).toBe(seedOf(kp));
+      const { key } = privateKeyFromNKeySeed(seedOf(kp));
+      const data = te.encode('tradewind');
+      expect(fromPublic(kp.getPublicKey()).verify(data, sign(null, data, key))).toBe(true);
+    }
+    const fresh = encodeSeed('U', randomBytes(32));
+    expect(fromSeed(te.encode(fresh)).getPublicKey()).toBe(publicKeyFromSeed(fresh));
+    expect(() => encodeSeed('U', randomBytes(31))).toThrow(/32 bytes/);
   });
 });
 

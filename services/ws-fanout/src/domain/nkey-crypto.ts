@@ -124,12 +124,29 @@ export function decodePublicKey(publicKey: string): { role: NKeyRole; key: Uint8
  */
 export function encodePublicKey(role: NKeyRole, key: Uint8Array): string {
   if (key.byteLength !== KEY_BYTES) throw new Error(`an Ed25519 public key has ${KEY_BYTES} bytes, got ${key.byteLength}`);
-  const raw = new Uint8Array(1 + KEY_BYTES + 2);
-  raw[0] = ROLE_PREFIX_BYTES[role];
-  raw.set(key, 1);
-  const crc = crc16(raw.subarray(0, 1 + KEY_BYTES));
-  raw[1 + KEY_BYTES] = crc & 0xff;
-  raw[2 + KEY_BYTES] = crc >>> 8;
+  return encodeChecked([ROLE_PREFIX_BYTES[role]], key);
+}
+
+/**
+ * The NKey seed text (`SU…`, `SA…`, …) of a raw 32-byte Ed25519 seed: the seed prefix and the role's
+ * prefix byte packed into two bytes, as nkeys.js `encodeSeed` does.
+ * @throws Error when `seed` is not 32 bytes.
+ */
+export function encodeSeed(role: NKeyRole, seed: Uint8Array): string {
+  if (seed.byteLength !== KEY_BYTES) throw new Error(`an Ed25519 seed has ${KEY_BYTES} bytes, got ${seed.byteLength}`);
+  const prefix = ROLE_PREFIX_BYTES[role];
+  return encodeChecked([SEED_PREFIX_BYTE | (prefix >>> 5), (prefix & 31) << 3], seed);
+}
+
+/** base32(prefix ‖ body ‖ CRC-16 little-endian). */
+function encodeChecked(prefix: readonly number[], body: Uint8Array): string {
+  const raw = new Uint8Array(prefix.length + body.byteLength + 2);
+  raw.set(prefix, 0);
+  raw.set(body, prefix.length);
+  const end = prefix.length + body.byteLength;
+  const crc = crc16(raw.subarray(0, end));
+  raw[end] = crc & 0xff;
+  raw[end + 1] = crc >>> 8;
   return base32Encode(raw);
 }
 
@@ -241,9 +258,18 @@ const publicKeys = new PublicKeyCache(PUBLIC_KEY_CACHE_MAX);
  * @throws Error when `seed` is not a well-formed NKey seed of a signing role.
  */
 export function publicKeyFromSeed(seed: string): string {
+  const { role, key } = privateKeyFromNKeySeed(seed);
+  return encodePublicKey(role, rawPublicKey(createPublicKey(key)));
+}
+
+/**
+ * The node:crypto Ed25519 private key of an NKey seed, for signing (`crypto.sign(null, data, key)`).
+ * @throws Error when `seed` is not a well-formed NKey seed of a signing role.
+ */
+export function privateKeyFromNKeySeed(seed: string): { role: NKeyRole; key: KeyObject } {
   const decoded = decodeSeed(seed);
   try {
-    return encodePublicKey(decoded.role, rawPublicKey(createPublicKey(privateKeyFromSeed(decoded.seed))));
+    return { role: decoded.role, key: privateKeyFromSeed(decoded.seed) };
   } finally {
     decoded.seed.fill(0);
   }
