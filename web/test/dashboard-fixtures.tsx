@@ -1,4 +1,10 @@
+import { render } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { MemoryRouter } from 'react-router';
 import type { NatsCredentials, User } from '../src/api';
+import { StaticAuthProvider } from '../src/session/session';
+import { ThemeProvider } from '../src/theme';
+import { ToastProvider } from '../src/components/Toast';
 
 /** A signed-in user for component tests. */
 export function testUser(over: Partial<User> = {}, meta: Partial<User['metadata']> = {}): User {
@@ -35,3 +41,16 @@ export const testCredentials: NatsCredentials = {
   issued_at: '2026-11-21T10:00:00.000Z',
   expires_at: '2027-11-21T10:00:00.000Z',
 };
+
+/** Renders `ui` as a dashboard page: router at `path`, a fixed signed-in `user` (null: signed out), theme and toasts. */
+export function renderInDashboard(ui: ReactNode, { user = testUser(), path = '/dashboard' }: { user?: User | null; path?: string } = {}) {
+  return render(
+    <MemoryRouter initialEntries={[path]}>
+      <StaticAuthProvider user={user}>
+        <ThemeProvider>
+          <ToastProvider>{ui}</ToastProvider>
+        </ThemeProvider>
+      </StaticAuthProvider>
+    </MemoryRouter>,
+  );
+}

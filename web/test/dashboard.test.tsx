@@ -15,20 +15,8 @@ import Overview from '../src/pages/dashboard/Overview';
 import Settings from '../src/pages/dashboard/Settings';
 import DashboardLayout from '../src/pages/dashboard/DashboardLayout';
 import type { User } from '../src/api';
-import { json, testCredentials as CREDS, testUser } from './dashboard-fixtures';
+import { json, renderInDashboard as wrap, testCredentials as CREDS, testUser } from './dashboard-fixtures';
 
-
-function wrap(ui: ReactNode, { user = testUser(), path = '/dashboard' }: { user?: User | null; path?: string } = {}) {
-  return render(
-    <MemoryRouter initialEntries={[path]}>
-      <StaticAuthProvider user={user}>
-        <ThemeProvider>
-          <ToastProvider>{ui}</ToastProvider>
-        </ThemeProvider>
-      </StaticAuthProvider>
-    </MemoryRouter>,
-  );
-}
 
 function setClipboard(value: unknown) {
   Object.defineProperty(navigator, 'clipboard', { value, configurable: true, writable: true });

@@ -8,8 +8,6 @@ import { MemoryRouter, Outlet, Route, Routes } from 'react-router';
 import { useState, type ReactNode } from 'react';
 import { ApiError, apiErrorMessage, apiFetch, NOT_JSON } from '../src/api';
 import { StaticAuthProvider, useAuth } from '../src/session/session';
-import { ThemeProvider } from '../src/theme';
-import { ToastProvider } from '../src/components/Toast';
 import { copyFailedText } from '../src/lib/clipboard';
 import { ConnectionDetails } from '../src/components/dashboard/ConnectionDetails';
 import Overview from '../src/pages/dashboard/Overview';
@@ -17,7 +15,10 @@ import PlanPage from '../src/pages/dashboard/Plan';
 import { CredentialsLoadError } from '../src/pages/dashboard/CredentialsError';
 import { credentialsErrorText, requireConnectionDetails } from '../src/pages/dashboard/credentials-errors';
 import type { User } from '../src/api';
-import { json, testCredentials as CREDS, testUser } from './dashboard-fixtures';
+import { json, renderInDashboard, testCredentials as CREDS, testUser } from './dashboard-fixtures';
+
+/** A dashboard page for `user` (default: the fixture user; null: signed out). */
+const wrap = (ui: ReactNode, user: User | null = testUser()) => renderInDashboard(ui, { user });
 
 const SUB = {
   tier: 'plus',
@@ -29,18 +30,6 @@ const SUB = {
   subscription_type: 'paid',
   effective_plan: 'plus',
 };
-
-function wrap(ui: ReactNode, user: User | null = testUser()) {
-  return render(
-    <MemoryRouter initialEntries={['/dashboard']}>
-      <StaticAuthProvider user={user}>
-        <ThemeProvider>
-          <ToastProvider>{ui}</ToastProvider>
-        </ThemeProvider>
-      </StaticAuthProvider>
-    </MemoryRouter>,
-  );
-}
 
 function text(body: string, status: number): Response {
   return new Response(body, { status, headers: { 'content-type': 'text/html' } });
