@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { useState as useStateHook, type ReactNode } from 'react';
-import { SessionProvider, StaticAuthProvider, type AuthState } from '../src/session/session';
+import { SessionProvider, type AuthState } from '../src/session/session';
 import type { SessionClient } from '@tradewind/lib/session-client';
 import { ThemeProvider } from '../src/theme';
 import { ToastProvider } from '../src/components/Toast';
