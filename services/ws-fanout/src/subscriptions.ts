@@ -61,13 +61,9 @@ export class Subscriptions {
   subscribe(session: Session, subject: TradeSubject, filter: TradeFilter | null | undefined): void {
     const existing = session.subscriptions.get(subject);
     const feed = this.feeds.get(subject);
-    if (existing && filter !== undefined) {
-      if (existing.catchUp) existing.member.filter = filter;
-      else feed.setFilter(existing.member, filter);
-      session.send({ type: 'subscribed', subject, filter: tradeFilterJson(existing.member.filter), seq: existing.member.lastSeq || null });
-      return;
-    }
-    if (existing && !existing.catchUp) {
+    if (existing && (filter !== undefined || !existing.catchUp)) {
+      if (filter !== undefined && existing.catchUp) existing.member.filter = filter;
+      else if (filter !== undefined) feed.setFilter(existing.member, filter);
       session.send({ type: 'subscribed', subject, filter: tradeFilterJson(existing.member.filter), seq: existing.member.lastSeq || null });
       return;
     }
@@ -86,7 +82,7 @@ export class Subscriptions {
    */
   async replay(session: Session, subject: TradeSubject, from: string | number, start: ReplayStart, filter: TradeFilter | null): Promise<void> {
     const catchUp: CatchUp = { kind: 'replay', from, handle: undefined, stopped: false };
-    const handle = await this.open(subject, start, catchUp);
+    const handle = await this.replayer.open(subject, start);
     if (!session.open) {
       this.closeHandle(handle);
       return;
@@ -125,14 +121,16 @@ export class Subscriptions {
     const sub: Subscription = { subject, member, catchUp };
     session.subscriptions.set(subject, sub);
     session.send({ type: 'subscribed', subject, resume_after: afterSeq, filter: tradeFilterJson(filter) });
-    let handle: TradesReplay;
+    let handle: TradesReplay | undefined;
     try {
       handle = await this.open(subject, { kind: 'sequence', sequence: afterSeq + 1 }, catchUp);
     } catch (err) {
       if (session.subscriptions.get(subject) === sub) session.subscriptions.delete(subject);
       throw err;
     }
-    if (catchUp.stopped || !session.open) {
+    if (!handle) return;
+    if (!session.open) {
+      this.stopCatchUp(catchUp);
       this.closeHandle(handle);
       return;
     }
@@ -193,13 +191,15 @@ export class Subscriptions {
     }
   }
 
-  private async open(subject: TradeSubject, start: ReplayStart, catchUp: CatchUp): Promise<TradesReplay> {
+  /**
+   * Opens the catch-up consumer. @returns undefined when the catch-up was stopped meanwhile (unsubscribed,
+   * replaced, session closed): the consumer is closed again and the client was answered by whatever stopped it.
+   */
+  private async open(subject: TradeSubject, start: ReplayStart, catchUp: CatchUp): Promise<TradesReplay | undefined> {
     const handle = await this.replayer.open(subject, start);
-    if (catchUp.stopped) {
-      this.closeHandle(handle);
-      throw new WsProtocolError('invalid_argument', 'bad_request', 'superseded');
-    }
-    return handle;
+    if (!catchUp.stopped) return handle;
+    this.closeHandle(handle);
+    return undefined;
   }
 
   private closeHandle(handle: TradesReplay): void {
