@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PLANS } from '@tradewind/lib/plans';
 import type { User } from '../src/api';
 import { STARTER_TEMPLATES } from '../src/content/templates';
-import Community, { communityFaq } from '../src/pages/Community';
+import Community, { communityChannels, communityFaq } from '../src/pages/Community';
 import HowItWorks, { websocketSample } from '../src/pages/HowItWorks';
 import Privacy from '../src/pages/Privacy';
 import Terms from '../src/pages/Terms';
@@ -111,11 +111,23 @@ describe('Community', () => {
     expect(within(screen.getByTestId('channel-discord')).queryByRole('link')).toBeNull();
   });
 
-  it('states response times as targets', () => {
+  it('states the spec response times (Telegram under 30 minutes, Discord under 1 hour) on each card and as targets', () => {
     renderPage(Community);
+    expect(screen.getByTestId('response-telegram').textContent).toBe('Response time: under 30 minutes');
+    expect(screen.getByTestId('response-discord').textContent).toBe('Response time: under 1 hour');
     const section = screen.getByRole('region', { name: 'Response times' });
-    expect(section.textContent).toContain('These are our targets, not guarantees');
-    expect(section.textContent).toContain('We aim to answer questions in the community channels within one business day.');
+    expect(section.textContent).toContain('These are our targets for a first answer, not contractual guarantees');
+    expect(section.textContent).toContain('Telegram: under 30 minutes.');
+    expect(section.textContent).toContain('Discord: under 1 hour.');
+  });
+
+  it('each channel card lists its features (the spec channel fields: name, description, link, features, responseTime)', () => {
+    renderPage(Community);
+    for (const c of communityChannels()) {
+      const card = screen.getByTestId(`channel-${c.name.toLowerCase()}`);
+      expect(c.features.length).toBeGreaterThan(0);
+      for (const f of c.features) expect(within(card).getByText(f).tagName).toBe('LI');
+    }
   });
 
   it('explains how to ask for more than Pro allows', () => {

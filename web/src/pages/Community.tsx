@@ -28,17 +28,41 @@ export function communityFaq(): FaqItem[] {
   ];
 }
 
-interface Channel {
+/**
+ * One community channel (the specification's "Community channel": name, description, link,
+ * features, responseTime). `responseTime` is the specification's advertised figure, published as
+ * the team's target for a first answer.
+ */
+export interface CommunityChannel {
   name: 'Discord' | 'Telegram';
-  url: string | undefined;
-  text: string;
+  link: string | undefined;
+  description: string;
+  features: string[];
+  responseTime: string;
+}
+
+/** The two channels; links come from the deployment (`VITE_DISCORD_URL`, `VITE_TELEGRAM_URL`). */
+export function communityChannels(): CommunityChannel[] {
+  return [
+    {
+      name: 'Discord',
+      link: SITE.discordUrl,
+      description: 'Questions, integration help and announcements, in threads you can search later.',
+      features: ['Integration help from the team', 'Searchable threads per topic', 'Announcements of new fields and maintenance'],
+      responseTime: 'under 1 hour',
+    },
+    {
+      name: 'Telegram',
+      link: SITE.telegramUrl,
+      description: 'Quick questions and service announcements on your phone.',
+      features: ['Quick answers on the go', 'Service status announcements', 'Direct line for outage reports'],
+      responseTime: 'under 30 minutes',
+    },
+  ];
 }
 
 export default function Community() {
-  const channels: Channel[] = [
-    { name: 'Discord', url: SITE.discordUrl, text: 'Questions, integration help and announcements, in threads you can search later.' },
-    { name: 'Telegram', url: SITE.telegramUrl, text: 'Quick questions and service announcements on your phone.' },
-  ];
+  const channels = communityChannels();
   const faq = communityFaq();
   const pro = PLANS.pro;
 
@@ -60,9 +84,17 @@ export default function Community() {
             {channels.map((c) => (
               <li key={c.name} className="card" data-testid={`channel-${c.name.toLowerCase()}`}>
                 <h2 className="community-channel-title">{c.name}</h2>
-                <p className="muted">{c.text}</p>
-                {c.url ? (
-                  <a className="btn btn-primary" href={c.url} target="_blank" rel="noopener noreferrer">
+                <p className="muted">{c.description}</p>
+                <ul className="community-channel-features">
+                  {c.features.map((f) => (
+                    <li key={f}>{f}</li>
+                  ))}
+                </ul>
+                <p className="community-response" data-testid={`response-${c.name.toLowerCase()}`}>
+                  Response time: <strong>{c.responseTime}</strong>
+                </p>
+                {c.link ? (
+                  <a className="btn btn-primary" href={c.link} target="_blank" rel="noopener noreferrer">
                     Join us on {c.name}
                     <span className="sr-only"> (opens in a new tab)</span>
                   </a>
@@ -85,9 +117,13 @@ export default function Community() {
       <section className="section section-alt" aria-labelledby="community-times-title">
         <div className="container container-narrow">
           <h2 id="community-times-title">Response times</h2>
-          <p>These are our targets, not guarantees:</p>
+          <p>These are our targets for a first answer, not contractual guarantees:</p>
           <ul>
-            <li>We aim to answer questions in the community channels within one business day.</li>
+            {channels.map((c) => (
+              <li key={c.name}>
+                {c.name}: {c.responseTime}.
+              </li>
+            ))}
             <li>We aim to acknowledge a report of a stream outage or wrong data within a few hours during business hours.</li>
             <li>We aim to reply to requests for more connections within two business days.</li>
           </ul>
