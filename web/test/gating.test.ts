@@ -33,6 +33,12 @@ describe('dashboardGate', () => {
     expect(dashboardGate('signed-out')).toEqual({ kind: 'redirect', to: '/login' });
     expect(dashboardGate('signed-in')).toEqual({ kind: 'render' });
   });
+
+  it('while logging out, then a spinner, whatever the session state (the spec: spinner while logging out)', () => {
+    expect(dashboardGate('signed-in', true)).toEqual({ kind: 'spinner' });
+    expect(dashboardGate('signed-out', true)).toEqual({ kind: 'spinner' });
+    expect(dashboardGate('signed-out', false)).toEqual({ kind: 'redirect', to: '/login' });
+  });
 });
 
 describe('readPlanParams / postSignInPath / authLoginUrl', () => {

@@ -25,11 +25,12 @@ export function isPaidTier(value: unknown): value is PaidTier {
 export type DashboardGate = { kind: 'spinner' } | { kind: 'redirect'; to: '/login' } | { kind: 'render' };
 
 /**
- * Dashboard gating: `loading` → a spinner (never a flash of content), `signed-out` → redirect to
- * `/login` (no parameters, so no secrets or state travel in the URL), `signed-in` → render.
+ * Dashboard gating (spec §4): `loading` or logging out → a spinner (never a flash of content, and
+ * no detour through /login while sign-out heads for /), `signed-out` → redirect to `/login` (no
+ * parameters, so no secrets or state travel in the URL), `signed-in` → render.
  */
-export function dashboardGate(status: AuthStatus): DashboardGate {
-  if (status === 'loading') return { kind: 'spinner' };
+export function dashboardGate(status: AuthStatus, loggingOut = false): DashboardGate {
+  if (status === 'loading' || loggingOut) return { kind: 'spinner' };
   if (status === 'signed-out') return { kind: 'redirect', to: '/login' };
   return { kind: 'render' };
 }

@@ -13,8 +13,15 @@ export interface AuthState {
   accessToken(): Promise<string>;
   /** Reloads the user from `GET /auth/user` (after a plan change); resolves to the new user. */
   reloadUser(): Promise<User | null>;
-  /** Revokes the session at auth and forgets it. */
+  /**
+   * Signs out in the spec's order (§4): sets {@link loggingOut}, forgets the session in this tab at
+   * once (the user and the in-memory access token), then revokes it at auth (`POST /auth/logout`).
+   * Callers navigate to `/`. Never rejects: when auth cannot be reached the tab is still signed
+   * out, and the failure is logged (the refresh cookie then lives until auth sees it again).
+   */
   signOut(): Promise<void>;
+  /** True from the start of {@link signOut} until auth has answered. */
+  loggingOut: boolean;
 }
 
 const AuthContext = createContext<AuthState | null>(null);
@@ -38,6 +45,7 @@ export function StaticAuthProvider({ user = null, children }: { user?: User | nu
       },
       reloadUser: async () => user,
       signOut: async () => undefined,
+      loggingOut: false,
     }),
     [user],
   );
@@ -51,6 +59,7 @@ export function StaticAuthProvider({ user = null, children }: { user?: User | nu
 export function SessionProvider({ children, client: injected }: { children: ReactNode; client?: SessionClient<User> }) {
   const [status, setStatus] = useState<AuthState['status']>('loading');
   const [user, setUser] = useState<User | null>(null);
+  const [loggingOut, setLoggingOut] = useState(false);
   const clientRef = useRef<SessionClient<User> | null>(injected ?? null);
   if (!clientRef.current) {
     clientRef.current = createSessionClient<User>({
@@ -98,15 +107,20 @@ export function SessionProvider({ children, client: injected }: { children: Reac
       accessToken: () => client.accessToken(),
       reloadUser,
       signOut: async () => {
+        setLoggingOut(true);
+        setUser(null);
+        setStatus('signed-out');
         try {
           await client.signOut();
+        } catch (err) {
+          console.warn('Sign-out could not reach auth; this tab is signed out', err);
         } finally {
-          setUser(null);
-          setStatus('signed-out');
+          setLoggingOut(false);
         }
       },
+      loggingOut,
     }),
-    [status, user, client, reloadUser],
+    [status, user, client, reloadUser, loggingOut],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }
