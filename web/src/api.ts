@@ -147,19 +147,5 @@ export interface NatsCredentials {
   expires_at: string;
 }
 
-/** One row of `GET /api/birdeye/tokens` (docs/token-price.md). Prices in USD unless named `...Sol`. */
-export interface TokenRow {
-  mint: string;
-  symbol: string | null;
-  name: string | null;
-  price: number | null;
-  marketCap: number | null;
-  volume: number | null;
-  change: number | null;
-  timestamp: number;
-  priceSol: number | null;
-  marketCapSol: number | null;
-  volumeSol: number | null;
-  usdSource: 'stream' | 'config' | 'birdeye' | null;
-  replayed: boolean;
-}
+/** One row of `GET /api/birdeye/tokens` (docs/token-price.md); defined with its formatting rules. */
+export type { TokenRow } from './lib/format';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { TokenRow } from '../src/api';
 import {
   changeDirection,
+  formatAge,
   formatChange,
+  formatDate,
   formatMarketCap,
   formatMarketCapSol,
   formatName,
@@ -13,6 +14,8 @@ import {
   shortenMint,
   tokenFigures,
   tokenLabel,
+  usdSourceNote,
+  type TokenRow,
 } from '../src/lib/format';
 
 const MINT = 'ED5nyyWEzpPPiWimP8vYm7sD7TD3LAt3Q3gRTWHzPJBY';
@@ -63,9 +66,18 @@ describe('formatPrice', () => {
     expect(formatPrice(1.5)).toBe('$1.500000');
     expect(formatPrice(0)).toBe('$0.000000');
   });
-  it('never shows a positive price as zero', () => {
-    expect(formatPrice(0.0000004)).toBe('$0.000000400');
-    expect(formatPriceSol(3.3976e-8)).toBe('0.0000000340 SOL');
+  it('never shows a positive price as zero, and never more than 6 decimals', () => {
+    expect(formatPrice(0.0000004)).toBe('<$0.000001');
+    expect(formatPriceSol(3.3976e-8)).toBe('<0.000001 SOL');
+    // 5e-7 is stored as 4.99…e-7 and rounds down; anything rounding to 0.000001 is shown as such.
+    expect(formatPrice(5e-7)).toBe('<$0.000001');
+    expect(formatPrice(5.0000001e-7)).toBe('$0.000001');
+    expect(formatPriceSol(9.852495668142022e-6)).toBe('0.000010 SOL');
+    expect(formatPrice(0)).toBe('$0.000000');
+    for (const p of [3.3976e-8, 4.5e-7, 0.0001234, 1.5, 241.123456789]) {
+      expect(formatPrice(p).replace(/^<?\$/, '').split('.')[1]).toHaveLength(6);
+      expect(formatPriceSol(p).replace(/^</, '').replace(/ SOL$/, '').split('.')[1]).toHaveLength(6);
+    }
   });
   it('N/A for missing figures', () => {
     expect(formatPrice(null)).toBe('N/A');
@@ -158,11 +170,47 @@ describe('tokenFigures', () => {
   it('falls back to SOL figures when the USD fields are null', () => {
     const f = tokenFigures(row({ price: null, marketCap: null, volume: null, usdSource: null, replayed: true }));
     expect(f).toEqual({
-      label: 'Tradewind Test', unit: 'SOL', price: '0.0000000340 SOL', marketCap: '33.98 SOL', volume: '1.57 SOL',
+      label: 'Tradewind Test', unit: 'SOL', price: '<0.000001 SOL', marketCap: '33.98 SOL', volume: '1.57 SOL',
       change: 'N/A', direction: 'none', replayed: true,
     });
   });
   it('shows N/A for a market cap with an unknown supply', () => {
     expect(tokenFigures(row({ marketCap: null })).marketCap).toBe('N/A');
+  });
+});
+
+describe('the notes about ages, dates and the USD source', () => {
+  const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+  it('formats an age in whole seconds, minutes, hours or days', () => {
+    expect(formatAge(-5)).toBe('0 s');
+    expect(formatAge(59_999)).toBe('59 s');
+    expect(formatAge(60_000)).toBe('1 min');
+    expect(formatAge(3_599_999)).toBe('59 min');
+    expect(formatAge(3_600_000)).toBe('1 h');
+    expect(formatAge(48 * 3_600_000 - 1)).toBe('47 h');
+    expect(formatAge(48 * 3_600_000)).toBe('2 days');
+  });
+
+  it('formats a time as its UTC date', () => {
+    expect(formatDate(1725989127000)).toBe('2024-09-10');
+  });
+
+  it('names the source of the USD figures, with the rate and its age (live) or recorded date (replayed)', () => {
+    expect(usdSourceNote([row({ usdSource: 'stream', solUsd: 142.5, solUsdObservedAt: NOW - 42_000 })], NOW)).toBe(
+      'USD at SOL/USD $142.50 from a SOL/USDC or SOL/USDT swap on our stream, 42 s ago.',
+    );
+    expect(usdSourceNote([row({ usdSource: 'stream', solUsd: 134.2, solUsdObservedAt: 1725989007000, replayed: true })], NOW)).toBe(
+      'USD at SOL/USD $134.20 from a SOL/USDC or SOL/USDT swap in the recording (2024-09-10).',
+    );
+    expect(usdSourceNote([row({ usdSource: 'config', solUsd: 150 })], NOW)).toBe(
+      'USD at the operator-configured SOL/USD rate $150.00 (SOL_USD_PRICE), not one measured on the stream.',
+    );
+    expect(usdSourceNote([row({ usdSource: 'birdeye' })], NOW)).toBe('USD figures from Birdeye’s token list.');
+  });
+
+  it('says nothing about USD when no row has a USD price', () => {
+    expect(usdSourceNote([row({ price: null, usdSource: null })], NOW)).toBeNull();
+    expect(usdSourceNote([], NOW)).toBeNull();
   });
 });

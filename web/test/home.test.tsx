@@ -1,11 +1,14 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TokenRow, User } from '../src/api';
+import type { User } from '../src/api';
+import type { TokenRow } from '../src/lib/format';
 import {
   GOOD_RESPONSE_MS,
   LIVE_PANEL_TEXT,
+  MINT_ADDRESS_LABEL,
   performanceLabel,
+  replayNote,
   TokenPanel,
   tokenName,
   tokenSymbol,
@@ -28,9 +31,9 @@ const MINT = 'ED5nyyWEzpPPiWimP8vYm7sD7TD3LAt3Q3gRTWHzPJBY';
 
 function token(over: Partial<TokenRow> = {}): TokenRow {
   return {
-    mint: MINT, symbol: 'ED5n…PJBY', name: MINT, price: 0.0000050964, marketCap: 5096.4, volume: 235.64, change: null,
+    mint: MINT, symbol: null, name: null, price: 0.0000050964, marketCap: 5096.4, volume: 235.64, change: null,
     timestamp: 1795259827163, priceSol: 3.3976e-8, marketCapSol: 33.976, volumeSol: 1.570949359, usdSource: 'config',
-    replayed: false, ...over,
+    solUsd: 150, solUsdObservedAt: null, replayed: false, recordedAt: null, ...over,
   };
 }
 
@@ -156,14 +159,27 @@ describe('TokenPanel', () => {
     });
   });
 
-  it('when a row has no symbol or name of its own, then the symbol is the shortened mint and the name N/A', () => {
-    expect(tokenSymbol({ symbol: null, mint: MINT })).toBe('ED5n…PJBY');
-    expect(tokenSymbol({ symbol: MINT, mint: MINT })).toBe('ED5n…PJBY');
+  it('when a row has no symbol or name of its own, then it shows the shortened mint as an address, never as a name', async () => {
+    expect(tokenSymbol({ symbol: null, mint: MINT })).toBeNull();
+    expect(tokenSymbol({ symbol: MINT, mint: MINT })).toBeNull();
+    expect(tokenSymbol({ symbol: 'ED5n…PJBY', mint: MINT })).toBeNull();
     expect(tokenSymbol({ symbol: ' BONK ', mint: MINT })).toBe('BONK');
-    expect(tokenName({ name: MINT, mint: MINT })).toBe('N/A');
-    expect(tokenName({ name: null, mint: MINT })).toBe('N/A');
+    expect(tokenName({ name: MINT, mint: MINT })).toBeNull();
+    expect(tokenName({ name: null, mint: MINT })).toBeNull();
     expect(tokenName({ name: 'x'.repeat(25), mint: MINT })).toBe('x'.repeat(25));
     expect(tokenName({ name: 'x'.repeat(26), mint: MINT })).toBe(`${'x'.repeat(25)}…`);
+
+    stubFetch(() => ok([token(), token({ mint: 'B'.repeat(44), symbol: 'PEX', name: 'PenguX' })]));
+    renderPanel();
+    const table = await screen.findByRole('table');
+    const [unnamed, named] = within(table).getAllByTestId('token-symbol');
+    expect(unnamed!.tagName).toBe('CODE');
+    expect(unnamed!.textContent).toBe('ED5n…PJBY');
+    expect(unnamed!.getAttribute('title')).toBe(`Mint address ${MINT}`);
+    expect(named!.tagName).toBe('STRONG');
+    const names = within(table).getAllByTestId('token-name');
+    expect(names.map((n) => n.textContent)).toEqual([MINT_ADDRESS_LABEL, 'PenguX']);
+    expect(names[0]!.getAttribute('title')).toBe(MINT); // the e2e test matches titles against name ?? mint
   });
 
   it('when the first load fails, then it shows "Connection Error", "Failed to fetch live data", "Please refresh the page to retry" and the cause; Retry loads again', async () => {
@@ -195,14 +211,55 @@ describe('TokenPanel', () => {
     expect(screen.queryByRole('table')).toBeNull();
   });
 
-  it('when rows are replayed or priced in SOL only, then they are labelled as such', async () => {
-    stubFetch(() => ok([token({ price: null, marketCap: null, volume: null, usdSource: null, replayed: true })]));
+  it('when every row is replayed and priced in SOL only, then one note says so for all, with the recording\'s dates, and no row carries a badge', async () => {
+    const sol = { price: null, marketCap: null, volume: null, usdSource: null, solUsd: null, replayed: true } as const;
+    stubFetch(() =>
+      ok([
+        token({ ...sol, recordedAt: 1725989127000 }),
+        token({ ...sol, mint: 'B'.repeat(44), symbol: 'PEX', name: 'PenguX', priceSol: 1.1323e-8, marketCapSol: 11.323, volumeSol: 1, recordedAt: 1749468265000 }),
+        token({ ...sol, mint: 'C'.repeat(44), symbol: 'DOD', name: 'dod', priceSol: 0.000009852, marketCapSol: 9852, volumeSol: 0.0019, recordedAt: null }),
+      ]),
+    );
     renderPanel();
     const table = await screen.findByRole('table');
-    expect(rowTexts(table)).toEqual([['ED5n…PJBY', 'N/A', '0.0000000340 SOL', '33.98 SOL', '1.57 SOL', 'N/A']]);
-    expect(within(table).getByText('Replay').className).toContain('badge');
-    expect(screen.getByTestId('replay-note').textContent).toContain('bundled replay of recorded mainnet trades');
-    expect(screen.getByTestId('sol-note').textContent).toContain('No SOL/USD rate');
+    expect(rowTexts(table)).toEqual([
+      ['ED5n…PJBY', MINT_ADDRESS_LABEL, '<0.000001 SOL', '33.98 SOL', '1.57 SOL', 'N/A'],
+      ['PEX', 'PenguX', '<0.000001 SOL', '11.32 SOL', '1.00 SOL', 'N/A'],
+      ['DOD', 'dod', '0.000010 SOL', '9.9K SOL', '0.00 SOL', 'N/A'],
+    ]);
+    expect(within(table).queryByText('Replayed')).toBeNull();
+    expect(table.querySelectorAll('.badge')).toHaveLength(0);
+    const notes = screen.getAllByTestId('replay-note');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.textContent).toBe(
+      'Replayed mainnet data. These figures come from real trades recorded 2024-09-10 to 2025-06-09, replayed by this deployment: not current market data. Their 24 h volume and change are measured in the recording’s own time.',
+    );
+    expect(screen.getByTestId('sol-note').textContent).toContain('Prices in SOL');
+    expect(screen.queryByTestId('usd-note')).toBeNull();
+    expect(document.body.textContent).not.toContain('$');
+  });
+
+  it('when live and replayed rows mix, then only the replayed rows are marked and the note says which', async () => {
+    stubFetch(() => ok([token({ symbol: 'LIVE', name: 'Live One' }), token({ mint: 'B'.repeat(44), symbol: 'OLD', name: 'Old One', replayed: true, recordedAt: 1725989127000 })]));
+    renderPanel();
+    const table = await screen.findByRole('table');
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(within(rows[0]!).queryByText('Replayed')).toBeNull();
+    expect(within(rows[1]!).getByText('Replayed').className).toContain('badge');
+    expect(screen.getByTestId('replay-note').textContent).toContain('Rows marked “Replayed” come from real trades recorded 2024-09-10');
+    expect(replayNote([token()])).toBeNull();
+  });
+
+  it('when the USD figures come from the stream\'s SOL/USD, then one note names the rate and its age', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 21, 12, 0, 0));
+    stubFetch(() => ok([token({ symbol: 'PEX', name: 'PenguX', price: 0.0000016, usdSource: 'stream', solUsd: 142.5, solUsdObservedAt: Date.UTC(2026, 10, 21, 11, 58, 0) })]));
+    renderPanel();
+    const table = await screen.findByRole('table');
+    expect(rowTexts(table)[0]!.slice(0, 3)).toEqual(['PEX', 'PenguX', '$0.000002']);
+    expect(screen.getByTestId('usd-note').textContent).toBe('USD at SOL/USD $142.50 from a SOL/USDC or SOL/USDT swap on our stream, 2 min ago.');
+    expect(screen.queryByTestId('sol-note')).toBeNull();
+    expect(screen.queryByTestId('replay-note')).toBeNull();
   });
 
   it('when 15 s pass, then it reloads; when unmounted, then it stops', async () => {

@@ -61,7 +61,7 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
     },
     durableName: config.TOKEN_PRICE_CONSUMER, holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseMs: config.TOKEN_PRICE_LEASE_MS, batch: config.TOKEN_PRICE_BATCH_MESSAGES, retryDelayMs: config.TOKEN_PRICE_RETRY_DELAY_MS, now,
-    configuredSolUsd: config.SOL_USD_PRICE, minRatePoolSol: config.SOL_USD_MIN_POOL_SOL,
+    configuredSolUsd: config.SOL_USD_PRICE, solUsdMaxAgeMs: config.SOL_USD_MAX_AGE_MS, minRatePoolSol: config.SOL_USD_MIN_POOL_SOL,
     ...(metadata ? { onNeedsMetadata: (mint: string) => metadata.add(mint) } : {}),
   });
   const ticker = createTicker({

@@ -36,9 +36,9 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   TOKENS_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
   /** SOL/USD to use when the stream has given none within SOL_USD_MAX_AGE_MS (USD per SOL). Unset: USD figures are null then. */
   SOL_USD_PRICE: optionalPositiveNumber,
-  /** How long a SOL/USD observation from the stream stays in force, ms. */
+  /** How long a SOL/USD observation from the stream stays in force, ms (replayed data: in the recording's chain time). */
   SOL_USD_MAX_AGE_MS: PositiveInt.default(10 * 60 * 1000),
-  /** Smallest SOL reserve (SOL, after the swap) of a Raydium CPMM WSOL/USDC or WSOL/USDT pool whose swaps set SOL/USD. */
+  /** Smallest SOL reserve (SOL, after the trade) of a Raydium CPMM or PumpSwap WSOL/USDC or WSOL/USDT pool whose trades set SOL/USD. */
   SOL_USD_MIN_POOL_SOL: PositiveNumber.default(100),
   /** Birdeye API key: when set, Birdeye's token list is served first, falling back to our own figures. */
   BIRDEYE_API_KEY: optionalString,

@@ -1,15 +1,17 @@
 /**
  * The ticker: top tokens by 24 h volume, from Birdeye when configured and answering, else from our
- * own store. Results are cached for at most `cacheMs` per limit, and concurrent callers share one
- * computation, so the cost under load is one Redis round trip set per `cacheMs`.
+ * own store: live rows first (ranked by live 24 h volume), then replayed rows (ranked by their
+ * recording-time volume; a mint with a live row is not repeated). Results are cached for at most
+ * `cacheMs` per limit, and concurrent callers share one computation, so the cost under load is one
+ * Redis round trip set per `cacheMs`.
  */
 import type { Counter, Gauge } from 'prom-client';
 import type { Logger } from '@tradewind/lib';
 import type { BirdeyeClient } from './birdeye/birdeye.js';
-import { chooseSolUsd, toRow, type SolUsdRate, type TokenRow } from './domain/window.js';
+import { chooseSolUsd, toReplayedRow, toRow, type SolUsdRate, type TokenRow } from './domain/window.js';
 import type { TokenStore } from './store/redis-store.js';
 
-/** A ticker answer: the rows and the SOL/USD rate their USD figures use. */
+/** A ticker answer: the rows and the SOL/USD rate of the live rows (each row states its own). */
 export interface TickerResult {
   readonly rows: readonly TokenRow[];
   readonly rate: SolUsdRate;
@@ -49,11 +51,25 @@ export function createTicker(options: TickerOptions): Ticker {
   async function own(limit: number): Promise<TickerResult> {
     const now = options.now();
     const { windowMs, bucketMs } = options.store.options;
-    const [ranked, stream] = await Promise.all([options.store.top(limit, now), options.store.solUsd()]);
+    const [ranked, replayed, stream] = await Promise.all([options.store.top(limit, now), options.store.topReplayed(limit, now), options.store.solUsd()]);
     const rate = chooseSolUsd(stream, options.configuredSolUsd, now, options.solUsdMaxAgeMs);
     options.metrics.solUsd.reset();
     if (rate.solUsd !== null && rate.source !== null) options.metrics.solUsd.set({ source: rate.source }, rate.solUsd);
-    return { rows: ranked.map((r) => toRow(r.token, r.volumeLamports, r.closes, rate, now, windowMs, bucketMs)), rate };
+    const rows = ranked.map((r) => toRow(r.token, r.volumeLamports, r.closes, rate, now, windowMs, bucketMs));
+    const live = new Set(rows.map((r) => r.mint));
+    const more = replayed.filter((t) => !live.has(t.mint)).slice(0, Math.max(0, limit - rows.length));
+    // A replayed row is priced with the recording's SOL/USD at its own chain time (same age rule as live), else configuration.
+    const dated = more.map((t) => t.recordedAtMs);
+    const recordedRates = await options.store.replayedSolUsd(dated.filter((t): t is number => t !== null), options.solUsdMaxAgeMs);
+    let next = 0;
+    for (const t of more) {
+      const observed = t.recordedAtMs === null ? null : recordedRates[next++] ?? null;
+      const replayRate: SolUsdRate = observed
+        ? { solUsd: observed.solUsd, source: 'stream', observedAtMs: observed.observedAtMs }
+        : chooseSolUsd(null, options.configuredSolUsd, now, options.solUsdMaxAgeMs);
+      rows.push(toReplayedRow(t, replayRate));
+    }
+    return { rows, rate };
   }
 
   async function compute(limit: number): Promise<TickerResult> {
@@ -65,7 +81,7 @@ export function createTicker(options: TickerOptions): Ticker {
           rate: { solUsd: null, source: 'birdeye', observedAtMs: null },
           rows: tokens.slice(0, limit).map((t) => ({
             mint: t.mint, symbol: t.symbol, name: t.name, price: t.price, marketCap: t.marketCap, volume: t.volume, change: t.change, timestamp: t.timestamp,
-            priceSol: null, marketCapSol: null, volumeSol: null, usdSource: 'birdeye', replayed: false,
+            priceSol: null, marketCapSol: null, volumeSol: null, usdSource: 'birdeye', solUsd: null, solUsdObservedAt: null, replayed: false, recordedAt: null,
           })),
         };
       } catch (err) {

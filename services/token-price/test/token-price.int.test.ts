@@ -29,6 +29,7 @@ const ED5 = 'ED5nyyWEzpPPiWimP8vYm7sD7TD3LAt3Q3gRTWHzPJBY';
 const PEX = 'AqFe2tk1BRx6czUuRPGUZ8mtvcBGDZYsG6oPvELwzray';
 const MOODOG = '5dNYcCZXEGfGgbdUdq7MMR7KLsNJLLLgL83wLH8Fpump';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'; // Tether's mint (ends NYB)
 const WSOL = 'So11111111111111111111111111111111111111112';
 
 let nats: TestNatsServer;
@@ -124,10 +125,42 @@ const byMint = (rows: readonly TokenRow[], mint: string) => rows.find((r) => r.m
 const ed5Buys = () => recorded.filter((m) => (m as { mint?: string }).mint === ED5);
 
 describe('when the recorded real trades are replayed into TRADES', () => {
-  it('then a token\'s price, market cap, 24 h volume and time match the figures computed by hand from its events', async () => {
+  it('then every token is named by what its CREATE (or another message) stated, or not at all, and rows are ranked by volume', async () => {
     const prefix = await freshStream();
     const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
-    for (const m of recorded) await publish(replayCopy(m, 'test', 0, T0).message);
+    for (const m of recorded) await publish(replayCopy(m, 'all', 0, T0).message);
+    const svc = await start(prefix, { clock: { now: T0 + 5_000 }, env: { SOL_USD_PRICE: '' } });
+    await svc.app.consumer.caughtUp(10_000);
+    const { body } = await svc.tokens();
+    if (process.env.TOKEN_PRICE_PRINT_ROWS) console.log(JSON.stringify(body.data, null, 1));
+    expect(body.data.length).toBeGreaterThan(10);
+    // The first name and symbol the recording states for each mint (pump.fun CreateEvent, LaunchLab base_mint_param).
+    const stated = new Map<string, { name?: string; symbol?: string }>();
+    for (const m of recorded as unknown as Array<Record<string, unknown>>) {
+      const mint = (m.mint ?? m.base_mint) as string | undefined;
+      const param = m.base_mint_param as { name?: string; symbol?: string } | undefined;
+      const name = param?.name ?? (m.name as string | undefined);
+      if (mint && name !== undefined && !stated.has(mint)) stated.set(mint, { name, symbol: param?.symbol ?? (m.symbol as string | undefined) });
+    }
+    expect(stated.size).toBeGreaterThan(3);
+    for (const r of body.data) {
+      expect({ mint: r.mint, name: r.name, symbol: r.symbol }).toEqual({ mint: r.mint, name: stated.get(r.mint)?.name ?? null, symbol: stated.get(r.mint)?.symbol ?? null });
+      expect(r).toMatchObject({ replayed: true, price: null, usdSource: null });
+    }
+    const volumes = body.data.map((r) => r.volumeSol!);
+    expect(volumes).toEqual([...volumes].sort((a, b) => b - a));
+    expect(body.data.some((r) => r.mint === WSOL || r.mint === USDC)).toBe(false);
+    // Without ?limit= the answer has TOKENS_LIMIT (20) rows at most.
+    const dflt = await (await fetch(`${svc.base}/api/birdeye/tokens`)).json() as { data: unknown[] };
+    expect(dflt.data.length).toBe(Math.min(20, body.data.length));
+  });
+
+  it('then a token\'s price, market cap, 24 h volume and times match the figures computed by hand from its events', async () => {
+    const prefix = await freshStream();
+    const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+    // These transactions of the recording (hand-checked figures below); ED5n… has no CREATE among them.
+    const picked = recorded.filter((m) => ['JBnr', 'mqSG', '2s39', '2m5n', '1Dnj', '2bhr'].some((p) => m.signature.startsWith(p)));
+    for (const m of picked) await publish(replayCopy(m, 'test', 0, T0).message);
     const svc = await start(prefix, { clock: { now: T0 + 5_000 } });
     await svc.app.consumer.caughtUp(10_000);
     const { status, body } = await svc.tokens();
@@ -149,13 +182,12 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     expect(ed5.price! / (priceSol * SOL_USD)).toBeCloseTo(1, 12);
     expect(ed5.marketCap! / (marketCapSol * SOL_USD)).toBeCloseTo(1, 12);
     expect(ed5.volume! / (volumeSol * SOL_USD)).toBeCloseTo(1, 12);
-    expect(ed5.change).toBeNull(); // nothing is known from 24 h before
-    expect(ed5.timestamp).toBe(T0); // replayed copies are timed when they entered the stream
-    expect(ed5.replayed).toBe(true);
-    expect(ed5.usdSource).toBe('config');
-    // Never seen its CREATE and no metadata RPC configured: shown by mint.
-    expect(ed5.name).toBe(ED5);
-    expect(ed5.symbol).toBe('ED5n…PJBY');
+    expect(ed5.change).toBeNull(); // the recording holds no ED5n… price from 24 h before its trades
+    expect(ed5.timestamp).toBe(T0); // when the copy was replayed
+    expect(ed5.recordedAt).toBe(1725989127000); // the bundle's block time (2024-09-10)
+    expect(ed5).toMatchObject({ replayed: true, usdSource: 'config', solUsd: SOL_USD, solUsdObservedAt: null });
+    // Never seen created and no metadata RPC configured: no name or symbol, only the mint.
+    expect(ed5).toMatchObject({ mint: ED5, name: null, symbol: null });
 
     // LaunchLab mqSG…: CREATE base_mint_param {name PenguX, symbol PEX, decimals 6}, curve supply 1e15;
     // the BUY: amount_in 1 SOL, virtual_quote 10000000000 + real_quote_after 990000000 over
@@ -168,11 +200,7 @@ describe('when the recorded real trades are replayed into TRADES', () => {
 
     // pump.fun 2s39…: the CreateEvent's name and symbol.
     expect(byMint(body.data, MOODOG)).toMatchObject({ name: 'MOO DOG', symbol: 'MOODOG', volumeSol: 1 });
-
-    // Ranked by 24 h volume, highest first; quote assets are never rows.
-    const volumes = body.data.map((r) => r.volumeSol!);
-    expect(volumes).toEqual([...volumes].sort((a, b) => b - a));
-    expect(body.data.some((r) => r.mint === WSOL || r.mint === USDC)).toBe(false);
+    expect(body.data.map((r) => r.mint).sort()).toEqual([ED5, PEX, MOODOG, '7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1', (recorded.find((m) => m.signature.startsWith('2m5n')) as unknown as { mint: string }).mint].sort());
     // The pSo1…-quoted LaunchLab sell (1Dnj…) has no SOL or USD price: skipped, counted.
     expect(body.data.some((r) => r.mint.startsWith('KUCxmmJJ'))).toBe(false);
     expect(await svc.metric('tradewind_token_price_messages_skipped_total', { reason: 'unsupported_quote' })).toBe(1);
@@ -183,12 +211,10 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     // Volume is kept in whole lamports: quote_amount_ui / 150 SOL rounded to 1e-9 SOL.
     expect(usdcRow.volumeSol).toBe(Math.round((usdcCurve.quote_amount_ui / SOL_USD) * 1e9) / 1e9);
 
-    // The default limit is 20, and ?limit= narrows it.
+    // ?limit= narrows the list.
     expect((await svc.tokens(3)).body.data.map((r) => r.mint)).toEqual(body.data.slice(0, 3).map((r) => r.mint));
-    const dflt = await (await fetch(`${svc.base}/api/birdeye/tokens`)).json() as { data: unknown[] };
-    expect(dflt.data.length).toBe(Math.min(20, body.data.length));
 
-    // gRPC ListTokens serves the same rows.
+    // gRPC ListTokens serves the same rows ('' for an unknown name or symbol: proto3 strings have no null).
     const client = new PriceServiceClient(`127.0.0.1:${svc.ports.grpcPort}`, grpcCredentials.createInsecure());
     const grpc = await new Promise<ListTokensResponse>((resolve, reject) => client.listTokens({ limit: 5 }, (err, res) => (err ? reject(err) : resolve(res!))));
     client.close();
@@ -196,7 +222,61 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     expect(grpc.solUsd).toBe(SOL_USD);
     expect(grpc.solUsdSource).toBe(UsdSource.USD_SOURCE_CONFIG);
     const g = grpc.tokens.find((t) => t.mint === ED5);
-    if (g) expect(g.volume24hSol).toBe(1.570949359);
+    if (g) expect(g).toMatchObject({ volume24hSol: 1.570949359, name: '', symbol: '', replayed: true });
+  });
+
+  it('then a replay loop counts each recorded trade once, lists a token for 24 h after its last copy, and no SOL/USD rate means SOL only', async () => {
+    const prefix = await freshStream();
+    const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+    const clock = { now: T0 + 5_000 };
+    const svc = await start(prefix, { clock, env: { SOL_USD_PRICE: '' } });
+    for (let loop = 0; loop < 3; loop++) for (const m of recorded) await publish(replayCopy(m, 'loop', loop, T0 + loop * 11_000).message);
+    await svc.app.consumer.caughtUp(10_000);
+    let rows = (await svc.tokens()).body.data;
+    // Three passes, the same figures as one: 4 buys of ED5n… = 1.570949359 SOL, not three times that.
+    expect(byMint(rows, ED5)).toMatchObject({ volumeSol: 1.570949359, timestamp: T0 + 22_000, price: null, marketCap: null, volume: null, usdSource: null, solUsd: null });
+    expect(rows.every((r) => r.replayed && r.price === null && r.priceSol !== null)).toBe(true);
+    // The bundled recording holds no SOL/USDC or SOL/USDT swap: no rate from the stream.
+    expect(await svc.metric('tradewind_token_price_sol_usd', { source: 'stream' })).toBe(0);
+
+    clock.now = T0 + 22_000 + DAY - 1; // the last copies were replayed just under 24 h ago
+    rows = (await svc.tokens()).body.data;
+    expect(byMint(rows, ED5)).toBeDefined();
+    clock.now = T0 + 22_000 + DAY; // now exactly 24 h: no longer listed
+    expect((await svc.tokens()).body.data).toEqual([]);
+
+    // Replayed again: listed again with the same figures (its recorded trades are not counted anew).
+    for (const m of ed5Buys()) await publish(replayCopy(m, 'loop', 3, clock.now).message);
+    await svc.app.consumer.caughtUp(10_000);
+    expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 1.570949359, timestamp: clock.now });
+  });
+
+  it('then the change compares with the recording\'s own price 24 h of chain time before, never with an earlier pass', async () => {
+    const prefix = await freshStream();
+    const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+    const clock = { now: T0 + 5_000 };
+    const svc = await start(prefix, { clock });
+    // The four recorded ED5n… buys, their block times moved apart (only block_time_ms changed): b1 25 h
+    // before b4, b2 and b3 inside b4's 24 h, and b2 exactly 24 h before b4 (out of the window).
+    const [b1, b2, b3, b4] = ed5Buys();
+    const t4 = 1725989127000;
+    const chain = [{ ...b1!, block_time_ms: t4 - 25 * HOUR }, { ...b2!, block_time_ms: t4 - DAY }, { ...b3!, block_time_ms: t4 - HOUR }, { ...b4!, block_time_ms: t4 }];
+    for (const m of chain) await publish(replayCopy(m as TradeMessage, 'chg', 0, T0).message);
+    await svc.app.consumer.caughtUp(10_000);
+    const price = (m: TradeMessage) => (m as unknown as { price_sol: number }).price_sol;
+    let row = byMint((await svc.tokens()).body.data, ED5)!;
+    // Window (t4 − 24 h, t4]: b3 and b4 only; the price 24 h before t4 is b2's (the latest at or before t4 − 24 h).
+    expect(row.volumeSol).toBe((393794276 + 404234089) / 1e9);
+    expect(row.change!).toBeCloseTo(((price(b4!) - price(b2!)) / price(b2!)) * 100, 9);
+    expect(row.recordedAt).toBe(t4);
+
+    // A second pass, hours later by the wall clock: nothing changes (no comparison with the first pass).
+    clock.now = T0 + 6 * HOUR;
+    for (const m of chain) await publish(replayCopy(m as TradeMessage, 'chg', 1, clock.now).message);
+    await svc.app.consumer.caughtUp(10_000);
+    row = byMint((await svc.tokens()).body.data, ED5)!;
+    expect(row).toMatchObject({ volumeSol: (393794276 + 404234089) / 1e9, timestamp: T0 + 6 * HOUR, recordedAt: t4 });
+    expect(row.change!).toBeCloseTo(((price(b4!) - price(b2!)) / price(b2!)) * 100, 9);
   });
 });
 
@@ -249,12 +329,15 @@ describe('when token-price restarts', () => {
     await svc.app.stop();
     running.pop();
 
-    // More trades arrive while it is down.
-    for (const m of ed5Buys()) await publish(replayCopy(m, 'r', 1, T0 + 1_000).message);
+    // More trades arrive while it is down: the four ED5n… buys again, live this time (block time now).
+    for (const m of ed5Buys()) await publish({ ...m, block_time_ms: T0 + 1_000 });
     svc = await start(prefix, { clock });
     await svc.app.consumer.caughtUp(10_000);
     const resumed = (await svc.tokens()).body;
-    expect(byMint(resumed.data, ED5)!.volumeSol).toBe(2 * 1.570949359);
+    // ED5n… now has a live row (listed first); its replayed row is not repeated.
+    expect(resumed.data[0]).toMatchObject({ mint: ED5, replayed: false, volumeSol: 1.570949359, timestamp: T0 + 1_000 });
+    expect(resumed.data.filter((r) => r.mint === ED5)).toHaveLength(1);
+    expect(resumed.data.length).toBe(before.data.length);
     expect(await svc.metric('tradewind_token_price_messages_total', { outcome: 'applied' })).toBe(4); // only the new ones
     await svc.app.stop();
     running.pop();
@@ -275,7 +358,7 @@ describe('when a stream sequence is applied twice (a redelivery after a lost ack
     const [b1] = ed5Buys();
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
-    const update = { kind: 'trade' as const, mint: ED5, source: 'pumpfun', timeMs: clock.now, priceSol: 1, volumeLamports: 386100226, facts: {}, replayed: false };
+    const update = { kind: 'trade' as const, mint: ED5, source: 'pumpfun', timeMs: clock.now, priceSol: 1, volumeLamports: 386100226, facts: {}, replayed: false, tradeId: 'test:0', recordedTimeMs: clock.now };
     expect(await svc.app.store.apply(1, update, clock.now)).toBe('skipped');
     expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 0.386100226, priceSol: (31886100226 / 1e9) / (1009530791558799 / 1e6) });
     expect(await svc.app.store.apply(2, update, clock.now)).not.toBe('skipped');
@@ -352,6 +435,21 @@ function cpmmSolUsdcSwap(timeMs: number, reserveSol = 20_000) {
   };
 }
 
+/**
+ * A PumpSwap BUY in a WSOL/USDC (or USDT) pool. Constructed for the test (the recording has none):
+ * the recorded PumpSwap BUY 4Urr… with its mints and derived figures replaced: base WSOL, quote the
+ * stablecoin, 2 000 SOL in the pool after the trade, `price_quote` = USD per SOL.
+ */
+function pumpswapSolUsd(timeMs: number, usdPerSol: number, stablecoin = USDC) {
+  const real = recorded.find((m) => m.signature.startsWith('4Urr') && m.transaction_type === 'BUY')! as unknown as Record<string, unknown>;
+  const { price_sol: _p, sol_amount_ui: _s, ...rest } = real;
+  return {
+    ...rest, signature: `constructed-${randomUUID()}`, block_time_ms: timeMs, mint: WSOL, base_mint: WSOL, quote_mint: stablecoin,
+    pool_base_token_reserves_after: '2000000000000', pool_quote_token_reserves_after: String(Math.round(2000 * usdPerSol * 1e6)),
+    price_quote: usdPerSol, token_amount_ui: 0.187224277, quote_amount_ui: 0.187224277 * usdPerSol,
+  };
+}
+
 describe('when SOL/USD can be read from the stream', () => {
   it('then rows use it and say so; a small pool is not trusted; a stale rate falls back to configuration', async () => {
     const prefix = await freshStream();
@@ -376,6 +474,41 @@ describe('when SOL/USD can be read from the stream', () => {
     row = byMint((await svc.tokens()).body.data, ED5)!;
     expect(row.usdSource).toBe('config');
     expect(row.price! / (row.priceSol! * SOL_USD)).toBeCloseTo(1, 12);
+  });
+
+  it('then a PumpSwap WSOL/USDT pool sets it too', async () => {
+    const prefix = await freshStream();
+    const clock = { now: Date.UTC(2026, 10, 21, 12) };
+    const svc = await start(prefix, { clock, env: { SOL_USD_PRICE: '' } });
+    await publish(pumpswapSolUsd(clock.now - MINUTE, 142.5, USDT));
+    await publish({ ...ed5Buys()[0], block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(10_000);
+    const row = byMint((await svc.tokens()).body.data, ED5)!;
+    expect(row).toMatchObject({ usdSource: 'stream', solUsd: 142.5, solUsdObservedAt: clock.now - MINUTE });
+    expect(row.price! / (row.priceSol! * 142.5)).toBeCloseTo(1, 12);
+    expect(await svc.metric('tradewind_token_price_sol_usd', { source: 'stream' })).toBe(142.5);
+  });
+
+  it('then a replayed recording\'s rate prices only replayed rows recorded up to SOL_USD_MAX_AGE_MS after it, and says when it was observed', async () => {
+    const prefix = await freshStream();
+    const T0 = Date.UTC(2026, 10, 21, 12);
+    const clock = { now: T0 + 1_000 };
+    const svc = await start(prefix, { clock, env: { SOL_USD_PRICE: '', SOL_USD_MAX_AGE_MS: String(10 * MINUTE) } });
+    const ed5Time = 1725989127000;
+    const moodog = recorded.filter((m) => m.signature.startsWith('2s39'));
+    const copies = [pumpswapSolUsd(ed5Time - 2 * MINUTE, 134.2), ...ed5Buys(), ...moodog];
+    for (const m of copies) await publish(replayCopy(m as TradeMessage, 'usd', 0, T0).message);
+    // A live trade at the same time: the replay's rate is not a live rate.
+    await publish({ ...ed5Buys()[0], mint: PEX, block_time_ms: T0 });
+    await svc.app.consumer.caughtUp(10_000);
+    const rows = (await svc.tokens()).body.data;
+    const ed5 = byMint(rows, ED5)!;
+    expect(ed5).toMatchObject({ replayed: true, usdSource: 'stream', solUsd: 134.2, solUsdObservedAt: ed5Time - 2 * MINUTE, recordedAt: ed5Time });
+    expect(ed5.price! / (ed5.priceSol! * 134.2)).toBeCloseTo(1, 12);
+    // MOO DOG was recorded 19 days after the rate: SOL only.
+    expect(byMint(rows, MOODOG)).toMatchObject({ replayed: true, price: null, usdSource: null, solUsd: null });
+    expect(byMint(rows, PEX)).toMatchObject({ replayed: false, price: null, usdSource: null });
+    expect(rows.some((r) => r.mint === WSOL || r.mint === USDC)).toBe(false);
   });
 
   it('then without any rate the USD figures are null and the SOL figures remain', async () => {

@@ -4,7 +4,36 @@
  * Every formatter answers "N/A" for null, undefined, NaN or ±Infinity, so a missing figure is
  * never shown as zero.
  */
-import type { TokenRow } from '../api';
+
+/**
+ * One row of `GET /api/birdeye/tokens` (docs/token-price.md): the product's live token row
+ * (`symbol, name, price, marketCap, volume, change, timestamp`) plus token-price's honesty fields.
+ * `price`, `marketCap`, `volume` are USD (null without a SOL/USD rate); the `*Sol` fields are the
+ * same figures in SOL; `symbol`/`name` are null when the token was never seen created (show the mint
+ * as an address then). Fields added after the first release are optional.
+ */
+export interface TokenRow {
+  mint: string;
+  symbol: string | null;
+  name: string | null;
+  price: number | null;
+  marketCap: number | null;
+  volume: number | null;
+  change: number | null;
+  /** Last trade on the stream, Unix ms (replayed rows: when the latest copy was replayed). */
+  timestamp: number | null;
+  priceSol: number | null;
+  marketCapSol: number | null;
+  volumeSol: number | null;
+  usdSource: 'stream' | 'config' | 'birdeye' | null;
+  /** USD per SOL used for the USD figures. */
+  solUsd?: number | null;
+  /** When that rate was observed (Unix ms; replayed rows: the recording's chain time). */
+  solUsdObservedAt?: number | null;
+  replayed: boolean;
+  /** Replayed rows: chain time of the token's latest recorded trade (Unix ms), null when unknown. */
+  recordedAt?: number | null;
+}
 
 /** Longest token name shown before it is cut (characters, counted as Unicode code points). */
 export const MAX_NAME_LENGTH = 25;
@@ -40,8 +69,8 @@ export function shortenMint(mint: string): string {
 
 /**
  * The label of a token row: its name, else its symbol, else its shortened mint, cut by
- * {@link formatName}. A name or symbol that is just the mint address (what token-price reports
- * when it knows no metadata) is shown shortened, like the mint itself.
+ * {@link formatName}. A name or symbol that is just the mint address (what older token-price
+ * versions and Birdeye-era rows reported for an unknown token) is shown shortened, like the mint.
  */
 export function tokenLabel(row: Pick<TokenRow, 'name' | 'symbol' | 'mint'>): string {
   for (const candidate of [row.name, row.symbol]) {
@@ -52,26 +81,28 @@ export function tokenLabel(row: Pick<TokenRow, 'name' | 'symbol' | 'mint'>): str
   return shortenMint(row.mint);
 }
 
+/** The smallest positive amount 6 decimals can show: 0.000001. */
+const PRICE_STEP = 10 ** -PRICE_DECIMALS;
+
 /**
- * `value` with `decimals` decimals; a non-zero value that would round to zero is shown with three
- * significant digits instead (e.g. 3.3976e-8 → "0.0000000340"), so a positive price never reads
- * as 0.
+ * `value` with exactly {@link PRICE_DECIMALS} decimals, `prefix` before and `suffix` after it; a
+ * positive value that would round to 0.000000 reads "<0.000001" instead, so a traded token never
+ * reads as free and no extra decimals are shown.
  */
-function fixedOrSignificant(value: number, decimals: number): string {
-  const fixed = value.toFixed(decimals);
-  if (value === 0 || Number(fixed) !== 0) return fixed;
-  const digits = Math.min(20, Math.ceil(-Math.log10(Math.abs(value))) + 2);
-  return value.toFixed(digits);
+function sixDecimals(value: number, prefix: string, suffix: string): string {
+  const fixed = value.toFixed(PRICE_DECIMALS);
+  if (value > 0 && Number(fixed) === 0) return `<${prefix}${PRICE_STEP.toFixed(PRICE_DECIMALS)}${suffix}`;
+  return `${prefix}${fixed}${suffix}`;
 }
 
-/** A USD price with 6 decimals: 0.0001234 → "$0.000123", 1.5 → "$1.500000"; null → "N/A". */
+/** A USD price with 6 decimals: 0.0001234 → "$0.000123", 1.5 → "$1.500000", 4e-7 → "<$0.000001"; null → "N/A". */
 export function formatPrice(usd: number | null | undefined): string {
-  return isFiniteNumber(usd) ? `$${fixedOrSignificant(usd, PRICE_DECIMALS)}` : NOT_AVAILABLE;
+  return isFiniteNumber(usd) ? sixDecimals(usd, '$', '') : NOT_AVAILABLE;
 }
 
-/** A SOL price with 6 decimals and a " SOL" suffix: 0.0001234 → "0.000123 SOL"; null → "N/A". */
+/** A SOL price with 6 decimals and a " SOL" suffix: 0.0001234 → "0.000123 SOL", 3.4e-8 → "<0.000001 SOL"; null → "N/A". */
 export function formatPriceSol(sol: number | null | undefined): string {
-  return isFiniteNumber(sol) ? `${fixedOrSignificant(sol, PRICE_DECIMALS)} SOL` : NOT_AVAILABLE;
+  return isFiniteNumber(sol) ? sixDecimals(sol, '', ' SOL') : NOT_AVAILABLE;
 }
 
 /**
@@ -156,4 +187,48 @@ export function tokenFigures(row: TokenRow): TokenFigures {
     direction: changeDirection(row.change),
     replayed: row.replayed === true,
   };
+}
+
+/**
+ * An age in words for notes: under a minute "N s", under an hour "N min", under two days "N h",
+ * else "N days" (whole units, rounded down; negative ages read "0 s").
+ */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)} h`;
+  return `${Math.floor(s / 86400)} days`;
+}
+
+/** A Unix ms time as its UTC date, "YYYY-MM-DD". */
+export function formatDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * The one line that says where the panel's USD figures come from, or null when no row has USD.
+ * Rows with different sources are summarised by the first USD row's source and rate (stream rows
+ * name their observation's age, or its recorded date for replayed rows).
+ * @param nowMs wall clock, Unix ms (for the age of a live stream observation).
+ */
+export function usdSourceNote(rows: readonly TokenRow[], nowMs: number): string | null {
+  const row = rows.find((r) => isFiniteNumber(r.price));
+  if (!row) return null;
+  const rate = isFiniteNumber(row.solUsd) ? ` $${row.solUsd.toFixed(2)}` : '';
+  switch (row.usdSource) {
+    case 'birdeye':
+      return 'USD figures from Birdeye’s token list.';
+    case 'config':
+      return `USD at the operator-configured SOL/USD rate${rate} (SOL_USD_PRICE), not one measured on the stream.`;
+    case 'stream': {
+      const at = row.solUsdObservedAt;
+      if (!isFiniteNumber(at)) return `USD at SOL/USD${rate} from SOL/USDC or SOL/USDT swaps on our stream.`;
+      return row.replayed
+        ? `USD at SOL/USD${rate} from a SOL/USDC or SOL/USDT swap in the recording (${formatDate(at)}).`
+        : `USD at SOL/USD${rate} from a SOL/USDC or SOL/USDT swap on our stream, ${formatAge(nowMs - at)} ago.`;
+    }
+    default:
+      return null;
+  }
 }

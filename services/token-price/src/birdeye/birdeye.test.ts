@@ -212,7 +212,7 @@ describe('createBirdeyeClient().listTokens', () => {
     expect(req?.headers.accept).toBe('application/json');
   });
 
-  it('converts lastTradeUnixTime seconds to ms, falls back to the address for blank names, drops unpriced tokens', async () => {
+  it('converts lastTradeUnixTime seconds to ms, gives null for blank names and symbols (never the address), drops unpriced tokens', async () => {
     const birdeye = await startBirdeye({ kind: 'ok', tokens: [DOC_SOL, NO_PRICE, PUMP_NO_METADATA, NO_VOLUME, NO_TRADE_TIME] });
     const rows = await client(birdeye).listTokens(50);
 
@@ -221,8 +221,8 @@ describe('createBirdeyeClient().listTokens', () => {
     expect(sol?.timestamp).toBe(1754885221 * 1000);
     expect(pump).toEqual<UpstreamToken>({
       mint: PUMP_NO_METADATA.address,
-      symbol: PUMP_NO_METADATA.address,
-      name: PUMP_NO_METADATA.address,
+      symbol: null,
+      name: null,
       price: 0.000012345,
       marketCap: null,
       volume: 1234.5,

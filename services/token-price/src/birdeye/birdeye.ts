@@ -55,8 +55,8 @@ const MAX_QUOTED_MESSAGE = 200;
  * One token from Birdeye, in the service's row shape.
  *
  * - `mint`: the token's mint address (Birdeye `address`).
- * - `symbol` / `name`: Birdeye `symbol` / `name`; either falls back to `mint` when Birdeye has it
- *   null, missing or blank.
+ * - `symbol` / `name`: Birdeye `symbol` / `name`; `null` when Birdeye has it null, missing or blank
+ *   (a client shows `mint` as an address then, never as a name).
  * - `price`: USD price per whole token (Birdeye `price`); always finite and ≥ 0.
  * - `marketCap`: USD market cap (Birdeye `mc`), or `null` when Birdeye has none.
  * - `volume`: 24 h trading volume in USD (Birdeye `v24hUSD`); always finite and ≥ 0.
@@ -69,8 +69,8 @@ const MAX_QUOTED_MESSAGE = 200;
  */
 export interface UpstreamToken {
   readonly mint: string;
-  readonly symbol: string;
-  readonly name: string;
+  readonly symbol: string | null;
+  readonly name: string | null;
   readonly price: number;
   readonly marketCap: number | null;
   readonly volume: number;
@@ -276,8 +276,8 @@ function toRow(token: BirdeyeToken): UpstreamToken | null {
   const lastTradeSeconds = finite(token.lastTradeUnixTime);
   return {
     mint: token.address,
-    symbol: nonBlank(token.symbol) ?? token.address,
-    name: nonBlank(token.name) ?? token.address,
+    symbol: nonBlank(token.symbol),
+    name: nonBlank(token.name),
     price,
     marketCap: nonNegative(token.mc),
     volume,

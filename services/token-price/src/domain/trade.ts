@@ -15,13 +15,20 @@ export const USD_STABLECOINS: ReadonlySet<string> = new Set([USDC_MINT, USDT_MIN
 const QUOTE_ASSETS: ReadonlySet<string> = new Set([WSOL_MINT, NATIVE_SOL, USDC_MINT, USDT_MINT]);
 
 /**
- * pump.fun's total supply of every token it creates: 1 000 000 000 tokens with 6 decimals. Source: the
- * program's Global account `token_total_supply` = 1_000_000_000_000_000 (pump-public-docs, and the
- * 2025+ CreateEvent's own `token_total_supply`, which the recording shows as 1000000000000000).
- * Used for pump.fun mints first seen mid-life, whose CreateEvent we did not see.
+ * pump.fun's total supply of every token it creates, in base units: 1 000 000 000 tokens × 10^6.
+ * Sources: the pump program's IDL (`6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P`, shipped in
+ * `@pump-fun/pump-sdk` 2.0.0 `src/idl/pump.json`) keeps one program-wide `Global.token_total_supply`
+ * that every new curve mints (`bondingCurve.ts`: `mintSupply = global.tokenTotalSupply`), the same
+ * SDK's `src/fees.ts` names it `ONE_BILLION_SUPPLY = 1_000_000_000_000_000`, and the 2025+
+ * CreateEvents of the bundled recording state `token_total_supply: "1000000000000000"`. Used for
+ * pump.fun mints whose CreateEvent we did not see (a CreateEvent's own value wins).
  */
 export const PUMPFUN_TOTAL_SUPPLY_RAW = 1_000_000_000_000_000n;
-/** pump.fun mints have 6 decimals (docs/decoding.md). */
+/**
+ * pump.fun mints have 6 decimals: the program creates every mint with 6 (ingest's
+ * `PUMPFUN_TOKEN_DECIMALS`, docs/decoding.md), as the recording shows, e.g. the PumpSwap
+ * CreatePoolEvent of the migrated pump.fun mint npB9… (transaction 2ffHb…) states `base_mint_decimals: 6`.
+ */
 export const PUMPFUN_DECIMALS = 6;
 const LAMPORTS_PER_SOL = 1e9;
 
@@ -58,9 +65,21 @@ export type TradeUpdate =
       readonly volumeLamports: number;
       readonly facts: TokenFacts;
       readonly replayed: boolean;
+      /** `<signature>:<instruction path>`: the same on-chain event in every replayed copy of it. */
+      readonly tradeId: string;
+      /** The event's time on the chain (see {@link recordedTimeMs}); null when the message states none. */
+      readonly recordedTimeMs: number | null;
     }
   | { readonly kind: 'create'; readonly mint: string; readonly source: string; readonly timeMs: number; readonly facts: TokenFacts; readonly replayed: boolean }
-  | { readonly kind: 'sol_usd'; readonly timeMs: number; readonly solUsd: number; readonly replayed: boolean }
+  | {
+      readonly kind: 'sol_usd';
+      readonly timeMs: number;
+      /** USD per SOL (a USD stablecoin counted as one dollar). */
+      readonly solUsd: number;
+      readonly replayed: boolean;
+      readonly tradeId: string;
+      readonly recordedTimeMs: number | null;
+    }
   | { readonly kind: 'ignored'; readonly reason: string };
 
 /** A message that is not a trade message of ARCHITECTURE §6 (or contradicts itself). */
@@ -75,6 +94,12 @@ export class InvalidTradeMessage extends Error {
 export interface InterpretOptions {
   /** SOL/USD at the time of the trade, for trades quoted in a USD stablecoin; null = unknown (such trades are ignored). */
   readonly solUsd: number | null;
+  /**
+   * The same for replayed copies (`replayed: true`): SOL/USD at the copy's chain time
+   * ({@link recordedTimeMs}, null when it has none) in the recording, null = unknown. Absent: `solUsd`
+   * is used for them too.
+   */
+  readonly replayedSolUsd?: (recordedTimeMs: number | null) => number | null;
   /** The JetStream message's own timestamp, Unix ms: the trade time when the message has no block time. */
   readonly streamTimeMs: number;
   /** Smallest SOL reserve (SOL, after the swap) of a WSOL/USD pool whose swap counts as a SOL/USD observation. */
@@ -87,15 +112,35 @@ type Json = Record<string, unknown>;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A trade's time, Unix ms. Live trades: `block_time_ms` (the chain's), else the stream's timestamp when
- * the chain gave none. Replayed copies of the bundled recording (`replayed: true`, see ingest's replay
- * source) are timed at `replayed_at_ms`, when the copy entered the stream: their block times are months
- * old, and the local ticker would otherwise be empty. Rows computed from them say `replayed: true`.
+ * When a message entered our stream's story, Unix ms: live trades at `block_time_ms` (the chain's),
+ * else the stream's timestamp when the chain gave none. Replayed copies of a recording (`replayed:
+ * true`, ingest's replay source) at `replayed_at_ms`, the moment the copy was published: it decides
+ * how long a replayed token stays listed, while its figures use the recording's own chain time
+ * ({@link recordedTimeMs}; docs/token-price.md, "Replayed data").
  */
 export function tradeTimeMs(message: Json, streamTimeMs: number): { timeMs: number; basis: TimeBasis } {
   if (message.replayed === true && isFiniteNumber(message.replayed_at_ms)) return { timeMs: message.replayed_at_ms, basis: 'replayed_at' };
   if (isFiniteNumber(message.block_time_ms)) return { timeMs: message.block_time_ms, basis: 'block_time' };
   return { timeMs: streamTimeMs, basis: 'stream' };
+}
+
+/**
+ * When the event happened on the chain, Unix ms: `block_time_ms`, else the event's own `timestamp`
+ * (pump.fun TradeEvent / CreateEvent and PumpSwap events log the program's `Clock::unix_timestamp`,
+ * seconds), else null. Replayed copies keep both fields as recorded (ingest's replay source), so this
+ * is the recording's time, not the replay's.
+ */
+export function recordedTimeMs(message: Json): number | null {
+  if (isFiniteNumber(message.block_time_ms)) return message.block_time_ms;
+  const ts = message.timestamp;
+  const seconds = typeof ts === 'string' && /^\d{1,12}$/.test(ts) ? Number(ts) : isFiniteNumber(ts) && ts >= 0 ? ts : undefined;
+  return seconds === undefined || seconds === 0 ? null : seconds * 1000;
+}
+
+/** `<signature>:<instruction path joined by .>`: one on-chain event, whichever copy of it carries it. */
+function tradeIdOf(m: Json): string {
+  const path = Array.isArray(m.instruction_path) ? m.instruction_path.join('.') : '';
+  return `${String(m.signature)}:${path}`;
 }
 
 /**
@@ -120,6 +165,9 @@ export function interpretTrade(body: Uint8Array, options: InterpretOptions): Tra
   }
   const { timeMs } = tradeTimeMs(m, options.streamTimeMs);
   const replayed = m.replayed === true;
+  const tradeId = tradeIdOf(m);
+  const recorded = recordedTimeMs(m);
+  const rate = replayed && options.replayedSolUsd !== undefined ? options.replayedSolUsd(recorded) : options.solUsd;
 
   if (type === 'CREATE') return interpretCreate(m, source, timeMs, replayed);
   // A pump.fun COMPLETE or MIGRATE names a pump.fun mint: its supply is known even when its CREATE was not seen.
@@ -136,15 +184,16 @@ export function interpretTrade(body: Uint8Array, options: InterpretOptions): Tra
   }
   const facts = factsOf(m, source);
 
-  if (USD_STABLECOINS.has(mint)) {
-    // A WSOL/USD pool: price_sol is SOL per dollar.
-    if (!(priced && source === 'raydium_cpmm')) return { kind: 'ignored', reason: 'stablecoin_pool' };
-    const priceSol = positiveNumber(m.price_sol, 'price_sol');
-    if (priceSol === undefined) return { kind: 'ignored', reason: 'unpriced' };
-    const reserveSol = cpmmSolReserveAfter(m);
+  const pool = solUsdPool(m, source, mint);
+  if (pool !== undefined) {
+    if (!priced) return { kind: 'ignored', reason: 'stablecoin_pool' };
+    const solUsd = pool.solUsd();
+    if (solUsd === undefined) return { kind: 'ignored', reason: 'unpriced' };
+    const reserveSol = pool.reserveSol();
     if (reserveSol === undefined || reserveSol < options.minRatePoolSol) return { kind: 'ignored', reason: 'rate_pool_too_small' };
-    return { kind: 'sol_usd', timeMs, solUsd: 1 / priceSol, replayed };
+    return { kind: 'sol_usd', timeMs, solUsd, replayed, tradeId, recordedTimeMs: recorded };
   }
+  if (USD_STABLECOINS.has(mint)) return { kind: 'ignored', reason: 'stablecoin_pool' };
   if (QUOTE_ASSETS.has(mint)) return { kind: 'ignored', reason: 'quote_asset' };
 
   let priceSol = positiveNumber(m.price_sol, 'price_sol');
@@ -155,10 +204,10 @@ export function interpretTrade(body: Uint8Array, options: InterpretOptions): Tra
     const priceQuote = positiveNumber(m.price_quote, 'price_quote');
     if (priceQuote === undefined) return { kind: 'ignored', reason: 'unpriced' };
     if (quoteMint === undefined || !USD_STABLECOINS.has(quoteMint)) return { kind: 'ignored', reason: 'unsupported_quote' };
-    if (options.solUsd === null) return { kind: 'ignored', reason: 'no_sol_usd_rate' };
-    priceSol = priceQuote / options.solUsd;
+    if (rate === null) return { kind: 'ignored', reason: 'no_sol_usd_rate' };
+    priceSol = priceQuote / rate;
     const quoteAmount = nonNegativeNumber(m.quote_amount_ui, 'quote_amount_ui');
-    volumeSol = quoteAmount === undefined ? undefined : quoteAmount / options.solUsd;
+    volumeSol = quoteAmount === undefined ? undefined : quoteAmount / rate;
   }
   if (priced && volumeSol === undefined) throw new InvalidTradeMessage('missing_amount', `${type} without sol_amount_ui`);
   return {
@@ -170,7 +219,38 @@ export function interpretTrade(body: Uint8Array, options: InterpretOptions): Tra
     volumeLamports: priced ? Math.round((volumeSol ?? 0) * LAMPORTS_PER_SOL) : 0,
     facts,
     replayed,
+    tradeId,
+    recordedTimeMs: recorded,
   };
+}
+
+/**
+ * A pool of SOL against a USD stablecoin (USDC or USDT), whose trades give SOL/USD, or undefined:
+ * - Raydium CPMM: the decoder names the non-WSOL side `mint`, and `price_sol` is SOL per stablecoin
+ *   token, so SOL/USD = 1 / price_sol; the SOL reserve after the swap is read from the SwapEvent vaults.
+ * - PumpSwap with base WSOL and quote USDC/USDT: `price_quote` is stablecoin per SOL (= SOL/USD); the SOL
+ *   reserve is `pool_base_token_reserves_after`.
+ * - PumpSwap with base USDC/USDT and quote WSOL: `price_sol` is SOL per stablecoin token (SOL/USD =
+ *   1 / price_sol); the SOL reserve is `pool_quote_token_reserves_after`.
+ * Both getters return undefined when the field is missing. @throws InvalidTradeMessage for a non-positive price.
+ */
+function solUsdPool(m: Json, source: string, mint: string): { solUsd(): number | undefined; reserveSol(): number | undefined } | undefined {
+  const inverse = (field: 'price_sol') => (): number | undefined => {
+    const p = positiveNumber(m[field], field);
+    return p === undefined ? undefined : 1 / p;
+  };
+  const lamports = (field: string) => (): number | undefined => {
+    const raw = decimalBigInt(m[field]);
+    return raw === undefined ? undefined : Number(raw) / LAMPORTS_PER_SOL;
+  };
+  if (source === 'raydium_cpmm' && USD_STABLECOINS.has(mint)) return { solUsd: inverse('price_sol'), reserveSol: () => cpmmSolReserveAfter(m) };
+  if (source !== 'pumpswap') return undefined;
+  const quote = typeof m.quote_mint === 'string' ? m.quote_mint : undefined;
+  if (mint === WSOL_MINT && quote !== undefined && USD_STABLECOINS.has(quote)) {
+    return { solUsd: () => positiveNumber(m.price_quote, 'price_quote'), reserveSol: lamports('pool_base_token_reserves_after') };
+  }
+  if (USD_STABLECOINS.has(mint) && quote === WSOL_MINT) return { solUsd: inverse('price_sol'), reserveSol: lamports('pool_quote_token_reserves_after') };
+  return undefined;
 }
 
 function interpretCreate(m: Json, source: string, timeMs: number, replayed: boolean): TradeUpdate {

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  WINDOW_MS, bucketInWindow, bucketStart, chooseSolUsd, expiredBucketCutoff, priceAtWindowStart, shortMint, toRow,
-  type SolUsdRate, type TokenState,
+  WINDOW_MS, bucketInWindow, bucketStart, chooseSolUsd, expiredBucketCutoff, priceAtWindowStart, toReplayedRow, toRow,
+  type ReplayedToken, type SolUsdRate, type TokenState,
 } from './window.js';
 
 const MINUTE = 60_000;
@@ -122,19 +122,10 @@ describe('when the SOL/USD rate is chosen', () => {
   });
 });
 
-describe('when a mint is shortened', () => {
-  it('then it keeps the first and last four characters around an ellipsis', () => {
-    expect(shortMint('AbCd1234567890WxYz')).toBe('AbCd…WxYz');
-    expect(shortMint(ED5)).toBe('ED5n…PJBY');
-    expect(shortMint('AbCdefWxYz')).toBe('AbCdefWxYz'); // 10 characters: kept
-    expect(shortMint('AbCdefgWxYz')).toBe('AbCd…WxYz');
-  });
-});
-
 describe('when a row is built', () => {
   const token = (over: Partial<TokenState> = {}): TokenState => ({
     mint: ED5, source: 'pumpfun', symbol: 'ED5', name: 'Ed Five', decimals: 3, supplyRaw: 2_000_000_000n,
-    priceSol: 0.5, lastTradeMs: T + W + 30_000, replayed: false, ...over,
+    priceSol: 0.5, lastTradeMs: T + W + 30_000, ...over,
   });
   const rate: SolUsdRate = { solUsd: 150, source: 'config', observedAtMs: null };
   const now = T + W + 2 * B;
@@ -150,21 +141,20 @@ describe('when a row is built', () => {
       change: 100, // (0.5 − 0.25) / 0.25 × 100
       timestamp: T + W + 30_000,
       priceSol: 0.5, marketCapSol: 1_000_000, volumeSol: 1.5,
-      usdSource: 'config', replayed: false,
+      usdSource: 'config', solUsd: 150, solUsdObservedAt: null, replayed: false, recordedAt: null,
     });
   });
 
   it('then a pump.fun token\'s figures match those computed by hand from its events', () => {
     // ED5n… after the JBnr… bundle: price from the last buy's virtual reserves, 1e15 base units with 6 decimals.
     const priceSol = (33070949359 / 1e9) / (973361836482154 / 1e6);
-    const row = toRow(token({ priceSol, decimals: 6, supplyRaw: 1_000_000_000_000_000n, replayed: true }), 386100226 + 386820768 + 393794276 + 404234089, new Map(), { solUsd: 150, source: 'stream', observedAtMs: now - 1 }, now, W, B);
+    const row = toRow(token({ priceSol, decimals: 6, supplyRaw: 1_000_000_000_000_000n }), 386100226 + 386820768 + 393794276 + 404234089, new Map(), { solUsd: 150, source: 'stream', observedAtMs: now - 1 }, now, W, B);
     expect(row.volumeSol).toBe(1.570949359);
     expect(row.marketCapSol! / (priceSol * 1e9)).toBeCloseTo(1, 12);
     expect(row.price! / (priceSol * 150)).toBeCloseTo(1, 12);
     expect(row.marketCap! / (priceSol * 1e9 * 150)).toBeCloseTo(1, 12);
     expect(row.volume! / (1.570949359 * 150)).toBeCloseTo(1, 12);
-    expect(row.usdSource).toBe('stream');
-    expect(row.replayed).toBe(true);
+    expect(row).toMatchObject({ usdSource: 'stream', solUsd: 150, solUsdObservedAt: now - 1, replayed: false });
     expect(row.change).toBeNull();
   });
 
@@ -200,14 +190,39 @@ describe('when a row is built', () => {
 
   it('then without a SOL/USD rate the USD figures are null and the SOL figures stay', () => {
     const row = toRow(token(), 1_500_000_000, before, { solUsd: null, source: null, observedAtMs: null }, now, W, B);
-    expect(row).toMatchObject({ price: null, marketCap: null, volume: null, usdSource: null, priceSol: 0.5, marketCapSol: 1_000_000, volumeSol: 1.5, change: 100 });
+    expect(row).toMatchObject({ price: null, marketCap: null, volume: null, usdSource: null, solUsd: null, priceSol: 0.5, marketCapSol: 1_000_000, volumeSol: 1.5, change: 100 });
   });
 
-  it('then an unknown symbol falls back to the shortened mint and an unknown name to the mint', () => {
+  it('then an unknown symbol or name stays null (never the mint or a shortened mint), with the mint beside it', () => {
     const row = toRow(token({ symbol: null, name: null }), 0, before, rate, now, W, B);
-    expect(row.symbol).toBe('ED5n…PJBY');
-    expect(row.name).toBe(ED5);
-    expect(toRow(token({ symbol: null }), 0, before, rate, now, W, B)).toMatchObject({ symbol: 'ED5n…PJBY', name: 'Ed Five' });
-    expect(toRow(token({ name: null }), 0, before, rate, now, W, B)).toMatchObject({ symbol: 'ED5', name: ED5 });
+    expect(row).toMatchObject({ mint: ED5, symbol: null, name: null });
+    expect(toRow(token({ symbol: null }), 0, before, rate, now, W, B)).toMatchObject({ symbol: null, name: 'Ed Five' });
+    expect(toRow(token({ name: null }), 0, before, rate, now, W, B)).toMatchObject({ symbol: 'ED5', name: null });
+  });
+});
+
+describe('when a replayed row is built', () => {
+  const replayed = (over: Partial<ReplayedToken> = {}): ReplayedToken => ({
+    mint: ED5, source: 'pumpfun', symbol: 'ED5', name: 'Ed Five', decimals: 6, supplyRaw: 1_000_000_000_000_000n,
+    priceSol: 0.5, volumeLamports: 1_500_000_000, recordedAtMs: T, thenPriceSol: null, replayedAtMs: T + 10 * DAY, ...over,
+  });
+  const none: SolUsdRate = { solUsd: null, source: null, observedAtMs: null };
+
+  it('then its figures are the recording\'s, its timestamp the replay\'s and its recorded time the chain\'s', () => {
+    expect(toReplayedRow(replayed(), none)).toEqual({
+      mint: ED5, symbol: 'ED5', name: 'Ed Five', price: null, marketCap: null, volume: null, change: null,
+      timestamp: T + 10 * DAY, priceSol: 0.5, marketCapSol: 500_000_000, volumeSol: 1.5,
+      usdSource: null, solUsd: null, solUsdObservedAt: null, replayed: true, recordedAt: T,
+    });
+  });
+
+  it('then the change compares with the recording\'s own price 24 h before, and is null without one', () => {
+    expect(toReplayedRow(replayed({ thenPriceSol: 0.4 }), none).change).toBeCloseTo(25, 10);
+    expect(toReplayedRow(replayed({ thenPriceSol: null }), none).change).toBeNull();
+  });
+
+  it('then a SOL/USD rate observed in the recording gives USD figures and says when it was observed', () => {
+    const row = toReplayedRow(replayed({ recordedAtMs: null }), { solUsd: 200, source: 'stream', observedAtMs: T - MINUTE });
+    expect(row).toMatchObject({ price: 100, volume: 300, marketCap: 100_000_000_000, usdSource: 'stream', solUsd: 200, solUsdObservedAt: T - MINUTE, recordedAt: null });
   });
 });

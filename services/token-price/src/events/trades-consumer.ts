@@ -51,6 +51,8 @@ export interface TradesConsumerOptions {
   readonly now: () => number;
   /** SOL/USD from configuration, for trades quoted in a USD stablecoin before the stream gave a rate. */
   readonly configuredSolUsd: number | undefined;
+  /** How long a SOL/USD observation stays in force, ms (replayed copies: in the recording's chain time). */
+  readonly solUsdMaxAgeMs: number;
   /** Smallest SOL reserve of a WSOL/USD pool whose swaps set SOL/USD (SOL). */
   readonly minRatePoolSol: number;
   /** Called with each mint that has no name yet and was never looked up. */
@@ -81,6 +83,13 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   let rollTimer: NodeJS.Timeout | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let solUsd: number | null = null;
+  /** The replayed recording's latest SOL/USD observation (chain time), for USD-quoted replayed trades. */
+  let recordedSolUsd: { solUsd: number; atMs: number } | null = null;
+  const replayedSolUsd = (recordedTimeMs: number | null): number | null => {
+    const r = recordedSolUsd;
+    if (r && recordedTimeMs !== null && recordedTimeMs >= r.atMs && recordedTimeMs - r.atMs <= options.solUsdMaxAgeMs) return r.solUsd;
+    return options.configuredSolUsd ?? null;
+  };
 
   async function prepare(): Promise<void> {
     const info = await options.jsm.streams.info(TRADES_STREAM);
@@ -118,7 +127,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   async function handle(msg: JsMsg): Promise<void> {
     let update;
     try {
-      update = interpretTrade(msg.data, { solUsd, streamTimeMs: Math.floor(Number(msg.info.timestampNanos) / 1e6), minRatePoolSol: options.minRatePoolSol });
+      update = interpretTrade(msg.data, { solUsd, replayedSolUsd, streamTimeMs: Math.floor(Number(msg.info.timestampNanos) / 1e6), minRatePoolSol: options.minRatePoolSol });
     } catch (err) {
       if (!(err instanceof InvalidTradeMessage)) throw err;
       metrics.messages.inc({ outcome: 'invalid' });
@@ -129,7 +138,10 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
       return;
     }
     const result = await store.apply(msg.seq, update, options.now());
-    if (update.kind === 'sol_usd' && result !== 'skipped') solUsd = update.solUsd;
+    if (update.kind === 'sol_usd' && result !== 'skipped') {
+      if (!update.replayed) solUsd = update.solUsd;
+      else if (update.recordedTimeMs !== null && (recordedSolUsd === null || update.recordedTimeMs >= recordedSolUsd.atMs)) recordedSolUsd = { solUsd: update.solUsd, atMs: update.recordedTimeMs };
+    }
     if (result === 'skipped') metrics.messages.inc({ outcome: 'duplicate' });
     else if (update.kind === 'ignored') {
       metrics.messages.inc({ outcome: 'ignored' });

@@ -19,7 +19,8 @@ function usdSource(source: RowUsdSource): UsdSource {
 function toToken(row: TokenRow): PriceToken {
   const opt = (v: number | null) => (v === null ? undefined : v);
   return {
-    mint: row.mint, symbol: row.symbol, name: row.name,
+    // proto3 strings cannot be null: '' means not known (never seen created, no metadata).
+    mint: row.mint, symbol: row.symbol ?? '', name: row.name ?? '',
     priceUsd: opt(row.price), marketCapUsd: opt(row.marketCap), volume24hUsd: opt(row.volume), change24hPercent: opt(row.change),
     lastTradeTimeMs: BigInt(row.timestamp ?? 0),
     priceSol: opt(row.priceSol), marketCapSol: opt(row.marketCapSol), volume24hSol: opt(row.volumeSol),

@@ -5,17 +5,23 @@
  *
  * | key | type | content |
  * |---|---|---|
- * | `state` | hash | `seq` last applied TRADES sequence, `stream_created` the stream's creation time (a recreated stream means rebuild), `sol_usd` / `sol_usd_ms` / `sol_usd_replayed` the stream's last SOL/USD observation |
- * | `t:<mint>` | hash | `source, symbol, name, decimals, supply, price_sol, last_ms, replayed, meta`; expires `ttlMs` after the token's last trade |
+ * | `state` | hash | `seq` last applied TRADES sequence, `stream_created` the stream's creation time (a recreated stream means rebuild), `sol_usd` / `sol_usd_ms` the stream's last live SOL/USD observation |
+ * | `t:<mint>` | hash | identity `source, symbol, name, decimals, supply, meta` (live and replayed alike); live figures `price_sol, last_ms`; expires `ttlMs` after the token's last message |
  * | `px:<mint>` | hash | bucket start → `<time ms>|<price SOL>` (the bucket's close); trimmed to the window plus one older bucket; expires with the token |
  * | `b:<bucket>` | hash | mint → lamports traded in that bucket |
  * | `buckets` | zset | bucket starts that have a `b:` hash |
- * | `vol` | zset | mint → lamports traded inside the window: the ranking |
+ * | `vol` | zset | mint → lamports traded inside the window: the live ranking |
+ * | `rt:<mint>` | hash | replayed figures in recording time: `anchor` (chain time of the latest recorded trade, ms), `vol` (lamports of the distinct recorded trades in the 24 h up to `anchor`, plus those without a time), `price` (last price, SOL), `then` / `then_r` (last price at or before `anchor` − 24 h, and its time) |
+ * | `rx:<mint>` | hash | replayed event id (`<signature>:<instruction path>`) → `<chain time ms or ->|<lamports>|<price SOL>`: each recorded event counts once however often the replay loops |
+ * | `rz:<mint>` | zset | replayed event id → chain time (ms), for moving the window |
+ * | `rvol` | zset | mint → `rt:<mint>` `vol`: the replayed ranking |
+ * | `rseen` | zset | mint → when its latest replayed copy entered the stream (ms): replayed tokens are listed for 24 h after it |
+ * | `rsol` | zset | `<USD per SOL>|<event id>` → chain time: SOL/USD observations of the replayed recording |
  * | `leader` | string | the process that consumes TRADES (lease) |
  */
 import type { RedisClientType } from 'redis';
 import type { TokenFacts, TradeUpdate } from '../domain/trade.js';
-import { bucketStart, expiredBucketCutoff, type TokenState } from '../domain/window.js';
+import { bucketStart, expiredBucketCutoff, type ReplayedToken, type TokenIdentity, type TokenState } from '../domain/window.js';
 
 /** Any connected node-redis client (v5+). */
 export type Redis = RedisClientType<any, any, any, any, any>;
@@ -31,7 +37,7 @@ if kind == 'noop' then return 0 end
 local t = tonumber(ARGV[4])
 if kind == 'sol_usd' then
   local prev = tonumber(redis.call('HGET', state, 'sol_usd_ms') or '-1')
-  if t >= prev then redis.call('HSET', state, 'sol_usd', ARGV[5], 'sol_usd_ms', ARGV[4], 'sol_usd_replayed', ARGV[13]) end
+  if t >= prev then redis.call('HSET', state, 'sol_usd', ARGV[5], 'sol_usd_ms', ARGV[4]) end
   return 0
 end
 -- identity facts: the first stated value wins (CREATE comes first on the chain)
@@ -48,7 +54,7 @@ end
 local now, window, bucketMs = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local last = tonumber(redis.call('HGET', token, 'last_ms') or '-1')
 if t >= last then
-  redis.call('HSET', token, 'price_sol', ARGV[5], 'last_ms', ARGV[4], 'replayed', ARGV[13])
+  redis.call('HSET', token, 'price_sol', ARGV[5], 'last_ms', ARGV[4])
 end
 local b = ARGV[7]
 local prev = redis.call('HGET', px, b)
@@ -63,12 +69,86 @@ if redis.call('HLEN', px) > 2 * (window / bucketMs) + 4 then
 end
 local lamports = tonumber(ARGV[6])
 if kind == 'trade' and lamports > 0 and tonumber(b) > now - window - bucketMs then
-  redis.call('HINCRBY', bucket, ARGV[14], lamports)
+  redis.call('HINCRBY', bucket, ARGV[13], ARGV[6])
   redis.call('ZADD', buckets, b, b)
-  redis.call('ZINCRBY', vol, lamports, ARGV[14])
+  redis.call('ZINCRBY', vol, ARGV[6], ARGV[13])
 end
 redis.call('PEXPIRE', token, ttl)
 redis.call('PEXPIRE', px, ttl)
+return needsMeta
+`;
+
+/**
+ * A replayed copy (ingest's replay of a recording). Its figures live in recording time (module doc):
+ * the first copy of an event adds it; later copies (the replay looping) only keep the token listed.
+ * ARGV: 1 seq, 2 kind (trade | price | sol_usd), 3 mint, 4 replayed-at ms, 5 chain time ms or '',
+ * 6 price (SOL per token; USD per SOL for sol_usd), 7 lamports, 8 event id, 9 ttl ms, 10 window ms,
+ * 11 facts JSON, 12 source.
+ */
+const APPLY_REPLAYED = `
+local state, token, rt, rx, rz, rvol, rseen, rsol = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local seq = tonumber(ARGV[1])
+local applied = tonumber(redis.call('HGET', state, 'seq') or '0')
+if seq <= applied then return -1 end
+redis.call('HSET', state, 'seq', ARGV[1])
+local kind, mint, at, recorded, price, id = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[8]
+local lamports, ttl, window = tonumber(ARGV[7]), tonumber(ARGV[9]), tonumber(ARGV[10])
+if kind == 'sol_usd' then
+  if recorded ~= '' then
+    redis.call('ZADD', rsol, recorded, price .. '|' .. id)
+    redis.call('PEXPIRE', rsol, ttl)
+  end
+  return 0
+end
+local facts = cjson.decode(ARGV[11])
+for k, v in pairs(facts) do redis.call('HSETNX', token, k, v) end
+redis.call('HSETNX', token, 'source', ARGV[12])
+local needsMeta = 0
+if redis.call('HEXISTS', token, 'name') == 0 and redis.call('HEXISTS', token, 'meta') == 0 then needsMeta = 1 end
+redis.call('PEXPIRE', token, ttl)
+local seen = tonumber(redis.call('ZSCORE', rseen, mint) or '-1')
+if at > seen then redis.call('ZADD', rseen, ARGV[4], mint) end
+if redis.call('HSETNX', rx, id, (recorded == '' and '-' or recorded) .. '|' .. ARGV[7] .. '|' .. price) == 1 then
+  local f = redis.call('HMGET', rt, 'anchor', 'vol', 'then_r')
+  local anchor, vol, thenR = tonumber(f[1]), tonumber(f[2] or '0'), tonumber(f[3])
+  if recorded == '' then
+    -- no chain time: counted in the window; the recording puts such captures last, so its price is the latest
+    vol = vol + lamports
+    redis.call('HSET', rt, 'price', price)
+  else
+    local t = tonumber(recorded)
+    redis.call('ZADD', rz, recorded, id)
+    if anchor == nil or t >= anchor then
+      if anchor ~= nil and t > anchor then
+        -- the window (anchor - 24 h, anchor] moves forward: events that leave it leave the volume,
+        -- and the newest of them is the price 24 h before
+        local gone = redis.call('ZRANGEBYSCORE', rz, '(' .. string.format('%.0f', anchor - window), string.format('%.0f', t - window), 'WITHSCORES')
+        for i = 1, #gone, 2 do
+          local _, _, gl, gp = string.find(redis.call('HGET', rx, gone[i]), '^[^|]*|([^|]*)|(.*)$')
+          vol = vol - tonumber(gl)
+          local gt = tonumber(gone[i + 1])
+          if thenR == nil or gt >= thenR then
+            thenR = gt
+            redis.call('HSET', rt, 'then', gp, 'then_r', gone[i + 1])
+          end
+        end
+      end
+      redis.call('HSET', rt, 'price', price, 'anchor', recorded)
+      vol = vol + lamports
+    elseif t > anchor - window then
+      vol = vol + lamports
+    elseif thenR == nil or t >= thenR then
+      redis.call('HSET', rt, 'then', price, 'then_r', recorded)
+    end
+  end
+  redis.call('HSET', rt, 'vol', string.format('%.0f', vol))
+end
+-- (re)rank: also after a read dropped the token for want of copies in the last 24 h
+local vol = redis.call('HGET', rt, 'vol')
+if vol and tonumber(vol) > 0 then redis.call('ZADD', rvol, vol, mint) else redis.call('ZREM', rvol, mint) end
+redis.call('PEXPIRE', rt, ttl)
+redis.call('PEXPIRE', rx, ttl)
+redis.call('PEXPIRE', rz, ttl)
 return needsMeta
 `;
 
@@ -92,14 +172,15 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 /** Largest number of expired buckets one roll removes (a roll after long downtime is split into several calls). */
 const ROLL_BATCH = 500;
 
-/** The stream's SOL/USD observation as stored. */
+/** The stream's last live SOL/USD observation as stored. */
 export interface StoredSolUsd {
+  /** USD per SOL. */
   readonly solUsd: number;
+  /** The observation's trade time, Unix ms. */
   readonly observedAtMs: number;
-  readonly replayed: boolean;
 }
 
-/** A ranked token with what a row needs. */
+/** A ranked live token with what a row needs. */
 export interface RankedToken {
   readonly token: TokenState;
   readonly volumeLamports: number;
@@ -158,6 +239,7 @@ export class TokenStore {
    * @returns `skipped` (already applied), `applied`, or `needs_metadata` (the token has no name yet and was never looked up).
    */
   async apply(seq: number, update: TradeUpdate, nowMs: number): Promise<'skipped' | 'applied' | 'needs_metadata'> {
+    if ((update.kind === 'trade' || update.kind === 'price' || update.kind === 'sol_usd') && update.replayed) return this.applyReplayed(seq, update);
     const { windowMs, bucketMs, tokenTtlMs } = this.options;
     const isToken = update.kind === 'trade' || update.kind === 'price' || update.kind === 'create';
     const mint = isToken ? update.mint : '';
@@ -167,12 +249,30 @@ export class TokenStore {
     const value = update.kind === 'sol_usd' ? update.solUsd : update.kind === 'trade' || update.kind === 'price' ? update.priceSol : 0;
     const lamports = update.kind === 'trade' ? update.volumeLamports : 0;
     const facts = isToken ? factsFields(update.facts) : {};
-    const replayed = update.kind === 'ignored' ? false : update.replayed;
     const result = await this.redis.eval(APPLY, {
       keys: [this.key('state'), this.key(`t:${mint}`), this.key(`px:${mint}`), this.key(`b:${b}`), this.key('buckets'), this.key('vol')],
       arguments: [
-        String(seq), kind, isToken ? update.source : '', String(timeMs), String(value), String(lamports), String(b),
-        String(nowMs), String(windowMs), String(bucketMs), String(tokenTtlMs), JSON.stringify(facts), replayed ? '1' : '0', mint,
+        String(seq), kind, isToken ? update.source : '', String(timeMs), String(value), lamports.toFixed(0), String(b),
+        String(nowMs), String(windowMs), String(bucketMs), String(tokenTtlMs), JSON.stringify(facts), mint,
+      ],
+    });
+    if (result === -1) return 'skipped';
+    return result === 1 ? 'needs_metadata' : 'applied';
+  }
+
+  private async applyReplayed(seq: number, update: Extract<TradeUpdate, { kind: 'trade' | 'price' | 'sol_usd' }>): Promise<'skipped' | 'applied' | 'needs_metadata'> {
+    const mint = update.kind === 'sol_usd' ? '' : update.mint;
+    const value = update.kind === 'sol_usd' ? update.solUsd : update.priceSol;
+    const lamports = update.kind === 'trade' ? update.volumeLamports : 0;
+    const result = await this.redis.eval(APPLY_REPLAYED, {
+      keys: [
+        this.key('state'), this.key(`t:${mint}`), this.key(`rt:${mint}`), this.key(`rx:${mint}`), this.key(`rz:${mint}`),
+        this.key('rvol'), this.key('rseen'), this.key('rsol'),
+      ],
+      arguments: [
+        String(seq), update.kind, mint, String(update.timeMs), update.recordedTimeMs === null ? '' : update.recordedTimeMs.toFixed(0),
+        String(value), lamports.toFixed(0), update.tradeId, String(this.options.tokenTtlMs), String(this.options.windowMs),
+        JSON.stringify(update.kind === 'sol_usd' ? {} : factsFields(update.facts)), update.kind === 'sol_usd' ? '' : update.source,
       ],
     });
     if (result === -1) return 'skipped';
@@ -200,11 +300,71 @@ export class TokenStore {
     }
   }
 
-  /** The stream's last SOL/USD observation, or null. */
+  /** The stream's last live SOL/USD observation, or null. */
   async solUsd(): Promise<StoredSolUsd | null> {
-    const [rate, at, replayed] = await this.redis.hmGet(this.key('state'), ['sol_usd', 'sol_usd_ms', 'sol_usd_replayed']);
+    const [rate, at] = await this.redis.hmGet(this.key('state'), ['sol_usd', 'sol_usd_ms']);
     if (rate == null || at == null) return null;
-    return { solUsd: Number(rate), observedAtMs: Number(at), replayed: replayed === '1' };
+    return { solUsd: Number(rate), observedAtMs: Number(at) };
+  }
+
+  /**
+   * For each chain time in `atMs`, the replayed recording's latest SOL/USD observation at or before it
+   * and at most `maxAgeMs` older (the live rule, in recording time), or null.
+   */
+  async replayedSolUsd(atMs: readonly number[], maxAgeMs: number): Promise<(StoredSolUsd | null)[]> {
+    if (atMs.length === 0) return [];
+    const multi = this.redis.multi();
+    for (const at of atMs) multi.zRangeWithScores(this.key('rsol'), at, at - maxAgeMs, { BY: 'SCORE', REV: true, LIMIT: { offset: 0, count: 1 } } as never);
+    const replies = (await multi.exec()) as unknown as { value: string; score: number }[][];
+    return replies.map((r) => {
+      const hit = r[0];
+      if (!hit) return null;
+      const solUsd = Number(String(hit.value).slice(0, String(hit.value).indexOf('|')));
+      return Number.isFinite(solUsd) && solUsd > 0 ? { solUsd, observedAtMs: Number(hit.score) } : null;
+    });
+  }
+
+  /**
+   * The `limit` replayed tokens with the highest recording-time volume (module doc) among those with a
+   * copy replayed after `nowMs` − window, highest first (ties by mint, descending). Tokens whose last
+   * copy is older are dropped from the replayed ranking.
+   */
+  async topReplayed(limit: number, nowMs: number): Promise<ReplayedToken[]> {
+    const stale = (await this.redis.zRangeByScore(this.key('rseen'), '-inf', nowMs - this.options.windowMs)) as string[];
+    if (stale.length > 0) await this.redis.multi().zRem(this.key('rseen'), stale).zRem(this.key('rvol'), stale).exec();
+    const ranked = await this.redis.zRangeWithScores(this.key('rvol'), 0, limit * 2 - 1, { REV: true } as never);
+    if (ranked.length === 0) return [];
+    const multi = this.redis.multi();
+    for (const { value } of ranked) {
+      multi.hGetAll(this.key(`t:${String(value)}`));
+      multi.hGetAll(this.key(`rt:${String(value)}`));
+      multi.zScore(this.key('rseen'), String(value));
+    }
+    const replies = (await multi.exec()) as unknown as unknown[];
+    const out: ReplayedToken[] = [];
+    const gone: string[] = [];
+    ranked.forEach(({ value, score }, i) => {
+      const mint = String(value);
+      const identity = replies[i * 3] as Record<string, string> | undefined;
+      const figures = replies[i * 3 + 1] as Record<string, string> | undefined;
+      const seen = replies[i * 3 + 2] as number | string | null | undefined;
+      const priceSol = Number(figures?.price);
+      if (!identity || !figures || figures.price === undefined || seen == null || !Number.isFinite(priceSol)) {
+        gone.push(mint);
+        return;
+      }
+      out.push({
+        mint,
+        ...parseIdentity(identity),
+        priceSol,
+        volumeLamports: Number(score),
+        recordedAtMs: figures.anchor === undefined ? null : Number(figures.anchor),
+        thenPriceSol: figures.then === undefined ? null : Number(figures.then),
+        replayedAtMs: Number(seen),
+      });
+    });
+    if (gone.length > 0) await this.redis.zRem(this.key('rvol'), gone);
+    return out.slice(0, limit);
   }
 
   /**
@@ -273,22 +433,22 @@ function factsFields(facts: TokenFacts): Record<string, string> {
   return out;
 }
 
-function parseToken(mint: string, f: Record<string, string>): TokenState | null {
-  if (f.price_sol === undefined || f.last_ms === undefined) return null;
-  const priceSol = Number(f.price_sol);
-  const lastTradeMs = Number(f.last_ms);
-  if (!Number.isFinite(priceSol) || !Number.isFinite(lastTradeMs)) throw new StoreError(`token ${mint}: unreadable price_sol/last_ms`);
+function parseIdentity(f: Record<string, string>): TokenIdentity {
   return {
-    mint,
     source: f.source ?? 'unknown',
     symbol: f.symbol ?? null,
     name: f.name ?? null,
     decimals: f.decimals === undefined ? null : Number(f.decimals),
     supplyRaw: f.supply === undefined ? null : BigInt(f.supply),
-    priceSol,
-    lastTradeMs,
-    replayed: f.replayed === '1',
   };
+}
+
+function parseToken(mint: string, f: Record<string, string>): TokenState | null {
+  if (f.price_sol === undefined || f.last_ms === undefined) return null;
+  const priceSol = Number(f.price_sol);
+  const lastTradeMs = Number(f.last_ms);
+  if (!Number.isFinite(priceSol) || !Number.isFinite(lastTradeMs)) throw new StoreError(`token ${mint}: unreadable price_sol/last_ms`);
+  return { mint, ...parseIdentity(f), priceSol, lastTradeMs };
 }
 
 function escapeGlob(s: string): string {

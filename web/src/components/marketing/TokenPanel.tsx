@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { apiFetch, ApiError, type TokenRow } from '../../api';
-import { formatName, NOT_AVAILABLE, shortenMint, tokenFigures } from '../../lib/format';
+import { apiFetch, ApiError } from '../../api';
+import { formatDate, formatName, shortenMint, tokenFigures, usdSourceNote, type TokenRow } from '../../lib/format';
 
 /** Endpoint of the live ticker (docs/token-price.md). */
 export const TOKENS_URL = '/api/birdeye/tokens';
@@ -59,19 +59,36 @@ export function performanceLabel(state: { refreshError: string | null; responseM
   return state.responseMs <= goodMs ? LIVE_PANEL_TEXT.performanceGood : LIVE_PANEL_TEXT.performanceSlow;
 }
 
-/** A row's symbol: the API's symbol, or the shortened mint when it has none or it is the mint itself. */
-export function tokenSymbol(row: Pick<TokenRow, 'symbol' | 'mint'>): string {
+/** Shown in the name cell of a token with no name on record, beside its shortened mint. */
+export const MINT_ADDRESS_LABEL = 'Mint address';
+
+/**
+ * A row's symbol, or null when the API knows none (the token was never seen created and has no
+ * metadata; a symbol that is just the mint counts as none): the panel then shows the shortened mint,
+ * marked as an address.
+ */
+export function tokenSymbol(row: Pick<TokenRow, 'symbol' | 'mint'>): string | null {
   const symbol = row.symbol?.trim();
-  return symbol && symbol !== row.mint ? symbol : shortenMint(row.mint);
+  return symbol && symbol !== row.mint && symbol !== shortenMint(row.mint) ? symbol : null;
+}
+
+/** A row's name cut to 25 characters ({@link formatName}), or null when the API knows none (or gives the mint as name). */
+export function tokenName(row: Pick<TokenRow, 'name' | 'mint'>): string | null {
+  const name = row.name?.trim();
+  return name && name !== row.mint ? formatName(name) : null;
 }
 
 /**
- * A row's name cut to 25 characters ({@link formatName}), or "N/A" when the API knows no name
- * (token-price then reports the mint address as the name).
+ * The panel's one note about replayed rows, or null when none is replayed: all rows replayed →
+ * "Replayed mainnet data" with the recording's date range; some → the same, naming the marked rows.
  */
-export function tokenName(row: Pick<TokenRow, 'name' | 'mint'>): string {
-  const name = row.name?.trim();
-  return name && name !== row.mint ? formatName(name) : NOT_AVAILABLE;
+export function replayNote(rows: readonly TokenRow[]): string | null {
+  const replayed = rows.filter((r) => r.replayed);
+  if (replayed.length === 0) return null;
+  const dates = replayed.map((r) => r.recordedAt).filter((t): t is number => typeof t === 'number' && Number.isFinite(t));
+  const span = dates.length === 0 ? '' : ` recorded ${formatDate(Math.min(...dates))}${Math.min(...dates) === Math.max(...dates) ? '' : ` to ${formatDate(Math.max(...dates))}`}`;
+  const which = replayed.length === rows.length ? 'These figures come from' : 'Rows marked “Replayed” come from';
+  return `Replayed mainnet data. ${which} real trades${span}, replayed by this deployment: not current market data. Their 24 h volume and change are measured in the recording’s own time.`;
 }
 
 /**
@@ -144,8 +161,10 @@ export interface TokenPanelProps {
  * refresh the page to retry", the cause, and a Retry button that loads again without a reload)
  * and loaded ("Performance: Good" with the measured response time of the last request; see
  * {@link performanceLabel}). Each row: symbol, name cut to 25 characters, price with 6 decimals,
- * market cap in M or K, 24 h volume in M, signed 24 h change or N/A (web/src/lib/format.ts).
- * Replayed rows and SOL-only figures are labelled as such; cards below 640 px.
+ * market cap in M or K, 24 h volume in M, signed 24 h change or N/A (web/src/lib/format.ts). A
+ * token with no name on record shows its shortened mint, marked as an address. Replayed data is
+ * labelled once, in one note above the table (rows are marked only when live and replayed rows mix);
+ * the unit (SOL, or USD with its SOL/USD source) is stated once too; cards below 640 px.
  */
 export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelProps) {
   const { state, retry } = useTokens(refreshMs, now);
@@ -176,8 +195,10 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelPro
   }
 
   const rows = state.rows.map((row) => ({ row, f: tokenFigures(row) }));
-  const anyReplayed = rows.some((r) => r.f.replayed);
+  const replay = replayNote(state.rows);
+  const mixed = rows.some((r) => r.f.replayed) && rows.some((r) => !r.f.replayed);
   const anySol = rows.some((r) => r.f.unit === 'SOL');
+  const usd = usdSourceNote(state.rows, Date.now());
 
   return (
     <div className="home-tokens">
@@ -199,15 +220,19 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelPro
         <p className="home-tokens-empty">No trades in the last 24 hours yet</p>
       ) : (
         <>
-          {anyReplayed ? (
+          {replay ? (
             <p className="alert alert-warning home-tokens-note" data-testid="replay-note">
-              Rows marked <strong>Replay</strong> come from the bundled replay of recorded mainnet trades, not from live
-              trading: their figures are not current market data.
+              {replay}
             </p>
           ) : null}
           {anySol ? (
             <p className="muted home-tokens-note" data-testid="sol-note">
-              No SOL/USD rate is known for rows shown in SOL, so their price, market cap and volume are given in SOL.
+              Prices in SOL: no SOL/USD rate is known for these rows (none measured from SOL/USDC or SOL/USDT swaps on our stream), so no USD is shown.
+            </p>
+          ) : null}
+          {usd ? (
+            <p className="muted home-tokens-note" data-testid="usd-note">
+              {usd}
             </p>
           ) : null}
           <div className="home-tokens-table-wrap">
@@ -223,21 +248,31 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelPro
                 </tr>
               </thead>
               <tbody>
-                {rows.map(({ row, f }) => (
-                  <tr key={row.mint} data-testid="token-row">
-                    <th scope="row" className="home-tokens-name">
-                      <strong data-testid="token-symbol">{tokenSymbol(row)}</strong>
-                      <span className="muted" title={row.name ?? row.mint} data-testid="token-name">{tokenName(row)}</span>
-                      {f.replayed ? <span className="badge home-tokens-replay">Replay</span> : null}
-                    </th>
-                    <td data-label="Price">{f.price}</td>
-                    <td data-label="Market cap">{f.marketCap}</td>
-                    <td data-label="24 h volume">{f.volume}</td>
-                    <td data-label="24 h change" className={f.direction === 'up' ? 'positive' : f.direction === 'down' ? 'negative' : undefined}>
-                      {f.change}
-                    </td>
-                  </tr>
-                ))}
+                {rows.map(({ row, f }) => {
+                  const symbol = tokenSymbol(row);
+                  const name = tokenName(row);
+                  return (
+                    <tr key={row.mint} data-testid="token-row">
+                      <th scope="row" className="home-tokens-name">
+                        {symbol !== null ? (
+                          <strong data-testid="token-symbol">{symbol}</strong>
+                        ) : (
+                          <code data-testid="token-symbol" title={`Mint address ${row.mint}`}>{shortenMint(row.mint)}</code>
+                        )}
+                        <span className="muted" title={row.name ?? row.mint} data-testid="token-name">
+                          {name ?? MINT_ADDRESS_LABEL}
+                        </span>
+                        {mixed && f.replayed ? <span className="badge home-tokens-replay">Replayed</span> : null}
+                      </th>
+                      <td data-label="Price">{f.price}</td>
+                      <td data-label="Market cap">{f.marketCap}</td>
+                      <td data-label="24 h volume">{f.volume}</td>
+                      <td data-label="24 h change" className={f.direction === 'up' ? 'positive' : f.direction === 'down' ? 'negative' : undefined}>
+                        {f.change}
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>
