@@ -13,6 +13,8 @@ import { purgeExpired } from './db/sessions.js';
 import { registerRoutes } from './http/routes.js';
 import { authGrpcService } from './grpc/auth-service.js';
 import { createSubscriptionConsumer } from './events/subscription-changed.js';
+import { createNotificationsConsumer } from './events/notifications.js';
+import { purgeRateLimits } from './db/newsletter.js';
 import { createIdentityProvider, type IdentityProvider } from './domain/identity-provider.js';
 import { loadSigningKey } from './domain/signing-key.js';
 
@@ -29,7 +31,8 @@ export interface AuthDeps {
 type AppConfig = Pick<AuthConfig,
   'PORT' | 'HOST' | 'GRPC_PORT' | 'PUBLIC_URL' | 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET' | 'LOCAL_OIDC_ISSUER' | 'AUTH_JWT_PRIVATE_KEY'
   | 'AUTH_JWT_PRIVATE_KEY_FILE' | 'ACCESS_TOKEN_TTL_SECONDS' | 'REFRESH_TOKEN_TTL_SECONDS' | 'LOGIN_ATTEMPT_TTL_SECONDS' | 'OUTBOX_POLL_MS'
-  | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES'>;
+  | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES' | 'PROFILE_NAME_MAX_CHARS' | 'NOTIFICATIONS_MAX_PER_USER' | 'NOTIFICATIONS_PAGE_DEFAULT'
+  | 'NOTIFICATIONS_PAGE_MAX' | 'NOTIFICATIONS_READ_MAX_IDS' | 'NEWSLETTER_RATE_LIMIT_PER_MINUTE'>;
 
 /** Issuer (`iss`) of auth's access tokens: `<PUBLIC_URL>/auth`. */
 export function accessTokenIssuer(publicUrl: string): string {
@@ -46,13 +49,18 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
   const signIns = new Counter({ name: 'tradewind_auth_sign_ins_total', help: 'Sign-in callbacks by outcome', labelNames: ['outcome'], registers: [deps.registry] });
   const refreshes = new Counter({ name: 'tradewind_auth_token_refreshes_total', help: 'Refresh-token exchanges by outcome', labelNames: ['outcome'], registers: [deps.registry] });
   const usersCreated = new Counter({ name: 'tradewind_auth_users_created_total', help: 'Users created at their first sign-in (the user.created event committed to the outbox); repeat sign-ins do not count', registers: [deps.registry] });
+  const newsletterSignups = new Counter({ name: 'tradewind_auth_newsletter_signups_total', help: 'POST /api/newsletter by outcome (subscribed, already_subscribed, invalid, rate_limited)', labelNames: ['outcome'], registers: [deps.registry] });
   const http = createHttpApp({ logger: deps.logger, registry: deps.registry, service: 'auth', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
   let grpc: { port: number; stop(): Promise<void> } | undefined;
   let purge: NodeJS.Timeout | undefined;
   const consumer = createSubscriptionConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: deps.logger.child({ component: 'subscription-consumer' }), registry: deps.registry });
+  const notifications = createNotificationsConsumer({
+    db: deps.db, js: deps.js, jsm: deps.jsm, logger: deps.logger.child({ component: 'notifications-consumer' }), registry: deps.registry, maxPerUser: config.NOTIFICATIONS_MAX_PER_USER,
+    unreadMaxAgeMs: config.NOTIFICATIONS_UNREAD_MAX_AGE_MS,
+  });
 
   return {
-    /** Migrates, then serves HTTP and gRPC and starts the outbox relay and the subscription.changed consumer. @returns the bound ports. */
+    /** Migrates, then serves HTTP and gRPC and starts the outbox relay and the EVENTS consumers (subscription.changed, notifications). @returns the bound ports. */
     async start(): Promise<{ httpPort: number; grpcPort: number }> {
       await migrate(deps.db, AUTH_SCHEMA, authMigrations, deps.logger);
       const key = await loadSigningKey({ pem: config.AUTH_JWT_PRIVATE_KEY, file: config.AUTH_JWT_PRIVATE_KEY_FILE });
@@ -65,8 +73,12 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
       if (provider.name === 'local-oidc') deps.logger.warn({ issuer: config.LOCAL_OIDC_ISSUER }, 'sign-in uses the LOCAL OpenID Connect provider (no GOOGLE_CLIENT_ID)');
       await http.register(cookie);
       registerRoutes(http, {
-        db: deps.db, key, provider, relay, logger: deps.logger, signIns, refreshes, usersCreated,
-        config: { publicUrl, issuer, accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, loginAttemptTtlSeconds: config.LOGIN_ATTEMPT_TTL_SECONDS },
+        db: deps.db, key, provider, relay, logger: deps.logger, signIns, refreshes, usersCreated, newsletterSignups,
+        config: {
+          publicUrl, issuer, accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, loginAttemptTtlSeconds: config.LOGIN_ATTEMPT_TTL_SECONDS,
+          account: { nameMaxChars: config.PROFILE_NAME_MAX_CHARS, pageDefault: config.NOTIFICATIONS_PAGE_DEFAULT, pageMax: config.NOTIFICATIONS_PAGE_MAX, readMaxIds: config.NOTIFICATIONS_READ_MAX_IDS },
+          newsletterPerMinute: config.NEWSLETTER_RATE_LIMIT_PER_MINUTE,
+        },
       });
       await http.listen({ port: config.PORT, host: config.HOST });
       const address = http.server.address();
@@ -74,8 +86,10 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
       grpc = await startGrpcServer([authGrpcService(deps.db, deps.logger)], { host: config.HOST, port: config.GRPC_PORT });
       relay.start();
       await consumer.start();
+      await notifications.start();
       purge = setInterval(() => {
         purgeExpired(deps.db).catch((err: unknown) => deps.logger.warn({ err }, 'purge of expired sessions failed'));
+        purgeRateLimits(deps.db).catch((err: unknown) => deps.logger.warn({ err }, 'purge of rate-limit windows failed'));
       }, PURGE_INTERVAL_MS);
       purge.unref();
       return { httpPort, grpcPort: grpc.port };
@@ -86,8 +100,11 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
       await http.close();
       await grpc?.stop();
       await consumer.stop();
+      await notifications.stop();
       await relay.stop();
     },
     relay,
+    /** The notification bell's EVENTS consumer (tests rebuild it). */
+    notifications,
   };
 }

@@ -38,6 +38,19 @@ export const AuthConfigSchema = CommonConfig.extend({
   OUTBOX_BATCH_SIZE: PositiveInt.default(100),
   /** Largest accepted request body in bytes (default 16 KiB). */
   HTTP_BODY_LIMIT_BYTES: PositiveInt.default(16 * 1024),
+  /** Longest display name `PATCH /auth/user` accepts, in characters (Unicode code points) after trimming (default 100). */
+  PROFILE_NAME_MAX_CHARS: PositiveInt.default(100),
+  /** Notifications kept per user; older ones are deleted when a new one is stored (default 200). */
+  NOTIFICATIONS_MAX_PER_USER: PositiveInt.default(200),
+  /** Events older than this (ms) when the notifications consumer stores them arrive already read (catch-up on history; default 24 h). */
+  NOTIFICATIONS_UNREAD_MAX_AGE_MS: PositiveInt.default(86_400_000),
+  /** `GET /auth/notifications` page size without `limit` (default 20) and the largest `limit` accepted (default 100). */
+  NOTIFICATIONS_PAGE_DEFAULT: PositiveInt.default(20),
+  NOTIFICATIONS_PAGE_MAX: PositiveInt.default(100),
+  /** Most ids one `POST /auth/notifications/read` may name (default 200). */
+  NOTIFICATIONS_READ_MAX_IDS: PositiveInt.default(200),
+  /** `POST /api/newsletter` requests per client address per minute, across replicas (default 10); more answer 429 rate_limited. */
+  NEWSLETTER_RATE_LIMIT_PER_MINUTE: PositiveInt.default(10),
 }).superRefine((c, ctx) => {
   const production = c.NODE_ENV === 'production';
   if (c.LOCAL_OIDC_ISSUER && (c.GOOGLE_CLIENT_ID || production)) {
@@ -48,6 +61,9 @@ export const AuthConfigSchema = CommonConfig.extend({
   }
   if (c.GOOGLE_CLIENT_ID && !c.GOOGLE_CLIENT_SECRET) {
     ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'required with GOOGLE_CLIENT_ID' });
+  }
+  if (c.NOTIFICATIONS_PAGE_DEFAULT > c.NOTIFICATIONS_PAGE_MAX) {
+    ctx.addIssue({ code: 'custom', path: ['NOTIFICATIONS_PAGE_DEFAULT'], message: `must not exceed NOTIFICATIONS_PAGE_MAX (${c.NOTIFICATIONS_PAGE_MAX})` });
   }
   if (production && !c.AUTH_JWT_PRIVATE_KEY && !c.AUTH_JWT_PRIVATE_KEY_FILE) {
     ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_PRIVATE_KEY'], message: 'required in production so every replica signs with the same key' });

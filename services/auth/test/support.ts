@@ -40,7 +40,9 @@ export async function startHarness(label: string, overrides: Partial<Parameters<
     PORT: port, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: publicUrl, GOOGLE_CLIENT_ID: undefined, GOOGLE_CLIENT_SECRET: undefined,
     LOCAL_OIDC_ISSUER: oidc.issuer, AUTH_JWT_PRIVATE_KEY: undefined, AUTH_JWT_PRIVATE_KEY_FILE: undefined,
     ACCESS_TOKEN_TTL_SECONDS: 900, REFRESH_TOKEN_TTL_SECONDS: 3600, LOGIN_ATTEMPT_TTL_SECONDS: 600,
-    OUTBOX_POLL_MS: 100, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024, ...overrides,
+    OUTBOX_POLL_MS: 100, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024,
+    PROFILE_NAME_MAX_CHARS: 100, NOTIFICATIONS_MAX_PER_USER: 200, NOTIFICATIONS_PAGE_DEFAULT: 20, NOTIFICATIONS_PAGE_MAX: 100, NOTIFICATIONS_UNREAD_MAX_AGE_MS: 86_400_000,
+    NOTIFICATIONS_READ_MAX_IDS: 200, NEWSLETTER_RATE_LIMIT_PER_MINUTE: 10, ...overrides,
   }, { db, js: jetstream(nc), jsm, logger: createLogger({ service: 'auth', level: 'silent' }), registry, ...deps });
   const { grpcPort } = await app.start();
   return {

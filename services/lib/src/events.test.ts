@@ -45,6 +45,45 @@ const samples: { [S in EventSubject]: EventTypes[S] } = {
     previousUserPublicKey: 'UOLDKEY',
     accountPublicKey: 'AACCOUNT',
   },
+  'payment.succeeded': {
+    meta: meta('3e5a7c9d-1f4b-4d8c-ae3a-5b7d9f1c3e5a', new Date('2026-05-06T07:08:09.010Z')),
+    userId: '7d6c1f5a-0a3c-4c51-8a7e-0f2b6a3f9d10',
+    amount: 9_007_199_254_740_993n,
+    currency: 'usd',
+    stripeInvoiceId: 'in_123',
+    stripeEventId: 'evt_123',
+    stripeCustomerId: 'cus_123',
+    stripeSubscriptionId: 'sub_456',
+    plan: 'plus',
+    billingPeriod: 'monthly',
+    hostedInvoiceUrl: 'https://invoice.stripe.com/i/acct_1/test_1',
+    billingReason: 'subscription_cycle',
+  },
+  'payment.failed': {
+    meta: meta('4f6b8d0e-2a5c-4e9d-bf4b-6c8e0a2d4f6b', new Date('2026-05-06T07:08:09.011Z')),
+    userId: '7d6c1f5a-0a3c-4c51-8a7e-0f2b6a3f9d10',
+    amount: 1500n,
+    currency: 'eur',
+    stripeInvoiceId: 'in_124',
+    stripeEventId: 'evt_124',
+    stripeCustomerId: 'cus_123',
+    stripeSubscriptionId: 'sub_456',
+    plan: 'pro',
+    billingPeriod: 'yearly',
+    hostedInvoiceUrl: '',
+    billingReason: 'subscription_create',
+    attemptCount: 3,
+    nextPaymentAttempt: new Date('2026-05-09T07:08:09.000Z'),
+  },
+  'connection.limited': {
+    meta: meta('5a7c9e1f-3b6d-4f0e-8c5d-7d9f1b3e5a7c', new Date('2026-05-06T07:08:09.012Z')),
+    userId: '7d6c1f5a-0a3c-4c51-8a7e-0f2b6a3f9d10',
+    accountPublicKey: 'AACCOUNT',
+    userPublicKey: 'UUSER',
+    plan: 'starter',
+    limit: 1,
+    transport: 'websocket',
+  },
 };
 
 function catchError(fn: () => unknown): unknown {
@@ -65,6 +104,18 @@ describe('encodeEvent / decodeEvent', () => {
     expect(decoded).toEqual(event);
     expect(decoded.meta?.occurredAt).toBeInstanceOf(Date);
     expect(decoded.meta?.occurredAt?.getTime()).toBe(event.meta?.occurredAt?.getTime());
+  });
+
+  it('when EVENT_SUBJECTS is read, then it names every subject of EventTypes once, each with schema version 1', () => {
+    expect([...EVENT_SUBJECTS].sort()).toEqual(Object.keys(samples).sort());
+    expect(new Set(EVENT_SUBJECTS).size).toBe(EVENT_SUBJECTS.length);
+    for (const subject of EVENT_SUBJECTS) expect(EVENT_SCHEMA_VERSIONS[subject]).toBe(1);
+  });
+
+  it('when payment.failed has no next attempt, then it decodes as undefined; an int64 amount above 2^53 stays exact', () => {
+    const event: EventTypes['payment.failed'] = { ...samples['payment.failed'], nextPaymentAttempt: undefined };
+    expect(decodeEvent('payment.failed', encodeEvent('payment.failed', event)).nextPaymentAttempt).toBeUndefined();
+    expect(decodeEvent('payment.succeeded', encodeEvent('payment.succeeded', samples['payment.succeeded'])).amount).toBe(9_007_199_254_740_993n);
   });
 
   it('when subscription.changed has no trial end, then it decodes as undefined rather than the epoch', () => {

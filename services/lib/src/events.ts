@@ -8,9 +8,9 @@ import { nanos } from '@nats-io/transport-node';
 import type { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
 import { AppError } from './errors.js';
 import { upsertStream } from './nats.js';
-import { CredentialsRotated, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
+import { ConnectionLimited, CredentialsRotated, PaymentFailed, PaymentSucceeded, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
 
-export { CredentialsRotated, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
+export { ConnectionLimited, CredentialsRotated, PaymentFailed, PaymentSucceeded, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
 
 /** The stream holding every domain event. */
 export const EVENTS_STREAM = 'EVENTS';
@@ -28,18 +28,26 @@ export interface EventTypes {
   'user.created': UserCreated;
   'subscription.changed': SubscriptionChanged;
   'credentials.rotated': CredentialsRotated;
+  'payment.succeeded': PaymentSucceeded;
+  'payment.failed': PaymentFailed;
+  'connection.limited': ConnectionLimited;
 }
 
 export type EventSubject = keyof EventTypes;
 
 /** Every EVENTS subject. */
-export const EVENT_SUBJECTS = ['user.created', 'subscription.changed', 'credentials.rotated'] as const satisfies readonly EventSubject[];
+export const EVENT_SUBJECTS = [
+  'user.created', 'subscription.changed', 'credentials.rotated', 'payment.succeeded', 'payment.failed', 'connection.limited',
+] as const satisfies readonly EventSubject[];
 
 /** Current schema version of each event type (EventMeta.schema_version). */
 export const EVENT_SCHEMA_VERSIONS: Readonly<Record<EventSubject, number>> = {
   'user.created': 1,
   'subscription.changed': 1,
   'credentials.rotated': 1,
+  'payment.succeeded': 1,
+  'payment.failed': 1,
+  'connection.limited': 1,
 };
 
 interface Codec<T> {
@@ -51,6 +59,9 @@ const CODECS: { [S in EventSubject]: Codec<EventTypes[S]> } = {
   'user.created': UserCreated,
   'subscription.changed': SubscriptionChanged,
   'credentials.rotated': CredentialsRotated,
+  'payment.succeeded': PaymentSucceeded,
+  'payment.failed': PaymentFailed,
+  'connection.limited': ConnectionLimited,
 };
 
 /** Type guard for an EVENTS subject. */

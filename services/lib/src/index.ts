@@ -14,7 +14,7 @@ export { createDb, migrate, pingDb, sql, type DbOptions, type Migrations, type K
 export {
   EVENTS_STREAM, DEAD_LETTER_STREAM, EVENT_SUBJECTS, EVENT_SCHEMA_VERSIONS, DEFAULT_EVENTS_STREAM,
   deadLetterSubject, isEventSubject, newEventMeta, encodeEvent, decodeEvent, ensureEventsStreams,
-  UserCreated, SubscriptionChanged, CredentialsRotated,
+  UserCreated, SubscriptionChanged, CredentialsRotated, PaymentSucceeded, PaymentFailed, ConnectionLimited,
   type EventMeta, type EventTypes, type EventSubject, type EventsStreamOptions,
 } from './events.js';
 export { appendEvent, createOutboxRelay, outboxMigration, type OutboxTable, type OutboxDatabase, type OutboxRelay, type OutboxRelayOptions } from './outbox.js';

@@ -70,6 +70,15 @@ function sampleEvent<S extends EventSubject>(subject: S): EventTypes[S] {
       currentPeriodEnd: new Date('2030-02-02T03:04:05.678Z'), cancelAtPeriodEnd: false,
     },
     'credentials.rotated': { meta, userId, userPublicKey: 'UNEW', previousUserPublicKey: 'UOLD', accountPublicKey: 'AACC' },
+    'payment.succeeded': {
+      meta, userId, amount: 1500n, currency: 'usd', stripeInvoiceId: 'in_1', stripeEventId: 'evt_1', stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
+      plan: 'plus', billingPeriod: 'monthly', hostedInvoiceUrl: '', billingReason: 'subscription_cycle',
+    },
+    'payment.failed': {
+      meta, userId, amount: 1500n, currency: 'usd', stripeInvoiceId: 'in_1', stripeEventId: 'evt_2', stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
+      plan: 'plus', billingPeriod: 'monthly', hostedInvoiceUrl: '', billingReason: 'subscription_cycle', attemptCount: 1, nextPaymentAttempt: undefined,
+    },
+    'connection.limited': { meta, userId, accountPublicKey: 'AACC', userPublicKey: 'UNEW', plan: 'starter', limit: 1, transport: 'websocket' },
   };
   return events[subject];
 }

@@ -25,6 +25,7 @@ import {
   type Logger, type NatsConnection, type PlanId,
 } from '@tradewind/lib';
 import type { MsgHdrs, Subscription as NatsSubscription } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
 import type { CredentialVerifier, VerifiedUser } from './domain/verifier.js';
 import { CLOSE_CODES, WsProtocolError } from './domain/errors.js';
 import { parseReplayStart } from './domain/replay-request.js';
@@ -41,6 +42,7 @@ import { TradeFeeds, type FeedDelivery } from './delivery/subject-feed.js';
 import { Subscriptions } from './subscriptions.js';
 import { Session } from './session.js';
 import { createMetrics } from './metrics.js';
+import { ConnectionLimitEvents } from './connection-limit-events.js';
 import type { WsFanoutConfig } from './config.js';
 
 /** Subjects on which account JWTs pushed to the resolver travel (nats-server accounts.go: accClaimsReqSubj, accUpdateEventSubjOld). */
@@ -78,7 +80,7 @@ export type WsFanoutAppConfig = Pick<WsFanoutConfig,
   | 'PORT' | 'HOST' | 'WS_MAX_FRAME_BYTES' | 'WS_AUTH_TIMEOUT_MS' | 'WS_MAX_BUFFERED_BYTES'
   | 'WS_MAX_REPLAYS_PER_CONNECTION' | 'WS_REPLAY_BATCH_MESSAGES' | 'WS_REPLAY_PAUSE_BYTES' | 'WS_REPLAY_STALL_MS'
   | 'WS_LOGIN_FAILURES_PER_MINUTE' | 'WS_FILTER_MAX_ITEMS' | 'WS_RESUME_WINDOW_MS' | 'WS_HEARTBEAT_INTERVAL_MS'
-  | 'WS_PING_INTERVAL_MS' | 'WS_SOCKET_HIGH_WATER_BYTES' | 'WS_CLOSE_TIMEOUT_MS' | 'WS_TRUST_FORWARDED_FOR'>;
+  | 'WS_PING_INTERVAL_MS' | 'WS_SOCKET_HIGH_WATER_BYTES' | 'WS_CLOSE_TIMEOUT_MS' | 'WS_TRUST_FORWARDED_FOR' | 'WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS'>;
 
 /** The cheapest plan that includes replay (for messages). */
 const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
@@ -127,6 +129,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const loginGuard = new LoginGuard(config.WS_LOGIN_FAILURES_PER_MINUTE, Date.now, LOGIN_GUARD_MAX_ADDRESSES, 64);
   const scheduler = new FlushScheduler();
   const sessions = new Set<Session>();
+  const limitEvents = new ConnectionLimitEvents(jetstream(nc), { intervalMs: config.WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS, logger, counter: metrics.limitEvents });
 
   const onDelivered = ({ subject, recipients, bytes, msg }: FeedDelivery) => {
     metrics.sent.inc({ subject }, recipients);
@@ -218,6 +221,8 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       const limit = PLANS[plan].connections;
       // Per customer (account) for per-customer accounts, else per user key (verifier.ts, limitKey).
       if (!(await limiter.acquire(user.limitKey, session.id, limit))) {
+        // Fire-and-forget (never awaited, never throws): the customer's notification bell hears of it.
+        limitEvents.refused(user, plan, limit);
         const more = cheapestPlanWhere((p) => p.connections > limit);
         const better = more ? `the ${more.id} plan allows ${more.connections}` : 'contact us for more';
         throw new WsProtocolError('resource_exhausted', 'connection_limit',
@@ -436,6 +441,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       await feeds.stop();
       await subscriptions.stop();
       await planChanges.settled();
+      await limitEvents.settled();
       await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
       await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
       await limiter.stop();

@@ -62,6 +62,11 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
   WS_PING_INTERVAL_MS: PositiveInt.default(10_000),
   /** Bytes handed to a socket at once; the rest of a client's queue waits in the process until the socket drains. */
   WS_SOCKET_HIGH_WATER_BYTES: PositiveInt.default(256 * 1024),
+  /**
+   * Least time between two `connection.limited` events (EVENTS) of one customer whose logins are refused at the plan's
+   * connection limit, ms; refusals in between publish nothing, so a reconnect loop cannot flood EVENTS.
+   */
+  WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS: PositiveInt.default(60_000),
   /** After a close frame (slow consumer, refusal), how long the peer has to finish the close handshake before the socket is destroyed, ms. */
   WS_CLOSE_TIMEOUT_MS: PositiveInt.default(2_000),
 });

@@ -35,8 +35,14 @@ export function createMetrics(registry: Registry) {
       labelNames: ['result'], registers,
     }),
     planChanges: new Counter({ name: 'tradewind_ws_fanout_live_plan_changes_total', help: 'Live clients whose rights changed on an account update, by outcome', labelNames: ['outcome'], registers }),
+    limitEvents: new Counter({
+      name: 'tradewind_ws_fanout_connection_limit_events_total',
+      help: 'connection.limited events for logins refused at the plan\'s connection limit, by outcome: published, duplicate (another process published it this interval), suppressed (one already this interval), failed',
+      labelNames: ['outcome'], registers,
+    }),
   };
   for (const plan of PLAN_IDS) metrics.connections.set({ plan }, 0);
+  for (const outcome of ['published', 'duplicate', 'suppressed', 'failed']) metrics.limitEvents.inc({ outcome }, 0);
   for (const subject of TRADE_SUBJECTS) {
     metrics.deliveryLatency.zero({ subject });
     metrics.sent.inc({ subject }, 0);

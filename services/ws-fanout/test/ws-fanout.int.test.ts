@@ -1,9 +1,10 @@
 /** The service in-process against a real operator-mode nats-server and Redis: authentication, subscriptions, limits. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { encodeAccount, encodeUser, createAccount, createUser, decode, type Account } from '@nats-io/jwt';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { TRADE_PUBLISHED_MS_HEADER, TRADES_STREAM, type NatsConnection } from '@tradewind/lib';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { EVENTS_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADES_STREAM, decodeEvent, ensureEventsStreams, type EventTypes, type NatsConnection } from '@tradewind/lib';
 import { FEED_CONSUMER_PREFIX } from '../src/delivery/subject-feed.js';
 import {
   encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt,
@@ -17,11 +18,15 @@ let nats: LocalNats;
 let nc: NatsConnection;
 let sysNc: NatsConnection;
 let url: string;
+let eventsJsm: JetStreamManager;
 const CACHE_TTL_MS = 200;
 
 beforeAll(async () => {
   env = await startTestEnv();
   ({ nats, nc, sysNc } = env);
+  // EVENTS, as auth/billing create it in a deployment: connection.limited lands there.
+  eventsJsm = await jetstreamManager(nc);
+  await ensureEventsStreams(eventsJsm);
   // A fixed clock keeps every test inside one rate window (keys are per user, so runs never share them).
   t = await startTestApp(env, {}, { cacheTtlMs: CACHE_TTL_MS, rateClock: () => 1_800_000_030_000 });
   url = t.url;
@@ -273,17 +278,36 @@ describe('ws-fanout', () => {
     third.close();
   });
 
-  it('when a customer account\'s second user JWT connects while the first holds the starter slot, then connection_limit: slots are per customer account', async () => {
-    const spec = { accountPublicKey: newCustomerAccountKey(), name: 'customer-starter-slots', plan: 'starter' as const };
+  it('when a customer account\'s second user JWT connects while the first holds the starter slot, then connection_limit: slots are per customer account, and one connection.limited event names the user', async () => {
+    // As credential-issuer does: the account and its users are named with the Tradewind user id.
+    const userId = randomUUID();
+    const spec = { accountPublicKey: newCustomerAccountKey(), name: userId, plan: 'starter' as const };
     await pushAccountJwt(sysNc, await encodeCustomerAccount(nats.identities, spec));
     const userA = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
     const userB = await encodeCustomerUser(nats.identities, spec.accountPublicKey, { name: spec.name, ttlSeconds: 600 });
     const first = await authed({ jwt: userA.userJwt, seed: userA.userSeed });
+    const suppressed = await t.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'suppressed' });
     const second = await authAttempt({ jwt: userB.userJwt, nkey: userB.userSeed });
     const err = await second.next();
     expect(err).toMatchObject({ type: 'error', code: 'connection_limit' });
     expect(String(err.message)).toMatch(/starter plan allows 1 concurrent connection/);
     expect((await second.waitClosed()).code).toBe(4429);
+    // A reconnect loop within WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS (60 s here) publishes nothing more.
+    const third = await authAttempt({ jwt: userB.userJwt, nkey: userB.userSeed });
+    expect(await third.next()).toMatchObject({ type: 'error', code: 'connection_limit' });
+    await third.waitClosed();
+    expect(await t.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'suppressed' })).toBe(suppressed + 1);
+    const limited = async () => {
+      const info = await eventsJsm.streams.info(EVENTS_STREAM);
+      const found: Array<EventTypes['connection.limited']> = [];
+      for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
+        const m = await eventsJsm.streams.getMessage(EVENTS_STREAM, { seq }).catch(() => null);
+        if (m?.subject === 'connection.limited') found.push(decodeEvent('connection.limited', m.data));
+      }
+      return found.filter((e) => e.accountPublicKey === spec.accountPublicKey);
+    };
+    await vi.waitFor(async () => expect(await limited()).toHaveLength(1), { timeout: 5_000, interval: 50 });
+    expect((await limited())[0]).toMatchObject({ userId, userPublicKey: userB.userPublicKey, plan: 'starter', limit: 1, transport: 'websocket' });
     first.close();
     await first.waitClosed();
     await new Promise((r) => setTimeout(r, 100));

@@ -66,4 +66,50 @@ export const authMigrations: Migrations = {
       await sql`ALTER TABLE users ADD COLUMN subscription_version bigint NOT NULL DEFAULT 0`.execute(db);
     },
   },
+  // Issue 21: an editable name that later sign-ins keep, the notification bell, its preferences, and
+  // the blog's newsletter sign-up with its per-address rate limit.
+  '0005_account_notifications_newsletter': {
+    async up(db) {
+      await sql`ALTER TABLE users ADD COLUMN name_set_by_user boolean NOT NULL DEFAULT false`.execute(db);
+      // One row per EVENTS event that concerns a user; its id is the event id, so a redelivery inserts nothing.
+      await sql`
+        CREATE TABLE notifications (
+          id uuid PRIMARY KEY,
+          user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          kind text NOT NULL CHECK (kind IN ('plan_changed', 'payment_succeeded', 'payment_failed', 'credentials_rotated', 'connection_limited')),
+          title text NOT NULL,
+          body text NOT NULL,
+          link text,
+          created_at timestamptz NOT NULL,
+          read_at timestamptz
+        )`.execute(db);
+      await sql`CREATE INDEX notifications_user_newest ON notifications (user_id, created_at DESC, id DESC)`.execute(db);
+      await sql`CREATE INDEX notifications_user_unread ON notifications (user_id, kind) WHERE read_at IS NULL`.execute(db);
+      // No row = every kind on.
+      await sql`
+        CREATE TABLE notification_preferences (
+          user_id uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+          plan_changes boolean NOT NULL,
+          payments boolean NOT NULL,
+          credentials boolean NOT NULL,
+          connection_limits boolean NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`
+        CREATE TABLE newsletter_subscriptions (
+          email text PRIMARY KEY,
+          source text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      // Fixed one-minute windows shared by every replica; key is sha256 of the client address, never the address.
+      await sql`
+        CREATE TABLE rate_limit_windows (
+          scope text NOT NULL,
+          key text NOT NULL,
+          window_start timestamptz NOT NULL,
+          hits integer NOT NULL,
+          PRIMARY KEY (scope, key, window_start)
+        )`.execute(db);
+    },
+  },
 };

@@ -20,6 +20,8 @@ export interface UsersTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   last_sign_in_at: Date | null;
+  /** True once the user saved a name with `PATCH /auth/user`: sign-ins then keep it instead of the provider's. */
+  name_set_by_user: Generated<boolean>;
 }
 
 export interface LoginAttemptsTable {
@@ -55,7 +57,52 @@ export interface RefreshTokensTable {
   rotated_at: Date | null;
 }
 
+export interface NotificationsTable {
+  /** The EVENTS event id the notification was made from. */
+  id: string;
+  user_id: string;
+  /** One of NOTIFICATION_KINDS (domain/notifications.ts). */
+  kind: string;
+  title: string;
+  body: string;
+  /** A path of the web app (`/dashboard/plan`) or an absolute https URL (Stripe's hosted invoice); null for none. */
+  link: string | null;
+  /** When the event happened (its meta.occurred_at). */
+  created_at: Date;
+  read_at: Date | null;
+}
+
+export interface NotificationPreferencesTable {
+  user_id: string;
+  plan_changes: boolean;
+  payments: boolean;
+  credentials: boolean;
+  connection_limits: boolean;
+  updated_at: Generated<Date>;
+}
+
+export interface NewsletterSubscriptionsTable {
+  /** Normalised (trimmed, lowercase) address. */
+  email: string;
+  /** Where the sign-up came from ("blog"). */
+  source: string;
+  created_at: Generated<Date>;
+}
+
+export interface RateLimitWindowsTable {
+  /** Which limit ("newsletter"). */
+  scope: string;
+  /** sha256 hex of the limited key (the client address). */
+  key: string;
+  window_start: Date;
+  hits: number;
+}
+
 export interface AuthDatabase extends ConsumerTables {
+  notifications: NotificationsTable;
+  notification_preferences: NotificationPreferencesTable;
+  newsletter_subscriptions: NewsletterSubscriptionsTable;
+  rate_limit_windows: RateLimitWindowsTable;
   users: UsersTable;
   login_attempts: LoginAttemptsTable;
   sessions: SessionsTable;

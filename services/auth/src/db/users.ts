@@ -1,16 +1,17 @@
 /** Users repository. */
 import { randomUUID } from 'node:crypto';
-import { appendEvent, newEventMeta, type Kysely, type Transaction } from '@tradewind/lib';
+import { appendEvent, newEventMeta, sql, type Kysely, type Transaction } from '@tradewind/lib';
 import type { AuthDatabase, UsersTable } from './schema.js';
 import { NEW_USER_DEFAULTS } from '../domain/user.js';
 import type { VerifiedIdentity } from '../domain/identity-provider.js';
 
-export type UserRow = Omit<UsersTable, 'created_at' | 'updated_at' | 'subscription_version'> & { created_at: Date; updated_at: Date; subscription_version: string };
+export type UserRow = Omit<UsersTable, 'created_at' | 'updated_at' | 'subscription_version' | 'name_set_by_user'> & { created_at: Date; updated_at: Date; subscription_version: string; name_set_by_user: boolean };
 
 /**
  * Finds the user for a verified identity or creates it on the starter plan; a creation writes
- * `user.created` to the outbox in the same transaction. Profile fields (email, name, avatar)
- * follow the provider on every sign-in.
+ * `user.created` to the outbox in the same transaction. Email and avatar follow the provider on
+ * every sign-in; so does the name until the user saves one of their own (`name_set_by_user`, set by
+ * {@link updateUserName}), which later sign-ins keep.
  * @returns the user and whether it was created by this call.
  */
 export async function upsertUserOnSignIn(db: Kysely<AuthDatabase>, identity: VerifiedIdentity, requestId: string): Promise<{ user: UserRow; created: boolean }> {
@@ -36,7 +37,10 @@ export async function upsertUserOnSignIn(db: Kysely<AuthDatabase>, identity: Ver
     }
     const user = await trx
       .updateTable('users')
-      .set({ email: identity.email, name: identity.name, avatar_url: identity.avatarUrl, last_sign_in_at: new Date(), updated_at: new Date() })
+      .set({
+        email: identity.email, avatar_url: identity.avatarUrl, last_sign_in_at: new Date(), updated_at: new Date(),
+        name: sql<string>`CASE WHEN name_set_by_user THEN name ELSE ${identity.name} END`,
+      })
       .where('identity_provider', '=', identity.provider)
       .where('subject', '=', identity.subject)
       .returningAll()
@@ -58,4 +62,13 @@ export async function updateUserMetadata(
 ): Promise<UserRow | undefined> {
   const set = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
   return (await db.updateTable('users').set({ ...set, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirst()) as UserRow | undefined;
+}
+
+/**
+ * Saves a display name the user chose (already validated, see domain/user.ts parseProfileUpdate) and
+ * marks it as theirs, so a later sign-in no longer overwrites it with the provider's name.
+ * @returns the updated user, or undefined when the user does not exist.
+ */
+export async function updateUserName(db: Kysely<AuthDatabase>, id: string, name: string): Promise<UserRow | undefined> {
+  return (await db.updateTable('users').set({ name, name_set_by_user: true, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirst()) as UserRow | undefined;
 }

@@ -120,3 +120,36 @@ export function validateMetadataUpdate(update: { tier?: string | undefined; bill
     throw new AppError('invalid_argument', 'subscription_status must be a Stripe status such as active, trialing, past_due, canceled');
   }
 }
+
+/**
+ * The message of every refused name, e.g. "Name must be 1–100 characters" for `maxChars` 100
+ * (PROFILE_NAME_MAX_CHARS; the web app shows it next to the field).
+ */
+export function nameLengthMessage(maxChars: number): string {
+  return `Name must be 1–${maxChars} characters`;
+}
+
+/**
+ * Validates a `PATCH /auth/user` body: `{"name": string}`. The name is trimmed and must then hold
+ * 1..`maxChars` characters (Unicode code points) and no control characters. `email` may be present
+ * only when it equals the current address (case-insensitive): the address is the Google identity and
+ * cannot be changed here.
+ * @returns the trimmed name.
+ * @throws AppError('invalid_argument') with a readable message for anything else.
+ */
+export function parseProfileUpdate(body: unknown, currentEmail: string, maxChars: number): { name: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {"name": "..."}');
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((k) => k !== 'name' && k !== 'email');
+  if (unknown.length > 0) throw new AppError('invalid_argument', `Only the name can be changed (unknown field${unknown.length === 1 ? '' : 's'} ${unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')})`);
+  if ('email' in fields && (typeof fields.email !== 'string' || fields.email.trim().toLowerCase() !== currentEmail.toLowerCase())) {
+    throw new AppError('invalid_argument', 'The e-mail address is the one of your Google account and cannot be changed here');
+  }
+  if (typeof fields.name !== 'string') throw new AppError('invalid_argument', nameLengthMessage(maxChars));
+  const name = fields.name.trim();
+  const chars = [...name].length;
+  if (chars < 1 || chars > maxChars) throw new AppError('invalid_argument', nameLengthMessage(maxChars));
+  // C0/C1 controls (newlines, NUL, escapes) have no place in a display name.
+  if (/\p{Cc}/u.test(name)) throw new AppError('invalid_argument', 'Name must not contain line breaks or control characters');
+  return { name };
+}

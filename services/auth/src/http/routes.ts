@@ -9,6 +9,8 @@
  *   POST /auth/logout                   revokes the session (bearer token, refresh cookie or body) → 204
  *   GET  /auth/provider                 which identity provider is configured, with its label
  *   GET  /auth/.well-known/jwks.json    public keys of access tokens
+ * plus the account routes (http/account.ts: profile name, notifications, notification preferences)
+ * and POST /api/newsletter (http/newsletter.ts).
  * Authenticated calls without a valid session answer 401 {"status":401,"message":"No active session"}.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -24,6 +26,8 @@ import type { SigningKey } from '../domain/signing-key.js';
 import type { IdentityProvider } from '../domain/identity-provider.js';
 import type { UserRow } from '../db/users.js';
 import type { Counter } from 'prom-client';
+import { registerAccountRoutes, type AccountRouteConfig } from './account.js';
+import { registerNewsletterRoutes } from './newsletter.js';
 
 /** Cookie holding the refresh token (HttpOnly, path /auth). */
 export const REFRESH_COOKIE = 'tw_refresh';
@@ -50,12 +54,17 @@ export interface RouteDeps {
   refreshes: Counter<'outcome'>;
   /** Users created by a sign-in, counted once their transaction (with user.created) committed. */
   usersCreated: Counter;
+  /** Newsletter sign-ups by outcome (subscribed, already_subscribed, invalid, rate_limited). */
+  newsletterSignups: Counter<'outcome'>;
   config: {
     publicUrl: string;
     issuer: string;
     accessTokenTtlSeconds: number;
     refreshTokenTtlSeconds: number;
     loginAttemptTtlSeconds: number;
+    account: AccountRouteConfig;
+    /** NEWSLETTER_RATE_LIMIT_PER_MINUTE. */
+    newsletterPerMinute: number;
   };
 }
 
@@ -209,4 +218,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (!sessionId || !(await revokeSession(deps.db, sessionId, 'logout'))) return noSession(reply);
     return reply.status(204).send();
   });
+
+  registerAccountRoutes(app, { db: deps.db, config: config.account, currentSession, noSession });
+  registerNewsletterRoutes(app, { db: deps.db, perMinute: config.newsletterPerMinute, signups: deps.newsletterSignups });
 }

@@ -18,6 +18,9 @@ export const protobufFileName = "tradewind/v1/events.proto";
  *   user.created         -> UserCreated
  *   subscription.changed -> SubscriptionChanged
  *   credentials.rotated  -> CredentialsRotated
+ *   payment.succeeded    -> PaymentSucceeded
+ *   payment.failed       -> PaymentFailed
+ *   connection.limited   -> ConnectionLimited
  * Compatibility: fields are only ever added (never renumbered or retyped); a change a consumer
  * must notice bumps EventMeta.schema_version.
  */
@@ -116,6 +119,89 @@ export interface CredentialsRotated {
   previousUserPublicKey: string;
   /** Public NKey (A...) of the account the user belongs to. */
   accountPublicKey: string;
+}
+
+/**
+ * A subscription invoice was paid (subject payment.succeeded): billing, from Stripe's invoice.paid
+ * webhook (https://docs.stripe.com/api/events/types#event_types-invoice.paid), written through its
+ * outbox in the transaction that records the Stripe event, so one Stripe event gives at most one
+ * PaymentSucceeded. Invoices that charged nothing (amount_paid 0, e.g. a downgrade paid from credit)
+ * produce none.
+ */
+export interface PaymentSucceeded {
+  meta: EventMeta | undefined;
+  userId: string;
+  /** Amount charged, in the currency's smallest unit (cents for usd): the invoice's amount_paid. */
+  amount: bigint;
+  /** ISO 4217 code, lowercase as Stripe sends it ("usd"). */
+  currency: string;
+  /** Stripe ids: the invoice (in_...), the webhook event (evt_...), the customer and the subscription. */
+  stripeInvoiceId: string;
+  stripeEventId: string;
+  stripeCustomerId: string;
+  stripeSubscriptionId: string;
+  /**
+   * Plan the invoice bills ("plus" | "pro") and its period ("monthly" | "yearly"); empty when the
+   * invoice's price is not a Tradewind plan price.
+   */
+  plan: string;
+  billingPeriod: string;
+  /** Stripe's hosted invoice page; empty when Stripe gave none. */
+  hostedInvoiceUrl: string;
+  /** Why the invoice was created: "subscription_create" | "subscription_cycle" | "subscription_update" | ... */
+  billingReason: string;
+}
+
+/**
+ * A subscription invoice's payment attempt failed (subject payment.failed): billing, from Stripe's
+ * invoice.payment_failed webhook, through its outbox, at most once per Stripe event.
+ */
+export interface PaymentFailed {
+  meta: EventMeta | undefined;
+  userId: string;
+  /** Amount that could not be charged, in the currency's smallest unit: the invoice's amount_due. */
+  amount: bigint;
+  /** ISO 4217 code, lowercase ("usd"). */
+  currency: string;
+  stripeInvoiceId: string;
+  stripeEventId: string;
+  stripeCustomerId: string;
+  stripeSubscriptionId: string;
+  /** "plus" | "pro", and "monthly" | "yearly"; empty when unknown. */
+  plan: string;
+  billingPeriod: string;
+  /** Stripe's hosted invoice page, where the invoice can be paid; empty when Stripe gave none. */
+  hostedInvoiceUrl: string;
+  billingReason: string;
+  /** Payment attempts so far for this invoice. */
+  attemptCount: number;
+  /** When Stripe retries the charge; unset when it will not retry on its own. */
+  nextPaymentAttempt: Date | undefined;
+}
+
+/**
+ * A WebSocket login was refused because the plan's concurrent connection limit was reached
+ * (subject connection.limited): ws-fanout, fire-and-forget, at most one per customer per
+ * WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS. The event id is derived from the customer and the interval
+ * so several ws-fanout processes refusing the same customer in one interval publish one event.
+ */
+export interface ConnectionLimited {
+  meta:
+    | EventMeta
+    | undefined;
+  /**
+   * UUID of the Tradewind user (the name of their per-customer NATS user); empty for credentials
+   * of the shared developer accounts, which belong to no user.
+   */
+  userId: string;
+  /** Public NKeys of the account (A...) and of the user (U...) whose login was refused. */
+  accountPublicKey: string;
+  userPublicKey: string;
+  /** Plan id whose limit applied ("starter" | "plus" | "pro") and that limit (concurrent connections). */
+  plan: string;
+  limit: number;
+  /** Where the connection was refused: "websocket". */
+  transport: string;
 }
 
 function createBaseEventMeta(): EventMeta {
@@ -995,6 +1081,811 @@ export const CredentialsRotated: MessageFns<CredentialsRotated> = {
     message.userPublicKey = object.userPublicKey ?? "";
     message.previousUserPublicKey = object.previousUserPublicKey ?? "";
     message.accountPublicKey = object.accountPublicKey ?? "";
+    return message;
+  },
+};
+
+function createBasePaymentSucceeded(): PaymentSucceeded {
+  return {
+    meta: undefined,
+    userId: "",
+    amount: 0n,
+    currency: "",
+    stripeInvoiceId: "",
+    stripeEventId: "",
+    stripeCustomerId: "",
+    stripeSubscriptionId: "",
+    plan: "",
+    billingPeriod: "",
+    hostedInvoiceUrl: "",
+    billingReason: "",
+  };
+}
+
+export const PaymentSucceeded: MessageFns<PaymentSucceeded> = {
+  encode(message: PaymentSucceeded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.meta !== undefined) {
+      EventMeta.encode(message.meta, writer.uint32(10).fork()).join();
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.amount !== 0n) {
+      if (BigInt.asIntN(64, message.amount) !== message.amount) {
+        throw new globalThis.Error("value provided for field message.amount of type int64 too large");
+      }
+      writer.uint32(24).int64(message.amount);
+    }
+    if (message.currency !== "") {
+      writer.uint32(34).string(message.currency);
+    }
+    if (message.stripeInvoiceId !== "") {
+      writer.uint32(42).string(message.stripeInvoiceId);
+    }
+    if (message.stripeEventId !== "") {
+      writer.uint32(50).string(message.stripeEventId);
+    }
+    if (message.stripeCustomerId !== "") {
+      writer.uint32(58).string(message.stripeCustomerId);
+    }
+    if (message.stripeSubscriptionId !== "") {
+      writer.uint32(66).string(message.stripeSubscriptionId);
+    }
+    if (message.plan !== "") {
+      writer.uint32(74).string(message.plan);
+    }
+    if (message.billingPeriod !== "") {
+      writer.uint32(82).string(message.billingPeriod);
+    }
+    if (message.hostedInvoiceUrl !== "") {
+      writer.uint32(90).string(message.hostedInvoiceUrl);
+    }
+    if (message.billingReason !== "") {
+      writer.uint32(98).string(message.billingReason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PaymentSucceeded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePaymentSucceeded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.meta = EventMeta.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amount = reader.int64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.stripeInvoiceId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.stripeEventId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.stripeCustomerId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.stripeSubscriptionId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.billingPeriod = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.hostedInvoiceUrl = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.billingReason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PaymentSucceeded {
+    return {
+      meta: isSet(object.meta) ? EventMeta.fromJSON(object.meta) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      amount: isSet(object.amount) ? BigInt(object.amount) : 0n,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      stripeInvoiceId: isSet(object.stripeInvoiceId)
+        ? globalThis.String(object.stripeInvoiceId)
+        : isSet(object.stripe_invoice_id)
+        ? globalThis.String(object.stripe_invoice_id)
+        : "",
+      stripeEventId: isSet(object.stripeEventId)
+        ? globalThis.String(object.stripeEventId)
+        : isSet(object.stripe_event_id)
+        ? globalThis.String(object.stripe_event_id)
+        : "",
+      stripeCustomerId: isSet(object.stripeCustomerId)
+        ? globalThis.String(object.stripeCustomerId)
+        : isSet(object.stripe_customer_id)
+        ? globalThis.String(object.stripe_customer_id)
+        : "",
+      stripeSubscriptionId: isSet(object.stripeSubscriptionId)
+        ? globalThis.String(object.stripeSubscriptionId)
+        : isSet(object.stripe_subscription_id)
+        ? globalThis.String(object.stripe_subscription_id)
+        : "",
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+      billingPeriod: isSet(object.billingPeriod)
+        ? globalThis.String(object.billingPeriod)
+        : isSet(object.billing_period)
+        ? globalThis.String(object.billing_period)
+        : "",
+      hostedInvoiceUrl: isSet(object.hostedInvoiceUrl)
+        ? globalThis.String(object.hostedInvoiceUrl)
+        : isSet(object.hosted_invoice_url)
+        ? globalThis.String(object.hosted_invoice_url)
+        : "",
+      billingReason: isSet(object.billingReason)
+        ? globalThis.String(object.billingReason)
+        : isSet(object.billing_reason)
+        ? globalThis.String(object.billing_reason)
+        : "",
+    };
+  },
+
+  toJSON(message: PaymentSucceeded): unknown {
+    const obj: any = {};
+    if (message.meta !== undefined) {
+      obj.meta = EventMeta.toJSON(message.meta);
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.amount !== 0n) {
+      obj.amount = message.amount.toString();
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.stripeInvoiceId !== "") {
+      obj.stripeInvoiceId = message.stripeInvoiceId;
+    }
+    if (message.stripeEventId !== "") {
+      obj.stripeEventId = message.stripeEventId;
+    }
+    if (message.stripeCustomerId !== "") {
+      obj.stripeCustomerId = message.stripeCustomerId;
+    }
+    if (message.stripeSubscriptionId !== "") {
+      obj.stripeSubscriptionId = message.stripeSubscriptionId;
+    }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    if (message.billingPeriod !== "") {
+      obj.billingPeriod = message.billingPeriod;
+    }
+    if (message.hostedInvoiceUrl !== "") {
+      obj.hostedInvoiceUrl = message.hostedInvoiceUrl;
+    }
+    if (message.billingReason !== "") {
+      obj.billingReason = message.billingReason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PaymentSucceeded>, I>>(base?: I): PaymentSucceeded {
+    return PaymentSucceeded.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PaymentSucceeded>, I>>(object: I): PaymentSucceeded {
+    const message = createBasePaymentSucceeded();
+    message.meta = (object.meta !== undefined && object.meta !== null) ? EventMeta.fromPartial(object.meta) : undefined;
+    message.userId = object.userId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null) ? BigInt(object.amount) : 0n;
+    message.currency = object.currency ?? "";
+    message.stripeInvoiceId = object.stripeInvoiceId ?? "";
+    message.stripeEventId = object.stripeEventId ?? "";
+    message.stripeCustomerId = object.stripeCustomerId ?? "";
+    message.stripeSubscriptionId = object.stripeSubscriptionId ?? "";
+    message.plan = object.plan ?? "";
+    message.billingPeriod = object.billingPeriod ?? "";
+    message.hostedInvoiceUrl = object.hostedInvoiceUrl ?? "";
+    message.billingReason = object.billingReason ?? "";
+    return message;
+  },
+};
+
+function createBasePaymentFailed(): PaymentFailed {
+  return {
+    meta: undefined,
+    userId: "",
+    amount: 0n,
+    currency: "",
+    stripeInvoiceId: "",
+    stripeEventId: "",
+    stripeCustomerId: "",
+    stripeSubscriptionId: "",
+    plan: "",
+    billingPeriod: "",
+    hostedInvoiceUrl: "",
+    billingReason: "",
+    attemptCount: 0,
+    nextPaymentAttempt: undefined,
+  };
+}
+
+export const PaymentFailed: MessageFns<PaymentFailed> = {
+  encode(message: PaymentFailed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.meta !== undefined) {
+      EventMeta.encode(message.meta, writer.uint32(10).fork()).join();
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.amount !== 0n) {
+      if (BigInt.asIntN(64, message.amount) !== message.amount) {
+        throw new globalThis.Error("value provided for field message.amount of type int64 too large");
+      }
+      writer.uint32(24).int64(message.amount);
+    }
+    if (message.currency !== "") {
+      writer.uint32(34).string(message.currency);
+    }
+    if (message.stripeInvoiceId !== "") {
+      writer.uint32(42).string(message.stripeInvoiceId);
+    }
+    if (message.stripeEventId !== "") {
+      writer.uint32(50).string(message.stripeEventId);
+    }
+    if (message.stripeCustomerId !== "") {
+      writer.uint32(58).string(message.stripeCustomerId);
+    }
+    if (message.stripeSubscriptionId !== "") {
+      writer.uint32(66).string(message.stripeSubscriptionId);
+    }
+    if (message.plan !== "") {
+      writer.uint32(74).string(message.plan);
+    }
+    if (message.billingPeriod !== "") {
+      writer.uint32(82).string(message.billingPeriod);
+    }
+    if (message.hostedInvoiceUrl !== "") {
+      writer.uint32(90).string(message.hostedInvoiceUrl);
+    }
+    if (message.billingReason !== "") {
+      writer.uint32(98).string(message.billingReason);
+    }
+    if (message.attemptCount !== 0) {
+      writer.uint32(104).uint32(message.attemptCount);
+    }
+    if (message.nextPaymentAttempt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextPaymentAttempt), writer.uint32(114).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PaymentFailed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePaymentFailed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.meta = EventMeta.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amount = reader.int64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.stripeInvoiceId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.stripeEventId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.stripeCustomerId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.stripeSubscriptionId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.billingPeriod = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.hostedInvoiceUrl = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.billingReason = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.attemptCount = reader.uint32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.nextPaymentAttempt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PaymentFailed {
+    return {
+      meta: isSet(object.meta) ? EventMeta.fromJSON(object.meta) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      amount: isSet(object.amount) ? BigInt(object.amount) : 0n,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      stripeInvoiceId: isSet(object.stripeInvoiceId)
+        ? globalThis.String(object.stripeInvoiceId)
+        : isSet(object.stripe_invoice_id)
+        ? globalThis.String(object.stripe_invoice_id)
+        : "",
+      stripeEventId: isSet(object.stripeEventId)
+        ? globalThis.String(object.stripeEventId)
+        : isSet(object.stripe_event_id)
+        ? globalThis.String(object.stripe_event_id)
+        : "",
+      stripeCustomerId: isSet(object.stripeCustomerId)
+        ? globalThis.String(object.stripeCustomerId)
+        : isSet(object.stripe_customer_id)
+        ? globalThis.String(object.stripe_customer_id)
+        : "",
+      stripeSubscriptionId: isSet(object.stripeSubscriptionId)
+        ? globalThis.String(object.stripeSubscriptionId)
+        : isSet(object.stripe_subscription_id)
+        ? globalThis.String(object.stripe_subscription_id)
+        : "",
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+      billingPeriod: isSet(object.billingPeriod)
+        ? globalThis.String(object.billingPeriod)
+        : isSet(object.billing_period)
+        ? globalThis.String(object.billing_period)
+        : "",
+      hostedInvoiceUrl: isSet(object.hostedInvoiceUrl)
+        ? globalThis.String(object.hostedInvoiceUrl)
+        : isSet(object.hosted_invoice_url)
+        ? globalThis.String(object.hosted_invoice_url)
+        : "",
+      billingReason: isSet(object.billingReason)
+        ? globalThis.String(object.billingReason)
+        : isSet(object.billing_reason)
+        ? globalThis.String(object.billing_reason)
+        : "",
+      attemptCount: isSet(object.attemptCount)
+        ? globalThis.Number(object.attemptCount)
+        : isSet(object.attempt_count)
+        ? globalThis.Number(object.attempt_count)
+        : 0,
+      nextPaymentAttempt: isSet(object.nextPaymentAttempt)
+        ? fromJsonTimestamp(object.nextPaymentAttempt)
+        : isSet(object.next_payment_attempt)
+        ? fromJsonTimestamp(object.next_payment_attempt)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PaymentFailed): unknown {
+    const obj: any = {};
+    if (message.meta !== undefined) {
+      obj.meta = EventMeta.toJSON(message.meta);
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.amount !== 0n) {
+      obj.amount = message.amount.toString();
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.stripeInvoiceId !== "") {
+      obj.stripeInvoiceId = message.stripeInvoiceId;
+    }
+    if (message.stripeEventId !== "") {
+      obj.stripeEventId = message.stripeEventId;
+    }
+    if (message.stripeCustomerId !== "") {
+      obj.stripeCustomerId = message.stripeCustomerId;
+    }
+    if (message.stripeSubscriptionId !== "") {
+      obj.stripeSubscriptionId = message.stripeSubscriptionId;
+    }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    if (message.billingPeriod !== "") {
+      obj.billingPeriod = message.billingPeriod;
+    }
+    if (message.hostedInvoiceUrl !== "") {
+      obj.hostedInvoiceUrl = message.hostedInvoiceUrl;
+    }
+    if (message.billingReason !== "") {
+      obj.billingReason = message.billingReason;
+    }
+    if (message.attemptCount !== 0) {
+      obj.attemptCount = Math.round(message.attemptCount);
+    }
+    if (message.nextPaymentAttempt !== undefined) {
+      obj.nextPaymentAttempt = message.nextPaymentAttempt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PaymentFailed>, I>>(base?: I): PaymentFailed {
+    return PaymentFailed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PaymentFailed>, I>>(object: I): PaymentFailed {
+    const message = createBasePaymentFailed();
+    message.meta = (object.meta !== undefined && object.meta !== null) ? EventMeta.fromPartial(object.meta) : undefined;
+    message.userId = object.userId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null) ? BigInt(object.amount) : 0n;
+    message.currency = object.currency ?? "";
+    message.stripeInvoiceId = object.stripeInvoiceId ?? "";
+    message.stripeEventId = object.stripeEventId ?? "";
+    message.stripeCustomerId = object.stripeCustomerId ?? "";
+    message.stripeSubscriptionId = object.stripeSubscriptionId ?? "";
+    message.plan = object.plan ?? "";
+    message.billingPeriod = object.billingPeriod ?? "";
+    message.hostedInvoiceUrl = object.hostedInvoiceUrl ?? "";
+    message.billingReason = object.billingReason ?? "";
+    message.attemptCount = object.attemptCount ?? 0;
+    message.nextPaymentAttempt = object.nextPaymentAttempt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseConnectionLimited(): ConnectionLimited {
+  return { meta: undefined, userId: "", accountPublicKey: "", userPublicKey: "", plan: "", limit: 0, transport: "" };
+}
+
+export const ConnectionLimited: MessageFns<ConnectionLimited> = {
+  encode(message: ConnectionLimited, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.meta !== undefined) {
+      EventMeta.encode(message.meta, writer.uint32(10).fork()).join();
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.accountPublicKey !== "") {
+      writer.uint32(26).string(message.accountPublicKey);
+    }
+    if (message.userPublicKey !== "") {
+      writer.uint32(34).string(message.userPublicKey);
+    }
+    if (message.plan !== "") {
+      writer.uint32(42).string(message.plan);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(48).uint32(message.limit);
+    }
+    if (message.transport !== "") {
+      writer.uint32(58).string(message.transport);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConnectionLimited {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConnectionLimited();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.meta = EventMeta.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountPublicKey = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userPublicKey = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.transport = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConnectionLimited {
+    return {
+      meta: isSet(object.meta) ? EventMeta.fromJSON(object.meta) : undefined,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      accountPublicKey: isSet(object.accountPublicKey)
+        ? globalThis.String(object.accountPublicKey)
+        : isSet(object.account_public_key)
+        ? globalThis.String(object.account_public_key)
+        : "",
+      userPublicKey: isSet(object.userPublicKey)
+        ? globalThis.String(object.userPublicKey)
+        : isSet(object.user_public_key)
+        ? globalThis.String(object.user_public_key)
+        : "",
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      transport: isSet(object.transport) ? globalThis.String(object.transport) : "",
+    };
+  },
+
+  toJSON(message: ConnectionLimited): unknown {
+    const obj: any = {};
+    if (message.meta !== undefined) {
+      obj.meta = EventMeta.toJSON(message.meta);
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.accountPublicKey !== "") {
+      obj.accountPublicKey = message.accountPublicKey;
+    }
+    if (message.userPublicKey !== "") {
+      obj.userPublicKey = message.userPublicKey;
+    }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.transport !== "") {
+      obj.transport = message.transport;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConnectionLimited>, I>>(base?: I): ConnectionLimited {
+    return ConnectionLimited.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConnectionLimited>, I>>(object: I): ConnectionLimited {
+    const message = createBaseConnectionLimited();
+    message.meta = (object.meta !== undefined && object.meta !== null) ? EventMeta.fromPartial(object.meta) : undefined;
+    message.userId = object.userId ?? "";
+    message.accountPublicKey = object.accountPublicKey ?? "";
+    message.userPublicKey = object.userPublicKey ?? "";
+    message.plan = object.plan ?? "";
+    message.limit = object.limit ?? 0;
+    message.transport = object.transport ?? "";
     return message;
   },
 };

@@ -35,7 +35,7 @@ export enum UsdSource {
   USD_SOURCE_UNSPECIFIED = 0,
   /** USD_SOURCE_NONE - No SOL/USD rate is known: USD fields are unset, SOL fields are set. */
   USD_SOURCE_NONE = 1,
-  /** USD_SOURCE_STREAM - SOL/USD derived from recent Raydium CPMM WSOL/USD-stablecoin swaps on the stream. */
+  /** USD_SOURCE_STREAM - SOL/USD derived from recent Raydium CPMM or PumpSwap SOL/USDC or SOL/USDT pool trades on the stream. */
   USD_SOURCE_STREAM = 2,
   /** USD_SOURCE_CONFIG - SOL/USD from configuration (SOL_USD_PRICE). */
   USD_SOURCE_CONFIG = 3,
@@ -94,7 +94,7 @@ export interface ListTokensRequest {
 export interface Token {
   /** SPL mint address (base58). */
   mint: string;
-  /** From the token's CREATE event, else on-chain metadata, else the shortened mint. */
+  /** From the token's CREATE event; empty when the token was never seen created (unknown). */
   symbol: string;
   name: string;
   /** Last trade price in USD per token (whole tokens, not base units); unset without a USD rate. */
