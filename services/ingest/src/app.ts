@@ -7,7 +7,7 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { IngestConfig } from './config.js';
-import { decodeNormalized, messageId, subjectOf, type DecodeOptions, type TradeMessage } from './decode/index.js';
+import { decodeNormalized, messageId, subjectOf, TokenNameCache, type DecodeOptions, type TradeMessage } from './decode/index.js';
 import { TRADE_PROGRAMS } from './decode/prefilter.js';
 import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
@@ -34,7 +34,7 @@ type AppConfig = Pick<
   IngestConfig,
   | 'INGEST_SOURCE' | 'REPLAY_DIR' | 'REPLAY_TRANSACTIONS_PER_SECOND' | 'REPLAY_LOOP' | 'TRADES_MAX_AGE_MS' | 'TRADES_DUPLICATE_WINDOW_MS'
   | 'TRADES_MAX_BYTES' | 'PUBLISH_MAX_BACKOFF_MS' | 'LETSBONK_PLATFORM_CONFIGS' | 'LIVE_CHECKPOINT_INTERVAL_MS'
->;
+> & Partial<Pick<IngestConfig, 'TOKEN_NAME_CACHE_MAX_ENTRIES'>>;
 
 /**
  * Builds ingest. `start()` ensures the TRADES stream and begins publishing in the
@@ -55,6 +55,8 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   const decodeErrors = new Counter({ name: 'tradewind_ingest_decode_errors_total', help: 'Live transactions that could not be decoded (skipped, logged)', registers: [deps.registry] });
   const decodeOptions: DecodeOptions = {
     letsbonkPlatformConfigs: new Set(config.LETSBONK_PLATFORM_CONFIGS),
+    // One cache for the process: a CREATE names the token's later trades (live), or the recording's (replay).
+    tokenNames: new TokenNameCache(config.TOKEN_NAME_CACHE_MAX_ENTRIES),
     onUnknownInstruction: (programId) => unknownInstructions.inc({ program: PROGRAM_LABELS[programId] ?? programId }),
   };
   const abort = new AbortController();

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
 import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
+import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
 import { DEFAULT_BACKOFF } from './live/source.js';
 
 /** The bundled default recording: real mainnet transactions (see recording/SOURCES.md). */
@@ -79,6 +80,12 @@ export const IngestConfigSchema = CommonConfig.extend({
     .default(DEFAULT_LETSBONK_PLATFORM_CONFIGS.join(','))
     .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'not a base58 address')).min(1)),
+  /**
+   * Mints whose name and symbol (from pump.fun CREATEs) ingest remembers for later trades of the token
+   * (`symbol`, basic.pumpfun `data.symbol`); least recently used forgotten first. Default: decode/token-names.ts
+   * DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES (100 000, about 30 MB).
+   */
+  TOKEN_NAME_CACHE_MAX_ENTRIES: PositiveInt.max(10_000_000).default(DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES),
   /** Directory of recorded getTransaction results (*.json), read recursively. */
   REPLAY_DIR: z.string().min(1).default(BUNDLED_RECORDING_DIR),
   /** Replay pace in transactions per second (each transaction's trades are published together). */

@@ -556,6 +556,18 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
         'transferChecked instruction amount (gross, before the withheld fee); ours = output_amount − output_transfer_fee = the balance change.',
     },
   ],
+  // pumpfun/3Guf… — failed transaction: create_v2 logged its CreateEvent, then buy_v2 ran out of lamports (meta.err [4, Custom 1]).
+  '3GufGVVR': [
+    {
+      pairing: 'peer meme CREATE@2-14',
+      fields: { presence: { ours: '—', peer: 'CREATE 6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P' } },
+      why:
+        'Ours is right: no token was created. meta.err = InstructionError [4, Custom 1] ("Transfer: insufficient lamports 5472884, need 6551789" in ' +
+        'buy_v2), so the whole transaction, create_v2 included, was reverted: the pre/post token balances are equal and the only lamport change is ' +
+        'the signer 7Kea…\'s −15000 fee. The RPC still records the CreateEvent emit_cpi that ran before the failure; the peer reports it as a ' +
+        'memeEvent. Our decoder returns [] for failed transactions by design (and names no token from it).',
+    },
+  ],
   // raydium-cpmm/1tBM… — failed transaction (v1 wire format): Jupiter route aborted with custom error 0x1771 (6001, slippage).
   '1tBMZMAy': [
     {

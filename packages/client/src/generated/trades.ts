@@ -5,7 +5,7 @@
  * Fields required only for some `transaction_type`s (the schemas' `allOf` if/then) are optional here.
  */
 /**
- * One LetsBonk.fun / Raydium LaunchLab pool create, buy or sell (ARCHITECTURE §6). Instruction accounts by IDL name, instruction args for CREATE, and the PoolCreateEvent / TradeEvent fields (IDL services/ingest/idl/raydium_launchpad.json). u64 are decimal strings, pubkeys base58; fields an event layout lacks are absent.
+ * One LetsBonk.fun / Raydium LaunchLab pool create, buy or sell (ARCHITECTURE §6). Instruction accounts by IDL name, instruction args for CREATE, and the PoolCreateEvent / TradeEvent fields (IDL services/ingest/idl/raydium_launchpad.json). u64 are decimal strings, pubkeys base58; fields an event layout lacks are absent. Message schema version 2 (schema_version). Product spec §3 Bonk CREATE and BUY/SELL fields are all present under their spec names (docs/decoding.md, field table).
  */
 export interface BasicBonkTradeMessage {
   /**
@@ -43,6 +43,10 @@ export interface BasicBonkTradeMessage {
    * Program that executed the instruction (IDL address). Base58 public key.
    */
   program_id: string;
+  /**
+   * Version of the trade message format: 2 (TRADE_MESSAGE_SCHEMA_VERSION, services/ingest/src/decode/types.ts). Version 2 added schema_version itself and the product spec §3 stream-message fields (basic.pumpfun type and data; premium.pumpswap tokenIn, tokenOut, amountIn, amountOut, txHash, poolAddress, fee; premium.raydium SWAP limits null instead of absent). Messages without the field are version 1. Fields are only ever added within a version; a change consumers must notice bumps it.
+   */
+  schema_version: 2;
   /**
    * Instruction account payer (the trader for BUY/SELL, the fee payer of the pool for CREATE). Base58 public key.
    */
@@ -262,7 +266,7 @@ export interface BasicBonkTradeMessage {
 }
 
 /**
- * One pump.fun create/buy/sell (ARCHITECTURE §6). Every field of the program's TradeEvent / CreateEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump.json); fields an older event layout lacks are absent. u64/i64 are decimal strings, pubkeys base58.
+ * One pump.fun create/buy/sell (ARCHITECTURE §6). Every field of the program's TradeEvent / CreateEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump.json); fields an older event layout lacks are absent. u64/i64 are decimal strings, pubkeys base58. Message schema version 2 (schema_version). Product spec §3 names ("Pump.fun trade: type, data {symbol, price, volume, side, timestamp, txHash, poolAddress}") are type and data, on every kind.
  */
 export interface BasicPumpfunTradeMessage {
   /**
@@ -300,6 +304,47 @@ export interface BasicPumpfunTradeMessage {
    * Program that executed the instruction (IDL address). Base58 public key.
    */
   program_id: string;
+  /**
+   * Version of the trade message format: 2 (TRADE_MESSAGE_SCHEMA_VERSION, services/ingest/src/decode/types.ts). Version 2 added schema_version itself and the product spec §3 stream-message fields (basic.pumpfun type and data; premium.pumpswap tokenIn, tokenOut, amountIn, amountOut, txHash, poolAddress, fee; premium.raydium SWAP limits null instead of absent). Messages without the field are version 1. Fields are only ever added within a version; a change consumers must notice bumps it.
+   */
+  schema_version: 2;
+  /**
+   * Product spec §3 ("Pump.fun trade: type, data {…}"): the string trade on every basic.pumpfun message; the kind of message is transaction_type. Over WebSocket, trade is the one type a trade message can carry: control messages never use it (docs/websocket.md).
+   */
+  type: "trade";
+  /**
+   * Product spec §3 "Pump.fun trade" fields, nested as the spec nests them, on every kind of message. A member the kind does not have, or that the chain does not state, is null: never absent, never estimated. Values are copies or conversions of the message's own chain fields (named per member).
+   */
+  data: {
+    /**
+     * Token symbol as the token's pump.fun create stated it. CREATE: its CreateEvent's symbol. Other kinds: the symbol of a CREATE of the mint in the same transaction, or of one this ingest process decoded earlier (it keeps the last TOKEN_NAME_CACHE_MAX_ENTRIES mints, least recently used forgotten first; the replay publishes a create before its token's trades). null when ingest has not seen the token's create (a token created before ingest started, or forgotten). The same value as the top-level symbol, which is absent instead of null.
+     */
+    symbol: string | null;
+    /**
+     * Unit: SOL per whole token (a float, like every derived human-unit value, ARCHITECTURE §6; the exact inputs are the raw reserve strings). Spot price of the bonding curve right after the instruction: (virtual_sol_reserves / 1e9) / (virtual_token_reserves / 1e6), the same value as price_sol. CREATE: the curve's initial price from the CreateEvent's reserves (2025+ events; null for 2024 CreateEvents, which carry none). null on COMPLETE and MIGRATE, and on curves quoted in another mint (price_quote gives their price in quote units).
+     */
+    price: number | null;
+    /**
+     * Unit: SOL (a float). BUY / SELL: SOL paid into (buy) or out of (sell) the bonding curve by this trade, fees excluded = sol_amount / 1e9 = the curve account's lamport change / 1e9. null on CREATE, COMPLETE and MIGRATE (no trade), and on curves quoted in another mint (their trade amount is quote_amount, in quote units).
+     */
+    volume: number | null;
+    /**
+     * BUY / SELL: buy or sell (from the TradeEvent's is_buy, = side). null on CREATE, COMPLETE and MIGRATE.
+     */
+    side: "buy" | "sell" | null;
+    /**
+     * Unit: ms since the Unix epoch. The event's timestamp (the slot's clock, whole seconds) × 1000, which equals block_time_ms whenever both exist (checked on every recorded event); block_time_ms when the event has no timestamp (2024 CreateEvents, or no event); null when neither is known.
+     */
+    timestamp: number | null;
+    /**
+     * Transaction signature (base58) = signature.
+     */
+    txHash: string;
+    /**
+     * The token's pump.fun bonding curve account (its pool until migration) = bonding_curve. Base58 public key.
+     */
+    poolAddress: string;
+  };
   /**
    * Token mint (pump.fun mints have 6 decimals). Base58 public key.
    */
@@ -450,11 +495,11 @@ export interface BasicPumpfunTradeMessage {
    */
   holder_rewards?: string;
   /**
-   * Token name (CreateEvent; on BUY/SELL when a CreateEvent for the mint is in the same transaction).
+   * Token name: CREATE, the CreateEvent's; other kinds when known, from a CREATE of the mint in the same transaction or one ingest decoded earlier (see data.symbol). Absent when unknown.
    */
   name?: string;
   /**
-   * Token symbol (as for name).
+   * Token symbol (as for name; data.symbol is the same value, or null when unknown).
    */
   symbol?: string;
   /**
@@ -540,7 +585,7 @@ export interface BasicPumpfunTradeMessage {
 }
 
 /**
- * One PumpSwap buy, sell, pool creation, deposit or withdraw (ARCHITECTURE §6). Every field of the program's BuyEvent / SellEvent / CreatePoolEvent / DepositEvent / WithdrawEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump_amm.json, plus creator_fee_unclaimed, which 2026-10 Buy/SellEvents append after it); fields an older event layout lacks (2025 352-byte Buy/SellEvent, 325-byte CreatePoolEvent) are absent. Plus instruction accounts, side, mint and derived human-unit values. u64/i64/i128 are decimal strings, pubkeys base58. Formulas: docs/decoding.md.
+ * One PumpSwap buy, sell, pool creation, deposit or withdraw (ARCHITECTURE §6). Every field of the program's BuyEvent / SellEvent / CreatePoolEvent / DepositEvent / WithdrawEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump_amm.json, plus creator_fee_unclaimed, which 2026-10 Buy/SellEvents append after it); fields an older event layout lacks (2025 352-byte Buy/SellEvent, 325-byte CreatePoolEvent) are absent. Plus instruction accounts, side, mint and derived human-unit values. u64/i64/i128 are decimal strings, pubkeys base58. Formulas: docs/decoding.md. Message schema version 2 (schema_version). Product spec §3 ("PumpSwap swap: tokenIn, tokenOut, amountIn, amountOut, timestamp, txHash, poolAddress, fee"): those names on every kind; on CREATE_POOL, DEPOSIT and WITHDRAW, which are not swaps, tokenIn, tokenOut, amountIn, amountOut and fee are null.
  */
 export interface PremiumPumpswapTradeMessage {
   /**
@@ -579,6 +624,38 @@ export interface PremiumPumpswapTradeMessage {
    */
   program_id: string;
   /**
+   * Version of the trade message format: 2 (TRADE_MESSAGE_SCHEMA_VERSION, services/ingest/src/decode/types.ts). Version 2 added schema_version itself and the product spec §3 stream-message fields (basic.pumpfun type and data; premium.pumpswap tokenIn, tokenOut, amountIn, amountOut, txHash, poolAddress, fee; premium.raydium SWAP limits null instead of absent). Messages without the field are version 1. Fields are only ever added within a version; a change consumers must notice bumps it.
+   */
+  schema_version: 2;
+  /**
+   * Product spec §3. Mint the user paid with: BUY quote_mint, SELL base_mint. null on CREATE_POOL, DEPOSIT, WITHDRAW. Base58 public key.
+   */
+  tokenIn: string | null;
+  /**
+   * Product spec §3. Mint the user received: BUY base_mint, SELL quote_mint. null on CREATE_POOL, DEPOSIT, WITHDRAW. Base58 public key.
+   */
+  tokenOut: string | null;
+  /**
+   * Product spec §3. What left the user for this swap, fees included: BUY user_quote_amount (buy: user_quote_amount_in; buy_exact_quote_in: quote_amount_in), SELL base_amount_in. Unit: base units of tokenIn (lamports for WSOL). Raw u64 as a decimal string (the form of every on-chain amount). null on CREATE_POOL, DEPOSIT, WITHDRAW.
+   */
+  amountIn: string | null;
+  /**
+   * Product spec §3. What reached the user, fees deducted: BUY base_amount_out, SELL user_quote_amount_out. Unit: base units of tokenOut (lamports for WSOL). Raw u64 as a decimal string. null on CREATE_POOL, DEPOSIT, WITHDRAW.
+   */
+  amountOut: string | null;
+  /**
+   * Product spec §3. Transaction signature (base58) = signature.
+   */
+  txHash: string;
+  /**
+   * Product spec §3. The PumpSwap pool account = pool. Base58 public key.
+   */
+  poolAddress: string;
+  /**
+   * Product spec §3. Every fee of the swap, all taken on the quote side: lp_fee + protocol_fee (buyback part included) + coin_creator_fee = the user's gross quote minus the curve's quote (buy: user_quote_amount_in − quote_amount_in; buy_exact_quote_in: quote_amount_in − user_quote_amount_in; sell: quote_amount_out − user_quote_amount_out). Unit: quote base units (lamports for WSOL). Raw u64 as a decimal string. null on CREATE_POOL, DEPOSIT, WITHDRAW.
+   */
+  fee: string | null;
+  /**
    * Pool account, from the instruction accounts (IDL name pool); the events carry the same value. Base58 public key.
    */
   pool: string;
@@ -611,7 +688,7 @@ export interface PremiumPumpswapTradeMessage {
    */
   side?: "buy" | "sell";
   /**
-   * Token name, when a pump.fun CreateEvent for mint is in the same transaction.
+   * Token name, when known: from a pump.fun CreateEvent for mint in the same transaction or one ingest decoded earlier (TOKEN_NAME_CACHE_MAX_ENTRIES). Absent when unknown.
    */
   name?: string;
   /**
@@ -619,7 +696,7 @@ export interface PremiumPumpswapTradeMessage {
    */
   symbol?: string;
   /**
-   * Event timestamp (unix clock of the slot). Unit: seconds. Raw i64 as a decimal string.
+   * Event timestamp (unix clock of the slot), also product spec §3's PumpSwap timestamp. Unit: seconds. Raw i64 as a decimal string: the form the field has had since message schema version 1 (basic.pumpfun data.timestamp is ms as a number; block_time_ms is this instant in ms).
    */
   timestamp: string;
   /**
@@ -913,7 +990,7 @@ export interface PremiumPumpswapTradeMessage {
 }
 
 /**
- * One Raydium CPMM swap, pool creation, deposit or withdraw (ARCHITECTURE §6). Instruction accounts by IDL name (input_mint / output_mint for input_token_mint / output_token_mint), the instruction's limits, and the SwapEvent / LpChangeEvent fields the event bytes carry (IDL services/ingest/idl/raydium_cp_swap.json); fields an older layout lacks (2024 81-byte SwapEvent: input_mint, output_mint, trade_fee, creator_fee, creator_fee_on_input in the event) are absent from the event part. u64 are decimal strings, pubkeys base58. Formulas: docs/decoding.md.
+ * One Raydium CPMM swap, pool creation, deposit or withdraw (ARCHITECTURE §6). Instruction accounts by IDL name (input_mint / output_mint for input_token_mint / output_token_mint), the instruction's limits, and the SwapEvent / LpChangeEvent fields the event bytes carry (IDL services/ingest/idl/raydium_cp_swap.json); fields an older layout lacks (2024 81-byte SwapEvent: input_mint, output_mint, trade_fee, creator_fee, creator_fee_on_input in the event) are absent from the event part. u64 are decimal strings, pubkeys base58. Formulas: docs/decoding.md. Message schema version 2 (schema_version). Product spec §3 Raydium CPMM swap fields are all present on SWAP; the limit the instruction does not have (minimum_amount_out or max_amount_in) is null.
  */
 export interface PremiumRaydiumTradeMessage {
   /**
@@ -951,6 +1028,10 @@ export interface PremiumRaydiumTradeMessage {
    * Program that executed the instruction (IDL address CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C). Base58 public key.
    */
   program_id: string;
+  /**
+   * Version of the trade message format: 2 (TRADE_MESSAGE_SCHEMA_VERSION, services/ingest/src/decode/types.ts). Version 2 added schema_version itself and the product spec §3 stream-message fields (basic.pumpfun type and data; premium.pumpswap tokenIn, tokenOut, amountIn, amountOut, txHash, poolAddress, fee; premium.raydium SWAP limits null instead of absent). Messages without the field are version 1. Fields are only ever added within a version; a change consumers must notice bumps it.
+   */
+  schema_version: 2;
   /**
    * Pool account (instruction account pool_state). Base58 public key.
    */
@@ -1000,13 +1081,13 @@ export interface PremiumRaydiumTradeMessage {
    */
   amount_out?: string;
   /**
-   * SWAP via swap_base_input: the instruction's limit on amount_out (absent for swap_base_output). Unit: base units of that mint. Raw u64 as a decimal string.
+   * SWAP (always present): swap_base_input's limit on amount_out; null on a swap_base_output swap, which has no such limit (see max_amount_in). Absent on other kinds. Unit: base units of output_mint. Raw u64 as a decimal string.
    */
-  minimum_amount_out?: string;
+  minimum_amount_out?: string | null;
   /**
-   * SWAP via swap_base_output: the instruction's limit on amount_in (absent for swap_base_input). Unit: base units of that mint. Raw u64 as a decimal string.
+   * SWAP (always present): swap_base_output's limit on amount_in; null on a swap_base_input swap (see minimum_amount_out). Absent on other kinds. Unit: base units of input_mint. Raw u64 as a decimal string.
    */
-  max_amount_in?: string;
+  max_amount_in?: string | null;
   /**
    * SwapEvent / LpChangeEvent: the pool (= pool_state). Base58 public key.
    */

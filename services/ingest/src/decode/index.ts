@@ -10,11 +10,13 @@ import { decodePumpfun } from './pumpfun.js';
 import { decodePumpswap } from './pumpswap.js';
 import { decodeRaydiumCpmm } from './raydium-cpmm.js';
 import type { DecodeOptions } from './program.js';
+import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, TokenNameCache, type TokenName } from './token-names.js';
 import { normalizeTransaction, type NormalizedTransaction } from './transaction.js';
-import type { BonkMessage, PumpfunMessage, PumpswapMessage, RaydiumCpmmMessage, TradeMessage } from './types.js';
+import { PUMPFUN_MESSAGE_TYPE, TRADE_MESSAGE_SCHEMA_VERSION } from './types.js';
+import type { BonkMessage, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TradeMessage } from './types.js';
 
-export { DecodeError, normalizeTransaction };
-export type { BonkMessage, DecodeOptions, NormalizedTransaction, PumpfunMessage, PumpswapMessage, RaydiumCpmmMessage, TradeMessage };
+export { DecodeError, normalizeTransaction, TokenNameCache, DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, TRADE_MESSAGE_SCHEMA_VERSION, PUMPFUN_MESSAGE_TYPE };
+export type { BonkMessage, DecodeOptions, NormalizedTransaction, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TokenName, TradeMessage };
 
 /** NATS subjects of the TRADES stream (ARCHITECTURE §5). */
 export type TradeSubject = 'basic.pumpfun' | 'basic.bonk' | 'premium.pumpswap' | 'premium.raydium';
@@ -45,7 +47,10 @@ export function decodeTransaction(input: unknown, options: DecodeOptions = {}): 
  * Decodes an already normalised transaction (what live sources yield). Same
  * result as {@link decodeTransaction}; never throws for a well-formed
  * {@link NormalizedTransaction}. Unknown instructions of a known program are
- * reported through `options.onUnknownInstruction` and skipped.
+ * reported through `options.onUnknownInstruction` and skipped. Every pump.fun
+ * CREATE decoded is added to `options.tokenNames` (after this transaction's own
+ * messages are built, which take names from the transaction itself first); a
+ * failed transaction adds nothing.
  */
 export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptions = {}): TradeMessage[] {
   if (tx.err !== null) return [];
@@ -55,7 +60,15 @@ export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptio
     ...decodePumpswap(tx, options),
     ...decodeRaydiumCpmm(tx, options),
   ];
-  return all.sort((a, b) => a.order - b.order).map((x) => x.message);
+  const messages = all.sort((a, b) => a.order - b.order).map((x) => x.message);
+  const names = options.tokenNames;
+  if (names) {
+    for (const m of messages) {
+      if (m.source !== 'pumpfun' || m.transaction_type !== 'CREATE' || typeof m.mint !== 'string') continue;
+      names.set(m.mint, { ...(typeof m.name === 'string' ? { name: m.name } : {}), ...(typeof m.symbol === 'string' ? { symbol: m.symbol } : {}) });
+    }
+  }
+  return messages;
 }
 
 /**

@@ -5,7 +5,8 @@ import { collectCpiEvents, collectLogEvents, flatten, isEventCpi } from './event
 import type { RawEvent } from './events.js';
 import type { LoadedIdl, ProgramCodec } from './idl.js';
 import type { NormalizedInstruction, NormalizedTransaction } from './transaction.js';
-import type { CommonMessageFields } from './types.js';
+import type { TokenNameCache } from './token-names.js';
+import { TRADE_MESSAGE_SCHEMA_VERSION, type CommonMessageFields } from './types.js';
 
 export { WSOL_MINT } from '@tradewind/lib/subjects';
 /** Decimals of SOL: 1 SOL = 10^9 lamports. */
@@ -24,6 +25,13 @@ export interface DecodeOptions {
    * basic.bonk messages). Default {@link DEFAULT_LETSBONK_PLATFORM_CONFIGS}.
    */
   letsbonkPlatformConfigs?: ReadonlySet<string>;
+  /**
+   * Token names and symbols from earlier CREATEs (ingest passes one cache for its lifetime, sized
+   * by TOKEN_NAME_CACHE_MAX_ENTRIES). `decodeNormalized` adds every pump.fun CREATE it decodes and
+   * pump.fun / PumpSwap trades read it when their transaction holds no CREATE of the mint. Without
+   * it only a CREATE in the same transaction names a trade's token.
+   */
+  tokenNames?: TokenNameCache;
 }
 
 /**
@@ -135,6 +143,7 @@ export function common(
     block_time_ms: tx.blockTimeMs,
     instruction_path: [...call.ix.path],
     program_id: call.ix.programId,
+    schema_version: TRADE_MESSAGE_SCHEMA_VERSION,
   };
 }
 

@@ -2,13 +2,49 @@ import { decodeInstructionArgs } from './anchor-values.js';
 import { pumpCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
 import type { DecodeOptions } from './program.js';
+import type { DecodedValue } from './borsh-tolerant.js';
 import type { NormalizedTransaction } from './transaction.js';
-import type { PumpfunMessage } from './types.js';
+import { PUMPFUN_MESSAGE_TYPE, type PumpfunMessage, type PumpfunTradeData } from './types.js';
 
 /** Decimals of every pump.fun bonding-curve mint (pump.fun creates all its mints with 6). */
 export const PUMPFUN_TOKEN_DECIMALS = 6;
 /** Quote mints that mean SOL: native SOL as the program writes it (system program id) and wrapped SOL. */
 const SOL_QUOTES = new Set(['11111111111111111111111111111111', WSOL_MINT]);
+
+/** Whether an event's curve is quoted in SOL: no `quote_mint` (before 2026) or native SOL / WSOL. */
+function solQuoted(v: Record<string, DecodedValue>): boolean {
+  return typeof v.quote_mint !== 'string' || SOL_QUOTES.has(v.quote_mint);
+}
+
+/** Spot price of the curve from an event's virtual reserves, SOL per whole token; undefined when absent or not SOL-quoted. */
+function curvePriceSol(v: Record<string, DecodedValue>): number | undefined {
+  if (!solQuoted(v)) return undefined;
+  const vSol = ui(v.virtual_sol_reserves, SOL_DECIMALS);
+  const vTok = ui(v.virtual_token_reserves, PUMPFUN_TOKEN_DECIMALS);
+  return vSol !== undefined && vTok ? vSol / vTok : undefined;
+}
+
+/**
+ * The `data` object (product spec §3) of a message about to be published; `fields` are what the
+ * message itself carries, so nothing is encoded or parsed again. `timestamp`: the event's i64
+ * `timestamp` (the slot's Clock unix_timestamp, which equals the block time: checked against
+ * blockTime on every recorded event) × 1000, else the transaction's block time.
+ */
+function tradeData(
+  tx: NormalizedTransaction,
+  fields: { symbol: string | undefined; price: number | undefined; volume: number | undefined; side: 'buy' | 'sell' | null; eventTimestamp: DecodedValue | undefined; bondingCurve: string },
+): PumpfunTradeData {
+  const ts = fields.eventTimestamp;
+  return {
+    symbol: fields.symbol ?? null,
+    price: fields.price ?? null,
+    volume: fields.volume ?? null,
+    side: fields.side,
+    timestamp: typeof ts === 'string' && /^-?\d+$/.test(ts) ? Number(ts) * 1000 : tx.blockTimeMs,
+    txHash: tx.signature,
+    poolAddress: fields.bondingCurve,
+  };
+}
 
 const CREATE = /^create(_v\d+)?$/;
 const MIGRATE = /^migrate(_v\d+)?$/;
@@ -22,7 +58,10 @@ const SELL = /^sell/;
  * that fills the bonding curve) → COMPLETE right after that BUY, migrate /
  * migrate_v2 (curve liquidity moved to a PumpSwap pool) → MIGRATE
  * (CompletePumpAmmMigrationEvent). A trade instruction whose event cannot be
- * found (truncated logs, no emit_cpi) yields nothing.
+ * found (truncated logs, no emit_cpi) yields nothing. Every message also gets
+ * `type` ({@link PUMPFUN_MESSAGE_TYPE}) and `data` ({@link PumpfunTradeData});
+ * a token's name and symbol come from a CreateEvent in the same transaction,
+ * else from `options.tokenNames`.
  */
 export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpfunMessage }[] {
   const codec = pumpCodec();
@@ -35,16 +74,23 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
       }
     }
   }
+  const nameOf = (mint: DecodedValue | undefined): { name?: string; symbol?: string } | undefined =>
+    typeof mint === 'string' ? (names.get(mint) ?? options.tokenNames?.get(mint)) : undefined;
   const out: { order: number; message: PumpfunMessage }[] = [];
   for (const call of calls) {
     const n = call.def.name;
     const complete = call.events.find((e) => e.name === 'CompleteEvent');
     if (complete) {
       // Same instruction as the completing BUY: sorted just after it; messageId adds `:COMPLETE`.
+      const bondingCurve = (complete.values.bonding_curve as string | undefined) ?? (account(call, 'bonding_curve') as string);
+      const meta = nameOf(complete.values.mint);
       const message = {
         ...common(tx, call, 'pumpfun', 'COMPLETE'),
         ...complete.values,
-        bonding_curve: (complete.values.bonding_curve as string | undefined) ?? account(call, 'bonding_curve'),
+        bonding_curve: bondingCurve,
+        ...defined({ name: meta?.name, symbol: meta?.symbol }),
+        type: PUMPFUN_MESSAGE_TYPE,
+        data: tradeData(tx, { symbol: meta?.symbol, price: undefined, volume: undefined, side: null, eventTimestamp: complete.values.timestamp, bondingCurve }),
       } as PumpfunMessage;
       out.push({ order: call.order + 0.5, message });
     }
@@ -64,10 +110,12 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
         }),
         ...ev.values,
       } as PumpfunMessage;
-      const mint = typeof message.mint === 'string' ? names.get(message.mint) : undefined;
+      const mint = nameOf(message.mint);
       Object.assign(message, defined({ name: mint?.name, symbol: mint?.symbol }));
       const solUi = ui(message.sol_amount, SOL_DECIMALS);
       if (solUi !== undefined) message.sol_amount_ui = solUi;
+      message.type = PUMPFUN_MESSAGE_TYPE;
+      message.data = tradeData(tx, { symbol: mint?.symbol, price: undefined, volume: undefined, side: null, eventTimestamp: ev.values.timestamp, bondingCurve: message.bonding_curve });
       out.push({ order: call.order, message });
       continue;
     }
@@ -80,10 +128,21 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
             mint: account(call, 'mint'),
             user: account(call, 'user'),
           });
+      const bondingCurve = account(call, 'bonding_curve') ?? (base.bonding_curve as string);
       const message = {
         ...common(tx, call, 'pumpfun', 'CREATE'),
         ...base,
-        bonding_curve: account(call, 'bonding_curve') ?? (base.bonding_curve as string),
+        bonding_curve: bondingCurve,
+        type: PUMPFUN_MESSAGE_TYPE,
+        data: tradeData(tx, {
+          symbol: typeof base.symbol === 'string' ? base.symbol : undefined,
+          // The curve's initial price, when the CreateEvent states its reserves (2025+).
+          price: ev ? curvePriceSol(ev.values) : undefined,
+          volume: undefined,
+          side: null,
+          eventTimestamp: base.timestamp,
+          bondingCurve,
+        }),
       } as PumpfunMessage;
       out.push({ order: call.order, message });
       continue;
@@ -94,15 +153,14 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
     const v = ev.values;
     const isBuy = typeof v.is_buy === 'boolean' ? v.is_buy : BUY.test(n);
     const quoteMint = typeof v.quote_mint === 'string' ? v.quote_mint : undefined;
-    const solQuoted = quoteMint === undefined || SOL_QUOTES.has(quoteMint);
+    const sol = solQuoted(v);
     const derived: Record<string, number | undefined> = {
       sol_amount_ui: ui(v.sol_amount, SOL_DECIMALS),
       token_amount_ui: ui(v.token_amount, PUMPFUN_TOKEN_DECIMALS),
     };
     const vTok = ui(v.virtual_token_reserves, PUMPFUN_TOKEN_DECIMALS);
-    if (solQuoted) {
-      const vSol = ui(v.virtual_sol_reserves, SOL_DECIMALS);
-      if (vSol !== undefined && vTok) derived.price_sol = vSol / vTok;
+    if (sol) {
+      derived.price_sol = curvePriceSol(v);
     } else if (quoteMint) {
       // Curves quoted in another mint (e.g. USDC, 2026 *_v2 instructions): price in quote units.
       const qd = mintDecimals(tx, quoteMint);
@@ -112,15 +170,26 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
         if (vQuote !== undefined && vTok) derived.price_quote = vQuote / vTok;
       }
     }
-    const mint = typeof v.mint === 'string' ? v.mint : undefined;
-    const meta = mint ? names.get(mint) : undefined;
+    const meta = nameOf(v.mint);
+    const side = isBuy ? 'buy' : 'sell';
+    const bondingCurve = account(call, 'bonding_curve') as string;
     const message = {
       ...common(tx, call, 'pumpfun', isBuy ? 'BUY' : 'SELL'),
       ...v,
-      side: isBuy ? 'buy' : 'sell',
-      bonding_curve: account(call, 'bonding_curve'),
+      side,
+      bonding_curve: bondingCurve,
       ...defined(derived),
       ...defined({ name: meta?.name, symbol: meta?.symbol }),
+      type: PUMPFUN_MESSAGE_TYPE,
+      data: tradeData(tx, {
+        symbol: meta?.symbol,
+        price: derived.price_sol,
+        // Non-SOL curves move no SOL (sol_amount 0): their volume is in quote_amount, not here.
+        volume: sol ? derived.sol_amount_ui : undefined,
+        side,
+        eventTimestamp: v.timestamp,
+        bondingCurve,
+      }),
     } as PumpfunMessage;
     out.push({ order: call.order, message });
   }

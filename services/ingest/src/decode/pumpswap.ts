@@ -142,6 +142,52 @@ function userAmounts(type: PumpswapMessage['transaction_type'], v: Record<string
   }
 }
 
+/**
+ * Product spec §3 "PumpSwap swap" fields other than `timestamp` (the event's own) and the two
+ * addresses: what the user gave and got, raw base units as decimal strings (the u64 convention of
+ * every amount), and the swap's fees. BUY: tokenIn = quote_mint, amountIn = `user_quote_amount`
+ * (what the user paid, fees included; see {@link userAmounts}), tokenOut = base_mint, amountOut =
+ * base_amount_out. SELL: tokenIn = base_mint, amountIn = base_amount_in, tokenOut = quote_mint,
+ * amountOut = user_quote_amount_out (fees deducted). `fee` = what the fees took from the user's
+ * quote: the gross minus the curve amount (buy: user_quote_amount_in − quote_amount_in;
+ * buy_exact_quote_in: quote_amount_in − user_quote_amount_in; sell: quote_amount_out −
+ * user_quote_amount_out), which is lp_fee + protocol_fee + coin_creator_fee in every recorded
+ * event (test/message-fields.test.ts). CREATE_POOL / DEPOSIT / WITHDRAW are not swaps: all null.
+ */
+function swapFields(
+  type: PumpswapMessage['transaction_type'],
+  v: Record<string, DecodedValue>,
+  instruction: string,
+  acc: { base_mint?: string | undefined; quote_mint?: string | undefined },
+  userQuote: DecodedValue | undefined,
+): Pick<PumpswapMessage, 'tokenIn' | 'tokenOut' | 'amountIn' | 'amountOut' | 'fee'> {
+  const str = (x: DecodedValue | undefined): string | null => (typeof x === 'string' ? x : null);
+  const diff = (a: DecodedValue | undefined, b: DecodedValue | undefined): string | null => {
+    const x = big(a);
+    const y = big(b);
+    return x !== undefined && y !== undefined && x >= y ? (x - y).toString() : null;
+  };
+  if (type === 'BUY') {
+    return {
+      tokenIn: acc.quote_mint ?? null,
+      tokenOut: acc.base_mint ?? null,
+      amountIn: str(userQuote),
+      amountOut: str(v.base_amount_out),
+      fee: isExactQuoteIn(instruction) ? diff(v.quote_amount_in, v.user_quote_amount_in) : diff(v.user_quote_amount_in, v.quote_amount_in),
+    };
+  }
+  if (type === 'SELL') {
+    return {
+      tokenIn: acc.base_mint ?? null,
+      tokenOut: acc.quote_mint ?? null,
+      amountIn: str(v.base_amount_in),
+      amountOut: str(v.user_quote_amount_out),
+      fee: diff(v.quote_amount_out, v.user_quote_amount_out),
+    };
+  }
+  return { tokenIn: null, tokenOut: null, amountIn: null, amountOut: null, fee: null };
+}
+
 /** Token names known from pump.fun CreateEvents in the same transaction (a create and a PumpSwap trade together). */
 function pumpfunNames(tx: NormalizedTransaction, options: DecodeOptions): Map<string, { name?: string; symbol?: string }> {
   const names = new Map<string, { name?: string; symbol?: string }>();
@@ -186,7 +232,10 @@ function accounts(call: ProgramCall, type: PumpswapMessage['transaction_type']):
  * `user_quote_amount` (raw quote the user paid / received / deposited / withdrew),
  * `token_amount_ui`, `sol_amount_ui` (WSOL quote) or `quote_amount_ui`, and
  * `price_sol` (WSOL quote) or `price_quote` = effective quote reserves after /
- * base reserves after, in human units (docs/decoding.md).
+ * base reserves after, in human units (docs/decoding.md). Product spec §3 fields: `tokenIn`,
+ * `tokenOut`, `amountIn`, `amountOut`, `fee` ({@link swapFields}), `txHash` (= signature),
+ * `poolAddress` (= pool) and the event's `timestamp`. name/symbol also come from
+ * `options.tokenNames` when the transaction holds no CreateEvent of the mint.
  */
 export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpswapMessage }[] {
   const codec = pumpswapCodec();
@@ -235,7 +284,7 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
       const price = (Number(effectiveQuote) / 10 ** quoteDecimals) / (Number(after.base) / 10 ** baseDecimals);
       derived[solQuoted ? 'price_sol' : 'price_quote'] = price;
     }
-    const meta = acc.mint ? names.get(acc.mint) : undefined;
+    const meta = acc.mint ? (names.get(acc.mint) ?? options.tokenNames?.get(acc.mint)) : undefined;
     const message = {
       ...common(tx, call, 'pumpswap', kind.type),
       ...v,
@@ -243,6 +292,9 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
       ...(kind.type === 'BUY' ? { side: 'buy' } : kind.type === 'SELL' ? { side: 'sell' } : {}),
       ...defined(derived),
       ...defined({ name: meta?.name, symbol: meta?.symbol }),
+      ...swapFields(kind.type, v, call.def.name, acc, moved.quote),
+      txHash: tx.signature,
+      poolAddress: acc.pool,
     } as PumpswapMessage;
     out.push({ order: call.order, message });
   }

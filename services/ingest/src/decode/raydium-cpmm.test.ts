@@ -145,7 +145,9 @@ describe('decodeRaydiumCpmm on synthetic transactions', () => {
       sol_amount_ui: 1.00250752,
       token_amount_ui: 9801,
     });
-    expect(m && 'minimum_amount_out' in m).toBe(false);
+    // swap_base_output has no minimum_amount_out: present (spec §3 names it on every swap) and null.
+    expect(m && 'minimum_amount_out' in m).toBe(true);
+    expect(m?.minimum_amount_out).toBeNull();
     // Reserves after: WSOL 100e9 + 1002507520; TOKEN 1e12 − 9.9e9 − 990000 (creator fee taken from the output).
     expect(m?.price_sol).toBeCloseTo(101.00250752 / ((1e12 - 9.9e9 - 990000) / 1e6), 12);
     expect(validate(m), JSON.stringify(validate.errors)).toBe(true);

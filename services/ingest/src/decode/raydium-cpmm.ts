@@ -32,7 +32,7 @@ function priceSol(sol: bigint, token: bigint, tokenDecimals: number): number | u
  *  - amount_out = output_amount − output_transfer_fee: what reached the payer's
  *    output token account. Equals the swap_base_output argument.
  *  - minimum_amount_out (swap_base_input) or max_amount_in (swap_base_output):
- *    the instruction's limit; the other limit is absent.
+ *    the instruction's limit; the other limit is null (both are always present).
  * With exactly one WSOL side: mint (the other mint), side (buy = SOL in),
  * sol_amount_ui, token_amount_ui and price_sol, the pool price after the swap
  * from the event's fee-excluded reserves (docs/decoding.md).
@@ -92,9 +92,10 @@ function swapMessage(tx: NormalizedTransaction, call: ProgramCall, v: Record<str
     ...defined({
       amount_in: amountIn?.toString(),
       amount_out: amountOut?.toString(),
-      minimum_amount_out: exactIn ? args.minimum_amount_out : undefined,
-      max_amount_in: exactIn ? undefined : args.max_amount_in,
     }),
+    // Both limits on every SWAP (product spec §3 names both); the one the instruction lacks is null.
+    minimum_amount_out: exactIn ? (args.minimum_amount_out ?? null) : null,
+    max_amount_in: exactIn ? null : (args.max_amount_in ?? null),
     ...v,
     ...defined(derived),
   } as RaydiumCpmmMessage;

@@ -19,6 +19,15 @@ export type Commitment = 'processed' | 'confirmed' | 'finalized';
 /** Every {@link Commitment}, weakest first (the `enum` of the message schemas' `commitment`). */
 export const COMMITMENTS: readonly Commitment[] = ['processed', 'confirmed', 'finalized'];
 
+/**
+ * Version of the trade message format (`schema_version` on every message, `const` in each subject's
+ * JSON Schema, services/ingest/schemas/). 1: messages without the field (before product spec §3's
+ * stream-message names were added); 2: + `schema_version`, basic.pumpfun `type` / `data`, the
+ * premium.pumpswap `tokenIn` … `fee` fields, premium.raydium SWAP limits as null instead of absent.
+ * Fields are only ever added within a version; a change consumers must notice bumps it.
+ */
+export const TRADE_MESSAGE_SCHEMA_VERSION = 2;
+
 /** Fields every trade message carries (ARCHITECTURE §6). */
 export interface CommonMessageFields {
   /** Launchpad or AMM the trade happened on. */
@@ -45,7 +54,35 @@ export interface CommonMessageFields {
   instruction_path: number[];
   /** Program id, base58 (= IDL `address`). */
   program_id: string;
+  /** {@link TRADE_MESSAGE_SCHEMA_VERSION}. */
+  schema_version: typeof TRADE_MESSAGE_SCHEMA_VERSION;
 }
+
+/**
+ * The `data` object of every basic.pumpfun message: product spec §3 "Pump.fun trade: type, data
+ * {symbol, price, volume, side, timestamp, txHash, poolAddress}". A member the message's kind does
+ * not have, or the chain does not state, is null (never absent, never a made-up value).
+ * Units: see services/ingest/schemas/basic.pumpfun.schema.json and docs/decoding.md.
+ */
+export type PumpfunTradeData = {
+  /** Token symbol: the CreateEvent's (CREATE), else from a CREATE of the mint (same transaction or earlier: TokenNameCache, token-names.ts); null when unknown. */
+  symbol: string | null;
+  /** SOL per whole token after the instruction (= price_sol; CREATE: the curve's initial price); null on COMPLETE / MIGRATE and non-SOL curves. */
+  price: number | null;
+  /** BUY / SELL: SOL into / out of the bonding curve, fees excluded = sol_amount / 1e9; null on other kinds and non-SOL curves. */
+  volume: number | null;
+  /** BUY / SELL: the side; null on other kinds. */
+  side: 'buy' | 'sell' | null;
+  /** ms since the Unix epoch: the event's `timestamp` (the slot's clock, whole seconds) × 1000, else block_time_ms; null when neither. */
+  timestamp: number | null;
+  /** = signature. */
+  txHash: string;
+  /** = bonding_curve: the pump.fun bonding curve (the token's pool) the instruction used. */
+  poolAddress: string;
+};
+
+/** `type` of every basic.pumpfun message (product spec §3); the kind is in `transaction_type`. */
+export const PUMPFUN_MESSAGE_TYPE = 'trade';
 
 /**
  * A pump.fun message (subject `basic.pumpfun`). Besides the fields typed here it
@@ -66,6 +103,10 @@ export interface PumpfunMessage extends CommonMessageFields {
   sol_amount_ui?: number;
   /** token_amount / 1e6 (pump.fun mints have 6 decimals). */
   token_amount_ui?: number;
+  /** {@link PUMPFUN_MESSAGE_TYPE}. */
+  type: typeof PUMPFUN_MESSAGE_TYPE;
+  /** Product spec §3 fields, see {@link PumpfunTradeData}. */
+  data: PumpfunTradeData;
   [field: string]: DecodedValue | undefined;
 }
 
@@ -117,6 +158,25 @@ export interface PumpswapMessage extends CommonMessageFields {
   price_sol?: number;
   /** Quote units per base token after the instruction; pools quoted in another mint. */
   price_quote?: number;
+  // Product spec §3 "PumpSwap swap: tokenIn, tokenOut, amountIn, amountOut, timestamp, txHash,
+  // poolAddress, fee" (`timestamp` is the event's, below). On CREATE_POOL / DEPOSIT / WITHDRAW, which
+  // are not swaps, tokenIn … amountOut and fee are null.
+  /** Mint the user paid with: BUY quote_mint, SELL base_mint. */
+  tokenIn: string | null;
+  /** Mint the user received: BUY base_mint, SELL quote_mint. */
+  tokenOut: string | null;
+  /** What left the user, fees included, raw base units of tokenIn (BUY = user_quote_amount, SELL = base_amount_in). */
+  amountIn: string | null;
+  /** What reached the user, fees deducted, raw base units of tokenOut (BUY = base_amount_out, SELL = user_quote_amount_out). */
+  amountOut: string | null;
+  /** Event timestamp, unix seconds as a decimal string (the field the events always had). */
+  timestamp: string;
+  /** = signature. */
+  txHash: string;
+  /** = pool. */
+  poolAddress: string;
+  /** Every fee of the swap (LP + protocol + coin creator), raw quote base units (lamports for WSOL). */
+  fee: string | null;
   [field: string]: DecodedValue | undefined;
 }
 
@@ -140,6 +200,10 @@ export interface RaydiumCpmmMessage extends CommonMessageFields {
   input_mint?: string;
   /** SWAP: mint of the token bought (instruction account `output_token_mint`). */
   output_mint?: string;
+  /** SWAP: swap_base_input's limit on amount_out, raw; null for swap_base_output (which has none). */
+  minimum_amount_out?: string | null;
+  /** SWAP: swap_base_output's limit on amount_in, raw; null for swap_base_input. */
+  max_amount_in?: string | null;
   /** SOL per token after the instruction; pools with exactly one WSOL side only. */
   price_sol?: number;
   [field: string]: DecodedValue | undefined;
