@@ -488,7 +488,7 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
 
   Web / API   http://localhost:${PORTS.ingress}   (local ingress proxy, routes in deploy/routes.json)
               /auth/* works now: open ${publicUrl}/auth/login?tier=plus&period=yearly to sign in.
-              Billing answers /api/checkout-sessions, /api/create-portal-session, /api/get-subscription.
+              Billing answers /api/checkout-sessions, /api/upgrade-preview, /api/create-portal-session, /api/get-subscription.
               ${publicUrl}/api/birdeye/tokens is the live token ticker (token-price).
               Every other path is the web app (web/, served by web/server on :${PORTS.web}):
               the site, sign-in, payment and the dashboard at ${publicUrl}/dashboard.

@@ -30,11 +30,13 @@ export interface BillingDeps {
   verifyAccessToken?: (authorization: string | undefined) => Promise<AccessTokenClaims>;
   /** Overrides the user lookup at auth (default: gRPC GetUser at AUTH_ADDR). */
   lookupUser?: (userId: string, requestId: string) => Promise<BillingUser | undefined>;
+  /** Overrides billing's clock, ms since the epoch (default Date.now; tests move it with the stand-in's). */
+  now?: () => number;
 }
 
 type AppConfig = Pick<BillingConfig,
   'PORT' | 'HOST' | 'GRPC_PORT' | 'PUBLIC_URL' | 'AUTH_JWKS_URL' | 'AUTH_ISSUER' | 'AUTH_ADDR' | 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET'
-  | 'STRIPE_API_URL' | 'STRIPE_TIMEOUT_MS' | 'STRIPE_MAX_NETWORK_RETRIES' | 'STRIPE_WEBHOOK_TOLERANCE_SECONDS' | 'STRIPE_PRICE_CACHE_SECONDS'
+  | 'STRIPE_API_URL' | 'STRIPE_TIMEOUT_MS' | 'STRIPE_MAX_NETWORK_RETRIES' | 'STRIPE_WEBHOOK_TOLERANCE_SECONDS' | 'STRIPE_PRICE_CACHE_SECONDS' | 'UPGRADE_PREVIEW_MAX_AGE_SECONDS'
   | 'LOCAL_STRIPE_PORT' | 'LOCAL_STRIPE_PUBLIC_URL' | 'OUTBOX_POLL_MS' | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES' | 'WEBHOOK_BODY_LIMIT_BYTES'>;
 
 export function createApp(config: AppConfig, deps: BillingDeps) {
@@ -92,7 +94,10 @@ export function createApp(config: AppConfig, deps: BillingDeps) {
         ...stripeOptions, timeoutMs: config.STRIPE_TIMEOUT_MS, maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
         webhookToleranceSeconds: config.STRIPE_WEBHOOK_TOLERANCE_SECONDS, priceCacheSeconds: config.STRIPE_PRICE_CACHE_SECONDS, logger: log.child({ component: 'stripe' }),
       });
-      const service = createBillingService({ db: deps.db, stripe: gateway, relay, logger: log, publicUrl, lookupUser, subscriptionChanges });
+      const service = createBillingService({
+        db: deps.db, stripe: gateway, relay, logger: log, publicUrl, lookupUser, subscriptionChanges, upgradePreviewMaxAgeSeconds: config.UPGRADE_PREVIEW_MAX_AGE_SECONDS,
+        ...(deps.now ? { now: deps.now } : {}),
+      });
       registerRoutes(http, { service, stripe: gateway, verify, webhookBodyLimitBytes: config.WEBHOOK_BODY_LIMIT_BYTES, webhooks });
       await http.listen({ port, host: config.HOST });
       const address = http.server.address();

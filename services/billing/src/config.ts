@@ -5,7 +5,7 @@ import { CommonConfig, Port, PositiveInt, loadConfig, optionalString, optionalUr
 export const BillingConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
   ADMIN_PORT: Port.default(9305),
-  /** Public HTTP API (`/api/checkout-sessions`, `/api/create-portal-session`, `/api/get-subscription`, `/api/stripe/webhook`). */
+  /** Public HTTP API (`/api/checkout-sessions`, `/api/upgrade-preview`, `/api/create-portal-session`, `/api/get-subscription`, `/api/stripe/webhook`). */
   PORT: Port.default(8082),
   HOST: z.string().default('0.0.0.0'),
   /** gRPC (`tradewind.v1.BillingService`); other services dial BILLING_ADDR=host:GRPC_PORT. */
@@ -36,6 +36,11 @@ export const BillingConfigSchema = CommonConfig.extend({
   STRIPE_WEBHOOK_TOLERANCE_SECONDS: PositiveInt.default(300),
   /** How long verified Stripe prices are cached, s (default 600). */
   STRIPE_PRICE_CACHE_SECONDS: PositiveInt.default(600),
+  /**
+   * How long the amount of an upgrade preview (`/api/upgrade-preview`) can be confirmed, s
+   * (default 1800): an older `proration_date` gets 409 and the user reviews a new amount.
+   */
+  UPGRADE_PREVIEW_MAX_AGE_SECONDS: PositiveInt.default(1800),
   /** Local Stripe stand-in (only without STRIPE_SECRET_KEY): its port, and the origin browsers use for its pages. */
   LOCAL_STRIPE_PORT: Port.default(8092),
   LOCAL_STRIPE_PUBLIC_URL: optionalUrl(['http', 'https']),

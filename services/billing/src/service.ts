@@ -16,6 +16,7 @@ import {
   type Decision, type SubscriptionState,
 } from './domain/subscription.js';
 import { paidPlanOf, parsePaidPlan, type PaidPeriod, type PaidTier } from './domain/prices.js';
+import { checkPlanChange, checkProrationDate, checkoutPreview, prorationPreview, type UpgradePreviewJson } from './domain/upgrade.js';
 import { fromStripeError, type StripeGateway } from './stripe/gateway.js';
 import { idOf, snapshotOfSubscription, subscriptionOfInvoice } from './stripe/objects.js';
 
@@ -40,6 +41,10 @@ export interface BillingServiceDeps {
    * plan before and after (`tradewind_billing_subscription_changes_total`).
    */
   subscriptionChanges?: Counter<'from_plan' | 'to_plan'>;
+  /** How old a confirmed upgrade preview may be, s (UPGRADE_PREVIEW_MAX_AGE_SECONDS). */
+  upgradePreviewMaxAgeSeconds: number;
+  /** Billing's clock, ms since the epoch (default Date.now): proration dates of previews. */
+  now?: () => number;
 }
 
 /** The effective plans (starter unless the status keeps the tier, see effectivePlan) around one subscription.changed event. */
@@ -53,6 +58,8 @@ interface ChangeResult {
   outcome: WebhookOutcome;
   detail: string;
   transition?: PlanTransition;
+  /** Set when a payment.succeeded / payment.failed event was written (invoice webhooks). */
+  paymentEvent?: 'payment.succeeded' | 'payment.failed';
 }
 
 /** Outcome of one webhook event, stored with it and counted. */
@@ -174,20 +181,28 @@ export function createBillingService(deps: BillingServiceDeps) {
     return linkStripeCustomer(db, customer.user_id, created.id);
   }
 
-  /** Switches a live subscription to another plan now, with proration invoiced at once. */
-  async function changePlan(userId: string, current: SubscriptionState, plan: { tier: PaidTier; period: PaidPeriod }, requestId: string): Promise<SubscriptionState> {
+  const nowSeconds = (): number => Math.floor((deps.now ?? Date.now)() / 1000);
+
+  /**
+   * Switches a live subscription to another plan now, with proration invoiced at once, computed
+   * at `prorationDate` (the preview's, so the charge equals the amount shown).
+   * @returns the stored state after the change, and what the proration invoice charged (US cents).
+   */
+  async function changePlan(userId: string, current: SubscriptionState, plan: { tier: PaidTier; period: PaidPeriod }, prorationDate: number, requestId: string): Promise<{ state: SubscriptionState; amountPaidCents: number | null }> {
     const price = await stripe.priceFor(plan.tier, plan.period);
     let updated: Stripe.Subscription;
     try {
       updated = await stripe.client.subscriptions.update(current.stripeSubscriptionId!, {
         items: [{ id: current.stripeSubscriptionItemId!, price: price.id }],
-        // Upgrades and downgrades take effect now; the difference for the rest of the period is
-        // invoiced (and charged or credited) at once (https://docs.stripe.com/billing/subscriptions/prorations).
+        // The change takes effect now; the difference for the rest of the period is invoiced and
+        // charged at once (https://docs.stripe.com/billing/subscriptions/prorations).
         proration_behavior: 'always_invoice',
+        // Prorated as of the preview the user confirmed (https://docs.stripe.com/api/invoices/create_preview).
+        proration_date: prorationDate,
         // The new plan only applies if that invoice is paid (https://docs.stripe.com/billing/subscriptions/pending-updates).
         payment_behavior: 'pending_if_incomplete',
         expand: ['latest_invoice'],
-      }, { idempotencyKey: `tradewind-plan-${current.stripeSubscriptionId}-${current.version}-${price.id}` });
+      }, { idempotencyKey: `tradewind-plan-${current.stripeSubscriptionId}-${current.version}-${price.id}-${prorationDate}` });
     } catch (err) {
       throw fromStripeError(err, 'changing the plan');
     }
@@ -196,25 +211,62 @@ export function createBillingService(deps: BillingServiceDeps) {
     // customer.subscription.updated webhook brings the change.
     const invoice = typeof updated.latest_invoice === 'object' ? updated.latest_invoice : null;
     const observedAt = invoice && invoice.billing_reason === 'subscription_update' ? invoice.created : undefined;
-    if (observedAt === undefined) return current;
+    if (observedAt === undefined) return { state: current, amountPaidCents: null };
     const snapshot = snapshotOfSubscription(updated, stripe.planOfPrice);
     const result = await db.transaction().execute((trx) => change(trx, userId, (latest) => applySubscriptionSnapshot(latest, snapshot, observedAt), requestId));
     counted(result.transition);
     deps.relay.kick();
-    return (await findSubscription(db, userId)) ?? current;
+    logger.info({ user_id: userId, tier: plan.tier, period: plan.period, proration_date: prorationDate, amount_paid_cents: invoice!.amount_paid, request_id: requestId }, 'plan changed with proration');
+    return { state: (await findSubscription(db, userId)) ?? current, amountPaidCents: invoice!.amount_paid };
   }
 
   return {
     /**
+     * `POST /api/upgrade-preview`: what confirming `{tier, period}` would charge the caller now.
+     * Without a live paid subscription: the plan's first charge from the catalogue (kind
+     * `checkout`). With one: Stripe's invoice preview of the item's price change with
+     * `proration_behavior: always_invoice` at `proration_date` = billing's now (kind `proration`).
+     * @throws AppError invalid_argument (bad tier/period, starter), not_found (unknown user),
+     *   conflict (same plan, or a downgrade: "Use Manage billing to downgrade."), unavailable (Stripe).
+     */
+    async previewUpgrade(input: { tier: unknown; period: unknown; userId: string; requestId: string }): Promise<UpgradePreviewJson> {
+      const plan = parsePaidPlan(input.tier, input.period);
+      await requireUser(input.userId, input.requestId);
+      const current = await findSubscription(db, input.userId);
+      if (!current || !hasLivePaidSubscription(current)) return checkoutPreview(plan);
+      checkPlanChange(current, plan);
+      const price = await stripe.priceFor(plan.tier, plan.period);
+      const prorationDate = nowSeconds();
+      let invoice: Stripe.Invoice;
+      try {
+        invoice = await stripe.client.invoices.createPreview({
+          subscription: current.stripeSubscriptionId!,
+          subscription_details: {
+            items: [{ id: current.stripeSubscriptionItemId!, price: price.id }],
+            proration_behavior: 'always_invoice',
+            proration_date: prorationDate,
+          },
+        });
+      } catch (err) {
+        throw fromStripeError(err, 'previewing the plan change');
+      }
+      return prorationPreview(plan, invoice, prorationDate);
+    },
+
+    /**
      * `POST /api/checkout-sessions`: a Stripe Checkout Session (subscription mode) for the plan,
      * tied to the user through `client_reference_id`, the customer and metadata. A user with a live
      * paid subscription is switched to the new plan at once instead (proration), which needs their
-     * own access token.
-     * @returns `{url}`: Stripe's hosted page, or the dashboard after an immediate plan change.
-     * @throws AppError invalid_argument (bad tier/period/cancelUrl, starter), not_found (unknown user),
-     *   unauthenticated/permission_denied (plan change without the user's token), conflict (same plan), unavailable (Stripe).
+     * own access token and the `proration_date` of the preview they confirmed
+     * (`POST /api/upgrade-preview`), so Stripe charges the amount shown.
+     * @returns `{url}`: Stripe's hosted page, or the dashboard after an immediate plan change (with
+     *   what the proration invoice charged, US cents).
+     * @throws AppError invalid_argument (bad tier/period/cancelUrl/proration_date, starter, a plan
+     *   change without proration_date), not_found (unknown user), unauthenticated/permission_denied
+     *   (plan change without the user's token), conflict (same plan, a downgrade, a preview older
+     *   than UPGRADE_PREVIEW_MAX_AGE_SECONDS), unavailable (Stripe).
      */
-    async createCheckout(input: { tier: unknown; period: unknown; userId: unknown; cancelUrl: unknown; caller: AccessTokenClaims | undefined; requestId: string }): Promise<{ url: string; plan_changed?: boolean; subscription?: SubscriptionJson }> {
+    async createCheckout(input: { tier: unknown; period: unknown; userId: unknown; cancelUrl: unknown; prorationDate?: unknown; caller: AccessTokenClaims | undefined; requestId: string }): Promise<{ url: string; plan_changed?: boolean; subscription?: SubscriptionJson; amount_paid_cents?: number | null }> {
       const plan = parsePaidPlan(input.tier, input.period);
       if (typeof input.userId !== 'string' || input.userId === '') throw new AppError('invalid_argument', 'userId is required');
       if (input.caller && input.caller.userId !== input.userId) throw new AppError('permission_denied', 'The access token belongs to another user');
@@ -222,12 +274,15 @@ export function createBillingService(deps: BillingServiceDeps) {
       const customer = await requireUser(input.userId, input.requestId);
       const current = await findSubscription(db, input.userId);
       if (current && hasLivePaidSubscription(current)) {
-        if (current.tier === plan.tier && current.billingPeriod === plan.period) {
-          throw new AppError('conflict', `You are already on ${plan.tier === 'plus' ? 'Plus' : 'Pro'} (${plan.period}).`);
-        }
+        // The token comes first: the answers below tell what plan the user is on.
         if (!input.caller) throw new AppError('unauthenticated', 'Sign in to change your current plan');
-        const next = await changePlan(input.userId, current, plan, input.requestId);
-        return { url: `${deps.publicUrl}/dashboard?checkout=success&plan_changed=true`, plan_changed: true, subscription: subscriptionJson(next) };
+        checkPlanChange(current, plan);
+        if (input.prorationDate === undefined || input.prorationDate === null) {
+          throw new AppError('invalid_argument', 'Changing a paid plan needs the proration_date of the price preview (POST /api/upgrade-preview), so the amount charged is the amount shown.');
+        }
+        const prorationDate = checkProrationDate(input.prorationDate, nowSeconds(), deps.upgradePreviewMaxAgeSeconds);
+        const next = await changePlan(input.userId, current, plan, prorationDate, input.requestId);
+        return { url: `${deps.publicUrl}/dashboard?checkout=success&plan_changed=true`, plan_changed: true, subscription: subscriptionJson(next.state), amount_paid_cents: next.amountPaidCents };
       }
       const stripeCustomerId = await stripeCustomerOf(customer);
       const price = await stripe.priceFor(plan.tier, plan.period);
@@ -297,7 +352,7 @@ export function createBillingService(deps: BillingServiceDeps) {
         return applied;
       });
       counted(result.transition);
-      if (result.outcome === 'applied') deps.relay.kick();
+      if (result.outcome === 'applied' || result.paymentEvent) deps.relay.kick();
       return { outcome: result.outcome, detail: result.detail };
     },
   };
@@ -349,11 +404,62 @@ export function createBillingService(deps: BillingServiceDeps) {
         if (!subscriptionId) return { outcome: 'ignored', detail: `invoice ${invoice.id} bills no subscription` };
         const userId = await userOfEvent(trx, idOf(invoice.customer), invoice.parent?.subscription_details?.metadata);
         if (!userId) return { outcome: 'ignored', detail: `customer ${idOf(invoice.customer)} is not linked to a Tradewind user` };
-        return change(trx, userId, (current) => applyInvoiceOutcome(current, subscriptionId, event.type === 'invoice.paid', event.created), requestId);
+        const result = await change(trx, userId, (current) => applyInvoiceOutcome(current, subscriptionId, event.type === 'invoice.paid', event.created), requestId);
+        // The payment is a fact whatever the subscription decision (a renewal paid changes no status; a late event is stale).
+        const paymentEvent = await appendPaymentEvent(trx, event, userId, subscriptionId, requestId);
+        return paymentEvent ? { ...result, detail: `${result.detail}${result.detail ? '; ' : ''}${paymentEvent} written`, paymentEvent } : result;
       }
       default:
         return { outcome: 'unhandled', detail: `event type ${event.type} is not used by billing` };
     }
+  }
+
+  /**
+   * The plan an invoice bills: the price of its largest positive line (the only line of a
+   * creation or renewal; the new plan's debit in a proration invoice), else billing's subscription
+   * when it is that invoice's subscription (the price cache may not know the price id yet).
+   */
+  async function planOfInvoice(trx: Transaction<BillingDatabase>, invoice: Stripe.Invoice, userId: string, subscriptionId: string): Promise<{ tier: string; period: string } | undefined> {
+    const top = [...(invoice.lines?.data ?? [])].filter((l) => l.amount > 0).sort((a, b) => b.amount - a.amount)[0];
+    const fromPrice = stripe.planOfPrice(top?.pricing?.price_details?.price);
+    if (fromPrice) return fromPrice;
+    const current = await findSubscription(trx, userId);
+    return current && current.stripeSubscriptionId === subscriptionId && current.tier !== 'starter' ? { tier: current.tier, period: current.billingPeriod } : undefined;
+  }
+
+  /**
+   * Writes payment.succeeded (invoice.paid: amount_paid) or payment.failed (invoice.payment_failed:
+   * amount_due, attempt count, next attempt) to the outbox in `trx`, the transaction that records
+   * the Stripe event, so one Stripe event id gives at most one payment event (a redelivery is a
+   * `duplicate` before this runs). An invoice.paid that charged nothing (a downgrade paid from the
+   * customer's credit) writes none.
+   * @returns the subject written, or undefined.
+   */
+  async function appendPaymentEvent(
+    trx: Transaction<BillingDatabase>, event: Stripe.InvoicePaidEvent | Stripe.InvoicePaymentFailedEvent, userId: string, subscriptionId: string, requestId: string,
+  ): Promise<'payment.succeeded' | 'payment.failed' | undefined> {
+    const invoice = event.data.object;
+    const paid = event.type === 'invoice.paid';
+    const amount = paid ? invoice.amount_paid : invoice.amount_due;
+    if (!(amount > 0)) return undefined;
+    const plan = await planOfInvoice(trx, invoice, userId, subscriptionId);
+    const common = {
+      userId, amount: BigInt(amount), currency: invoice.currency, stripeInvoiceId: invoice.id ?? '', stripeEventId: event.id,
+      stripeCustomerId: idOf(invoice.customer) ?? '', stripeSubscriptionId: subscriptionId, plan: plan?.tier ?? '', billingPeriod: plan?.period ?? '',
+      hostedInvoiceUrl: invoice.hosted_invoice_url ?? '', billingReason: invoice.billing_reason ?? '',
+    };
+    const headers: Record<string, string> = requestId ? { 'x-request-id': requestId } : {};
+    if (paid) {
+      await appendEvent(trx, 'payment.succeeded', { meta: newEventMeta('payment.succeeded', 'billing', requestId), ...common }, headers);
+    } else {
+      await appendEvent(trx, 'payment.failed', {
+        meta: newEventMeta('payment.failed', 'billing', requestId), ...common, attemptCount: invoice.attempt_count,
+        nextPaymentAttempt: invoice.next_payment_attempt ? new Date(invoice.next_payment_attempt * 1000) : undefined,
+      }, headers);
+    }
+    const subject = paid ? 'payment.succeeded' : 'payment.failed';
+    logger.info({ user_id: userId, invoice: invoice.id, stripe_event: event.id, amount, currency: invoice.currency, subject }, 'payment event written');
+    return subject;
   }
 }
 

@@ -29,7 +29,7 @@ describe('without STRIPE_SECRET_KEY', () => {
     const app = createApp({
       PORT: 0, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: 'http://localhost:8080', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks.json', AUTH_ISSUER: undefined,
       AUTH_ADDR: '127.0.0.1:1', STRIPE_SECRET_KEY: undefined, STRIPE_WEBHOOK_SECRET: undefined, STRIPE_API_URL: undefined, STRIPE_TIMEOUT_MS: 5_000,
-      STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, LOCAL_STRIPE_PORT: localStripePort,
+      STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800, LOCAL_STRIPE_PORT: localStripePort,
       LOCAL_STRIPE_PUBLIC_URL: undefined, OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024, WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
     }, {
       db, js: jetstream(nc), jsm, logger: createLogger({ service: 'billing', level: 'silent' }), registry: new Registry(),
@@ -64,7 +64,8 @@ describe('without STRIPE_SECRET_KEY', () => {
     const stored = await db.selectFrom('stripe_events').select(['type', 'outcome']).where('outcome', '=', 'applied').execute();
     expect(stored.length).toBeGreaterThan(0);
     await app.relay.drain();
-    expect((await db.selectFrom('outbox').select('subject').execute()).map((r) => r.subject)).toEqual(['subscription.changed']);
+    // The paid first invoice is a payment.succeeded too (invoice.paid).
+    expect((await db.selectFrom('outbox').select('subject').execute()).map((r) => r.subject)).toEqual(['subscription.changed', 'payment.succeeded']);
   });
 });
 

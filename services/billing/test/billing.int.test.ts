@@ -181,12 +181,16 @@ describe('checkout, plan changes and cancellation', () => {
     expect(await h.changes(user.userId)).toHaveLength(1);
   });
 
-  it('when a plus subscriber upgrades to pro, then it takes effect at once with a proration invoice charged now, and one event', async () => {
+  it('when a plus subscriber previews and confirms pro, then it takes effect at once with the previewed proration charged now, and one event', async () => {
     const upgrades = await planChanges('plus', 'pro');
-    const res = await h.post('/api/checkout-sessions', { tier: 'pro', period: 'monthly', userId: user.userId }, { authorization: user.authorization });
+    const preview = await json<{ kind: string; amount_due_cents: number; proration_date: number }>(
+      await h.post('/api/upgrade-preview', { tier: 'pro', period: 'monthly' }, { authorization: user.authorization }),
+    );
+    expect(preview.kind).toBe('proration');
+    const res = await h.post('/api/checkout-sessions', { tier: 'pro', period: 'monthly', userId: user.userId, proration_date: preview.proration_date }, { authorization: user.authorization });
     expect(res.status).toBe(200);
-    const body = await json<{ url: string; plan_changed: boolean; subscription: Record<string, unknown> }>(res);
-    expect(body).toMatchObject({ plan_changed: true, url: `${h.publicUrl}/dashboard?checkout=success&plan_changed=true` });
+    const body = await json<{ url: string; plan_changed: boolean; amount_paid_cents: number; subscription: Record<string, unknown> }>(res);
+    expect(body).toMatchObject({ plan_changed: true, url: `${h.publicUrl}/dashboard?checkout=success&plan_changed=true`, amount_paid_cents: preview.amount_due_cents });
     expect(body.subscription).toMatchObject({ tier: 'pro', billing_period: 'monthly', status: 'active' });
     const sub = await h.stripe.subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
     const invoice = sub.latest_invoice as Stripe.Invoice;
@@ -203,9 +207,14 @@ describe('checkout, plan changes and cancellation', () => {
     expect(await planChanges('plus', 'pro')).toBe(upgrades + 1);
   });
 
-  it('when a pro subscriber downgrades to plus yearly, then it takes effect at once (credit for unused time) and one event', async () => {
-    const res = await h.post('/api/checkout-sessions', { tier: 'plus', period: 'yearly', userId: user.userId }, { authorization: user.authorization });
-    expect(res.status).toBe(200);
+  it('when a pro subscriber asks billing for plus, then 409; downgrading in the billing portal takes effect at once (credit for unused time) with one event', async () => {
+    const refused = await h.post('/api/checkout-sessions', { tier: 'plus', period: 'yearly', userId: user.userId }, { authorization: user.authorization });
+    expect(refused.status).toBe(409);
+    expect((await json(refused)).message).toMatch(/Use Manage billing to downgrade/);
+    // What the portal's plan switch does at Stripe; billing learns it from the webhook.
+    const current = await h.stripe.subscriptions.retrieve(subscriptionId);
+    const plusYearly = (await h.stripe.prices.list({ lookup_keys: ['tradewind_plus_yearly'] })).data[0]!;
+    await h.stripe.subscriptions.update(subscriptionId, { items: [{ id: current.items.data[0]!.id, price: plusYearly.id }], proration_behavior: 'always_invoice' });
     await h.settle();
     expect(await subscriptionOf(user)).toMatchObject({ tier: 'plus', billing_period: 'yearly', status: 'active' });
     const sub = await h.stripe.subscriptions.retrieve(subscriptionId);

@@ -62,8 +62,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts everything. `stripeApiUrl` overrides the Stripe origin (e.g. a closed port). */
-export async function startHarness(label: string, options: { stripeApiUrl?: string } = {}): Promise<Harness> {
+/**
+ * Starts everything. `stripeApiUrl` overrides the Stripe origin (e.g. a closed port); `now` is the
+ * clock (ms) of both billing and the stand-in (default Date.now), for tests that move time.
+ */
+export async function startHarness(label: string, options: { stripeApiUrl?: string; now?: () => number } = {}): Promise<Harness> {
   const database: TestDatabase = await createTestDatabase(label);
   const nats: TestNatsServer = await startNatsServer();
   const db = createDb<BillingDatabase>({ url: database.url, schema: BILLING_SCHEMA });
@@ -99,16 +102,17 @@ export async function startHarness(label: string, options: { stripeApiUrl?: stri
   const publicUrl = 'http://localhost:8080';
   const localStripe = await startLocalStripe({
     port: 0, secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: `${baseUrl}/api/stripe/webhook`, webhookRetryDelaysMs: [50, 200, 500],
+    ...(options.now ? { now: options.now } : {}),
   });
   const registry = new Registry();
   const app = createApp({
     PORT: port, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: publicUrl,
     AUTH_JWKS_URL: `http://127.0.0.1:${jwksPort}/jwks.json`, AUTH_ISSUER: undefined, AUTH_ADDR: `127.0.0.1:${authGrpc.port}`,
     STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: options.stripeApiUrl ?? localStripe.apiUrl,
-    STRIPE_TIMEOUT_MS: 5_000, STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600,
+    STRIPE_TIMEOUT_MS: 5_000, STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800,
     LOCAL_STRIPE_PORT: 0, LOCAL_STRIPE_PUBLIC_URL: undefined, OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100,
     HTTP_BODY_LIMIT_BYTES: 16 * 1024, WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
-  }, { db, js, jsm, logger, registry });
+  }, { db, js, jsm, logger, registry, ...(options.now ? { now: options.now } : {}) });
   const { grpcPort } = await app.start();
   const stripe = new Stripe(SECRET_KEY, { host: '127.0.0.1', port: localStripe.port, protocol: 'http', maxNetworkRetries: 0 });
 

@@ -4,6 +4,16 @@
  */
 import { PLANS, PLAN_IDS, annualSavingPercent, annualTotalUsd, type Plan, type PlanId } from '@tradewind/lib/plans';
 
+/**
+ * The plan card marked "Most Popular" (product spec §9: "Pro is marked Most Popular"), also the
+ * `popular` upgrade option. Kept here, not in the pricing page, so the dashboard's upgrade dialog
+ * does not pull the page into its chunk.
+ */
+export const MOST_POPULAR_PLAN: PlanId = 'pro';
+
+/** Badge text of {@link MOST_POPULAR_PLAN}'s card. */
+export const MOST_POPULAR_LABEL = 'Most Popular';
+
 /** The billing periods of checkout and sign-in links (`?period=`). */
 export type BillingPeriod = 'monthly' | 'yearly';
 

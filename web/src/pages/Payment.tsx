@@ -6,11 +6,12 @@ import { Seo } from '../seo';
 import { useAuth } from '../session/session';
 import { paymentDecision, type PaymentDecision } from '../lib/gating';
 import { errorMessage } from '../lib/credentials';
-import { planPriceText } from '../lib/upgrade';
+import { planChangePath, planPriceText } from '../lib/upgrade';
+import { UPGRADE_FAILED_MESSAGE } from '../lib/upgrade-preview';
 import './auth.css';
 
 /** Shown when the checkout session could not be created (product spec §8), before the reason. */
-export const UPGRADE_FAILED_MESSAGE = 'Failed to start upgrade process. Please try again.';
+export { UPGRADE_FAILED_MESSAGE };
 
 /** `POST /api/checkout-sessions` answer. */
 interface CheckoutAnswer {
@@ -20,8 +21,9 @@ interface CheckoutAnswer {
 
 /**
  * /payment?tier&period: applies {@link paymentDecision}, then sends the browser to Stripe
- * Checkout (or to the dashboard after an in-place plan change). Exactly one checkout request per
- * visit (and per Retry), also under StrictMode's double effects.
+ * Checkout. A user who already has a live paid subscription goes to the plan page's upgrade modal
+ * instead ({@link planChangePath}), where the prorated amount is shown before they confirm.
+ * Exactly one checkout request per visit (and per Retry), also under StrictMode's double effects.
  */
 export default function Payment() {
   const { status, user, accessToken } = useAuth();
@@ -58,6 +60,11 @@ export default function Payment() {
           return;
         }
         if (decision.kind !== 'checkout') return;
+        const change = planChangePath(subscription, decision.tier, decision.period);
+        if (change) {
+          navigate(change, { replace: true });
+          return;
+        }
         const answer = await apiFetch<CheckoutAnswer>('/api/checkout-sessions', {
           method: 'POST',
           token,

@@ -2,16 +2,13 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { PLANS, PLAN_IDS, maxAnnualSavingPercent, type PlanId } from '@tradewind/lib/plans';
 import { Faq, faqJsonLd, type FaqItem } from '../components/marketing/Faq';
-import { allPlans, comparisonRows, planCtaHref, planCtaLabel, planPrice, SUBJECT_SOURCES, type BillingPeriod } from '../lib/pricing';
+import { allPlans, comparisonRows, MOST_POPULAR_LABEL, MOST_POPULAR_PLAN, planCtaHref, planCtaLabel, planPrice, SUBJECT_SOURCES, type BillingPeriod } from '../lib/pricing';
+
+export { MOST_POPULAR_LABEL, MOST_POPULAR_PLAN };
 import { Seo } from '../seo';
 import { useAuth } from '../session/session';
 import './pricing.css';
 
-/** The plan card marked "Most Popular" (product spec §9: "Pro is marked Most Popular"). */
-export const MOST_POPULAR_PLAN: PlanId = 'pro';
-
-/** Badge text of {@link MOST_POPULAR_PLAN}'s card. */
-export const MOST_POPULAR_LABEL = 'Most Popular';
 
 /**
  * The pricing page's questions; every figure in them comes from the catalogue.

@@ -1,6 +1,8 @@
 /**
  * billing's public HTTP API (reached through the ingress at PUBLIC_URL):
- *   POST /api/checkout-sessions      {tier, period, userId, cancelUrl} → {url}   (bearer optional; required to change a live plan)
+ *   POST /api/checkout-sessions      {tier, period, userId, cancelUrl, proration_date?} → {url}   (bearer optional; required, with the
+ *                                    preview's proration_date, to change a live plan)
+ *   POST /api/upgrade-preview        (bearer) {tier, period} → {kind, amount_due_cents, currency, lines, next_billing_date, proration_date}
  *   POST /api/create-portal-session  (bearer) → {url} of the billing portal
  *   GET  /api/get-subscription       (bearer) → {tier, billing_period, status, next_billing_date, ...}
  *   POST /api/stripe/webhook         Stripe events, verified by signature over the raw body
@@ -43,12 +45,23 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.post<{ Body: Record<string, unknown> | undefined }>('/api/checkout-sessions', async (request, reply) => {
     void reply.header('cache-control', 'no-store');
     const body = request.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {tier, period, userId, cancelUrl}');
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {tier, period, userId, cancelUrl, proration_date?}');
     // A token is optional for a first checkout (the spec's call carries userId), but a token
     // that is sent must be valid.
     const claims = request.headers.authorization ? await caller(request) : undefined;
     if (request.headers.authorization && !claims) return noSession(reply);
-    return deps.service.createCheckout({ tier: body.tier, period: body.period, userId: body.userId, cancelUrl: body.cancelUrl, caller: claims, requestId: request.id });
+    return deps.service.createCheckout({
+      tier: body.tier, period: body.period, userId: body.userId, cancelUrl: body.cancelUrl, prorationDate: body.proration_date, caller: claims, requestId: request.id,
+    });
+  });
+
+  app.post<{ Body: Record<string, unknown> | undefined }>('/api/upgrade-preview', async (request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    const claims = await caller(request);
+    if (!claims) return noSession(reply);
+    const body = request.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {tier, period}');
+    return deps.service.previewUpgrade({ tier: body.tier, period: body.period, userId: claims.userId, requestId: request.id });
   });
 
   app.post('/api/create-portal-session', async (request, reply) => {

@@ -7,7 +7,7 @@
  * refused (400) rather than silently ignored.
  */
 import type { Logger } from '@tradewind/lib';
-import { parameterInvalid, parameterMissing, parameterUnknown, parameterUnsupported, StripeApiError } from './errors.js';
+import { parameterInvalid, parameterMissing, parameterUnknown, parameterUnsupported, resourceMissing, StripeApiError } from './errors.js';
 import {
   checkParamNames, expandParam, optionalBoolean, optionalEnum, optionalInteger, optionalObject, optionalObjectList, optionalString, optionalStringList,
   optionalUrl, requiredString, type ParamSpec, type Params,
@@ -84,6 +84,17 @@ const SPECS = {
     unsupported: ['billing_thresholds', 'current_trial', 'deleted', 'discounts', 'metadata', 'price_data', 'tax_rates'],
   },
   subscriptionCancel: { known: ['cancellation_details', 'expand', 'invoice_now', 'prorate'] },
+  invoicePreview: {
+    known: ['automatic_tax', 'currency', 'customer', 'customer_account', 'customer_details', 'discounts', 'expand', 'invoice_items', 'issuer', 'on_behalf_of', 'preview_mode',
+      'schedule', 'schedule_details', 'subscription', 'subscription_details'],
+    unsupported: ['automatic_tax', 'customer_account', 'customer_details', 'discounts', 'invoice_items', 'issuer', 'on_behalf_of', 'schedule', 'schedule_details'],
+  },
+  previewSubscriptionDetails: {
+    known: ['billing_cycle_anchor', 'billing_mode', 'billing_schedules', 'cancel_at', 'cancel_at_period_end', 'cancel_now', 'default_tax_rates', 'items', 'metadata', 'pause',
+      'proration_behavior', 'proration_date', 'resume_at', 'start_date', 'trial_end'],
+    unsupported: ['billing_cycle_anchor', 'billing_mode', 'billing_schedules', 'cancel_at', 'cancel_at_period_end', 'cancel_now', 'default_tax_rates', 'pause', 'resume_at',
+      'start_date', 'trial_end'],
+  },
   cancellationDetails: { known: ['comment', 'feedback'] },
 } satisfies Record<string, ParamSpec>;
 
@@ -311,22 +322,8 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
       'POST /v1/subscriptions/:id');
     const subscription = state.getSubscription(id!);
     const changes: SubscriptionChanges = {};
-    const items = optionalObjectList(params.items, 'items');
-    if (items !== undefined && items.length > 0) {
-      if (items.length > 1) throw parameterInvalid('items[1]', 'The local Stripe stand-in supports one item per subscription.');
-      const item = items[0]!;
-      checkNested(item, SPECS.subscriptionItem, 'items[0]');
-      const itemId = optionalString(item.id, 'items[0][id]');
-      if (itemId === undefined) {
-        throw parameterInvalid('items[0][id]', 'The local Stripe stand-in supports one item per subscription: pass items[0][id] to change the existing item instead of adding one.');
-      }
-      const change: NonNullable<SubscriptionChanges['item']> = { id: itemId };
-      const price = optionalString(item.price, 'items[0][price]') ?? optionalString(item.plan, 'items[0][plan]');
-      if (price !== undefined) change.price = price;
-      const quantity = optionalInteger(item.quantity, 'items[0][quantity]', 1, 999_999);
-      if (quantity !== undefined) change.quantity = quantity;
-      changes.item = change;
-    }
+    const item = itemChangeParam(params.items, 'items');
+    if (item !== undefined) changes.item = item;
     const behavior = optionalEnum(params.proration_behavior, 'proration_behavior', PRORATION_BEHAVIORS);
     if (behavior !== undefined) changes.prorationBehavior = behavior;
     const prorationDate = optionalInteger(params.proration_date, 'proration_date', 0);
@@ -345,6 +342,48 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
     if (optionalBoolean(params.invoice_now, 'invoice_now') === true) throw parameterUnsupported('invoice_now');
     if (optionalBoolean(params.prorate, 'prorate') === true) throw parameterUnsupported('prorate');
     return respond(state.cancelSubscription(id!, request, cancellationDetailsParam(params.cancellation_details)), params);
+  });
+
+  route('POST', /^\/v1\/invoices\/create_preview$/, (_m, params) => {
+    check(params, SPECS.invoicePreview, ['currency', 'customer', 'expand', 'preview_mode', 'subscription', 'subscription_details'], 'POST /v1/invoices/create_preview');
+    if (optionalEnum(params.preview_mode, 'preview_mode', ['next', 'recurring']) === 'recurring') throw parameterUnsupported('preview_mode');
+    const currency = optionalString(params.currency, 'currency');
+    if (currency !== undefined && currency.toLowerCase() !== 'usd') throw parameterInvalid('currency', 'The local Stripe stand-in bills in usd only.');
+    const details = optionalObject(params.subscription_details, 'subscription_details') ?? {};
+    checkNested(details, SPECS.previewSubscriptionDetails, 'subscription_details');
+    const item = itemChangeParam(details.items, 'subscription_details[items]');
+    const prorationBehavior = optionalEnum(details.proration_behavior, 'subscription_details[proration_behavior]', PRORATION_BEHAVIORS);
+    const prorationDate = optionalInteger(details.proration_date, 'subscription_details[proration_date]', 0);
+    const customer = optionalString(params.customer, 'customer');
+    let subscriptionId = optionalString(params.subscription, 'subscription');
+    if (prorationDate !== undefined) {
+      // Stripe's rules for subscription_details.proration_date (API reference, create_preview).
+      if (subscriptionId === undefined || item === undefined) {
+        throw parameterInvalid('subscription_details[proration_date]', 'When `subscription_details[proration_date]` is set, `subscription` and `subscription_details[items]` are required.');
+      }
+      if (prorationBehavior === 'none') {
+        throw parameterInvalid('subscription_details[proration_behavior]', '`subscription_details[proration_behavior]` cannot be `none` when `subscription_details[proration_date]` is set.');
+      }
+    }
+    if (subscriptionId === undefined) {
+      if (item !== undefined) {
+        throw parameterInvalid('subscription', 'The local Stripe stand-in previews changes to existing subscriptions only: pass `subscription`.');
+      }
+      if (customer === undefined) throw parameterMissing('customer');
+      const current = state.currentSubscription(state.getCustomer(customer, 'customer').id);
+      if (current === undefined) throw new StripeApiError(404, `No upcoming invoices for customer: ${customer}`, { code: 'invoice_upcoming_none' });
+      subscriptionId = current.id;
+    }
+    const subscription = state.subscriptions.get(subscriptionId);
+    if (subscription === undefined) throw resourceMissing('subscription', subscriptionId, 'subscription');
+    if (customer !== undefined && subscription.customer !== customer) {
+      throw parameterInvalid('customer', `The subscription ${subscriptionId} does not belong to customer ${customer}.`);
+    }
+    const input: Parameters<LocalStripeState['previewInvoice']>[0] = { subscriptionId };
+    if (item !== undefined) input.item = item;
+    if (prorationBehavior !== undefined) input.prorationBehavior = prorationBehavior;
+    if (prorationDate !== undefined) input.prorationDate = prorationDate;
+    return respond(state.previewInvoice(input), params);
   });
 
   route('GET', /^\/v1\/invoices\/([^/]+)$/, ([id], params) => {
@@ -385,6 +424,30 @@ function checkNested(params: Params, spec: ParamSpec, prefix: string): void {
     if (!spec.known.includes(name)) throw parameterUnknown(`${prefix}[${name}]`);
     if (value !== '' && spec.unsupported?.includes(name)) throw parameterUnsupported(`${prefix}[${name}]`);
   }
+}
+
+/**
+ * The `items` list of a subscription update or preview (`prefix` = `items` or
+ * `subscription_details[items]`): the stand-in keeps one item per subscription, so at most one
+ * entry, naming the existing item by id, with a new price (or legacy plan) and/or quantity.
+ * @returns undefined when the list is absent or empty.
+ */
+function itemChangeParam(value: unknown, prefix: string): NonNullable<SubscriptionChanges['item']> | undefined {
+  const items = optionalObjectList(value, prefix);
+  if (items === undefined || items.length === 0) return undefined;
+  if (items.length > 1) throw parameterInvalid(`${prefix}[1]`, 'The local Stripe stand-in supports one item per subscription.');
+  const item = items[0]!;
+  checkNested(item, SPECS.subscriptionItem, `${prefix}[0]`);
+  const itemId = optionalString(item.id, `${prefix}[0][id]`);
+  if (itemId === undefined) {
+    throw parameterInvalid(`${prefix}[0][id]`, `The local Stripe stand-in supports one item per subscription: pass ${prefix}[0][id] to change the existing item instead of adding one.`);
+  }
+  const change: NonNullable<SubscriptionChanges['item']> = { id: itemId };
+  const price = optionalString(item.price, `${prefix}[0][price]`) ?? optionalString(item.plan, `${prefix}[0][plan]`);
+  if (price !== undefined) change.price = price;
+  const quantity = optionalInteger(item.quantity, `${prefix}[0][quantity]`, 1, 999_999);
+  if (quantity !== undefined) change.quantity = quantity;
+  return change;
 }
 
 /** A metadata parameter on a new object (Stripe's merge rules applied to `{}`). */

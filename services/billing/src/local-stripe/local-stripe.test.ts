@@ -322,6 +322,125 @@ describe('subscription changes', () => {
   });
 });
 
+describe('invoice previews (create_preview)', () => {
+  /** What the customer is charged for: each line's description, amount and proration flag, and the totals. */
+  function charged(invoice: Stripe.Invoice) {
+    return {
+      lines: invoice.lines.data.map((l) => [l.description, l.amount, l.parent?.subscription_item_details?.proration, l.period]),
+      total: invoice.total, amount_due: invoice.amount_due, currency: invoice.currency, billing_reason: invoice.billing_reason,
+    };
+  }
+
+  it('when a price change is previewed at a proration date and applied a day later with that date, then the invoice charged equals the preview', async () => {
+    let clock = JAN_1_2026;
+    const { ls, stripe } = await start({ now: () => clock });
+    const { customer, subscription } = await subscribe(stripe, ls, 'tradewind_plus_monthly');
+    const item = subscription.items.data[0]!;
+    const pro = await priceId(stripe, 'tradewind_pro_monthly');
+    clock = JAN_1_2026 + 10 * DAY_MS;
+    const prorationDate = clock / 1000;
+    const events = ls.events.length;
+    const preview = await stripe.invoices.createPreview({
+      customer,
+      subscription: subscription.id,
+      subscription_details: { items: [{ id: item.id, price: pro }], proration_behavior: 'always_invoice', proration_date: prorationDate },
+    });
+    // 21 of January's 31 days are left: -21/31 × $15 + 21/31 × $35.
+    expect(charged(preview)).toEqual({
+      lines: [
+        ['Unused time on Tradewind Plus after 11 Jan 2026', -1016, true, { start: prorationDate, end: item.current_period_end }],
+        ['Remaining time on Tradewind Pro after 11 Jan 2026', 2371, true, { start: prorationDate, end: item.current_period_end }],
+      ],
+      total: 1355, amount_due: 1355, currency: 'usd', billing_reason: 'subscription_update',
+    });
+    expect(preview).toMatchObject({ object: 'invoice', status: 'draft', number: null, ending_balance: null, starting_balance: 0, customer });
+    expect(preview.id).toMatch(/^upcoming_in_/);
+    expect(preview.parent?.subscription_details).toMatchObject({ subscription: subscription.id, subscription_proration_date: prorationDate });
+    // A preview changes nothing: no event, the same price, no stored invoice.
+    expect(ls.events.length).toBe(events);
+    expect((await stripe.subscriptions.retrieve(subscription.id)).items.data[0]!.price.id).toBe(item.price.id);
+    await expect(stripe.invoices.retrieve(preview.id!)).rejects.toMatchObject({ statusCode: 404 });
+
+    clock += DAY_MS; // the customer confirms a day later: the same proration date keeps the amount
+    const updated = await stripe.subscriptions.update(subscription.id, {
+      items: [{ id: item.id, price: pro }], proration_behavior: 'always_invoice', proration_date: prorationDate, expand: ['latest_invoice'],
+    });
+    const invoice = updated.latest_invoice as Stripe.Invoice;
+    expect(charged(invoice)).toEqual(charged(preview));
+    expect(invoice).toMatchObject({ status: 'paid', amount_paid: preview.amount_due });
+  });
+
+  it('when the customer has a credit balance or the interval changes, then the preview shows what the update then charges', async () => {
+    let clock = JAN_1_2026;
+    const { ls, stripe } = await start({ now: () => clock });
+    const { customer, subscription } = await subscribe(stripe, ls, 'tradewind_pro_monthly');
+    const item = subscription.items.data[0]!;
+    const plusMonthly = await priceId(stripe, 'tradewind_plus_monthly');
+    const proYearly = await priceId(stripe, 'tradewind_pro_yearly');
+    clock = JAN_1_2026 + 10 * DAY_MS;
+    // Down and back up leaves a credit: the next preview applies it to amount_due without spending it.
+    await stripe.subscriptions.update(subscription.id, { items: [{ id: item.id, price: plusMonthly }], proration_behavior: 'always_invoice' });
+    const balance = (await stripe.customers.retrieve(customer) as Stripe.Customer).balance;
+    expect(balance).toBe(-1355);
+    clock += DAY_MS;
+    const prorationDate = clock / 1000;
+    const params = { items: [{ id: item.id, price: proYearly }], proration_behavior: 'always_invoice' as const, proration_date: prorationDate };
+    const preview = await stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: params });
+    const credit = -Math.round((1500 * 20) / 31);
+    expect(preview.lines.data.map((l) => l.amount)).toEqual([credit, 33600]);
+    expect(preview).toMatchObject({ total: 33600 + credit, starting_balance: -1355, amount_due: 33600 + credit - 1355 });
+    expect((await stripe.customers.retrieve(customer) as Stripe.Customer).balance).toBe(-1355);
+    clock += 3_600_000;
+    const updated = await stripe.subscriptions.update(subscription.id, { ...params, expand: ['latest_invoice'] });
+    const invoice = updated.latest_invoice as Stripe.Invoice;
+    expect(invoice.lines.data.map((l) => l.amount)).toEqual(preview.lines.data.map((l) => l.amount));
+    expect(invoice).toMatchObject({ total: preview.total, amount_due: preview.amount_due, amount_paid: preview.amount_due, ending_balance: 0 });
+  });
+
+  it('when create_prorations is previewed, then it is the renewal invoice with the prorations; without changes, the plain renewal', async () => {
+    const clock = JAN_1_2026 + 10 * DAY_MS;
+    let now = JAN_1_2026;
+    const { ls, stripe } = await start({ now: () => now });
+    const { customer, subscription } = await subscribe(stripe, ls, 'tradewind_plus_monthly');
+    now = clock;
+    const item = subscription.items.data[0]!;
+    const renewal = await stripe.invoices.createPreview({ customer });
+    expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', amount_due: 1500, created: item.current_period_end });
+    expect(renewal.parent?.subscription_details?.subscription_proration_date).toBeUndefined();
+    const preview = await stripe.invoices.createPreview({
+      subscription: subscription.id, subscription_details: { items: [{ id: item.id, price: await priceId(stripe, 'tradewind_pro_monthly') }] },
+    });
+    expect(preview.lines.data.map((l) => l.amount)).toEqual([-Math.round((1500 * 21) / 31), Math.round((3500 * 21) / 31), 3500]);
+    expect(preview.parent?.subscription_details?.subscription_proration_date).toBe(clock / 1000);
+  });
+
+  it('when a preview or an update is asked wrongly, then Stripe\'s errors come back', async () => {
+    let clock = JAN_1_2026;
+    const { ls, stripe } = await start({ now: () => clock });
+    const { customer, subscription } = await subscribe(stripe, ls, 'tradewind_plus_monthly');
+    const item = subscription.items.data[0]!;
+    const pro = await priceId(stripe, 'tradewind_pro_monthly');
+    clock = JAN_1_2026 + DAY_MS;
+    const outside = JAN_1_2026 / 1000 - 60;
+    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: item.id, price: pro }], proration_date: outside } }))
+      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[proration_date]', message: expect.stringMatching(/within the subscription's current period/) });
+    await expect(stripe.subscriptions.update(subscription.id, { items: [{ id: item.id, price: pro }], proration_date: outside }))
+      .rejects.toMatchObject({ statusCode: 400, param: 'proration_date' });
+    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: item.id, price: pro }], proration_behavior: 'none', proration_date: clock / 1000 } }))
+      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[proration_behavior]' });
+    await expect(stripe.invoices.createPreview({ customer, subscription_details: { proration_date: clock / 1000 } }))
+      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[proration_date]' });
+    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: 'si_nope', price: pro }] } }))
+      .rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'subscription_details[items][0][id]' });
+    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { trial_end: 'now' } }))
+      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[trial_end]' });
+    await expect(stripe.invoices.createPreview({ subscription: 'sub_nope' })).rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'subscription' });
+    await expect(stripe.invoices.createPreview({})).rejects.toMatchObject({ statusCode: 400, code: 'parameter_missing', param: 'customer' });
+    await stripe.subscriptions.cancel(subscription.id);
+    await expect(stripe.invoices.createPreview({ subscription: subscription.id })).rejects.toMatchObject({ statusCode: 404, code: 'invoice_upcoming_none' });
+  });
+});
+
 describe('billing portal', () => {
   it('when the portal page is used, then it shows the plan and its forms act through the same operations', async () => {
     const { ls, stripe } = await start({ now: () => JAN_1_2026 });

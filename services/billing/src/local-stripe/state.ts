@@ -100,6 +100,24 @@ interface LineSpec {
   subscriptionItem: string;
 }
 
+/** What switching a subscription's single item would do (see `planItemChange`); nothing is changed yet. */
+interface ItemChangePlan {
+  item: Stripe.SubscriptionItem;
+  newPrice: Stripe.Price;
+  newQuantity: number;
+  /** Credit for unused time on the old price, then (same interval) the charge for the rest of the period. */
+  prorations: LineSpec[];
+  /** The time prorations are computed for, Unix seconds. */
+  prorationDate: number;
+  /** Set when the billing interval changes: the new first period, starting now. */
+  reset?: { start: number; end: number };
+}
+
+/** Stripe's answer to a preview with nothing to invoice (code `invoice_upcoming_none`, 404). */
+function upcomingNone(customerId: string): StripeApiError {
+  return new StripeApiError(404, `No upcoming invoices for customer: ${customerId}`, { code: 'invoice_upcoming_none' });
+}
+
 /** Per-subscription test clock and billing bookkeeping not visible on the Subscription object. */
 interface SubscriptionClock {
   /** Subscription time = now() + offsetMs. */
@@ -700,7 +718,7 @@ export class LocalStripeState {
     const customer = this.getCustomer(this.customerId(subscription));
     let invoice: Stripe.Invoice | undefined;
 
-    if (changes.item !== undefined) invoice = this.changeItem(subscription, customer, changes.item, changes.prorationBehavior ?? 'create_prorations', changes.prorationDate ?? now, now);
+    if (changes.item !== undefined) invoice = this.changeItem(subscription, customer, changes.item, changes.prorationBehavior ?? 'create_prorations', changes.prorationDate, now);
     if (changes.metadata !== undefined) subscription.metadata = applyMetadata(subscription.metadata, changes.metadata);
     if (changes.description !== undefined) subscription.description = changes.description === '' ? null : changes.description;
     if (changes.cancellationDetails !== undefined) {
@@ -725,38 +743,50 @@ export class LocalStripeState {
     return subscription;
   }
 
-  /** Switches the single item's price/quantity; returns the invoice to charge now (finalized, open), if any. */
-  private changeItem(subscription: Stripe.Subscription, customer: Stripe.Customer, change: NonNullable<SubscriptionChanges['item']>, behavior: ProrationBehavior, prorationDate: number, now: number): Stripe.Invoice | undefined {
+  /**
+   * What switching the single item to `change` would do at `prorationDate` (subscription clock,
+   * Unix seconds), computed without changing anything: the proration lines (credit for unused time
+   * on the old price, then — same billing interval — the charge for the remaining time on the new
+   * price, each by the second and rounded to a cent) and, for another interval, the new period
+   * starting now. Shared by `POST /v1/subscriptions/:id` and `POST /v1/invoices/create_preview`, so
+   * a preview and the update it previews produce the same amounts for the same proration date.
+   * @returns undefined when price and quantity stay the same.
+   * @throws StripeApiError 400 for an unknown item or price, a one-time/inactive/other-currency
+   *   price, or a proration date outside the current period (Stripe refuses those too).
+   */
+  private planItemChange(subscription: Stripe.Subscription, change: NonNullable<SubscriptionChanges['item']>, behavior: ProrationBehavior, prorationDate: number | undefined, now: number, params: { item: string; prorationDate: string }): ItemChangePlan | undefined {
     const item = this.itemOf(subscription);
     if (change.id !== item.id) {
-      throw new StripeApiError(400, `No such subscription item: '${change.id}'`, { code: 'resource_missing', param: 'items[0][id]' });
+      throw new StripeApiError(400, `No such subscription item: '${change.id}'`, { code: 'resource_missing', param: `${params.item}[id]` });
     }
-    const clock = this.clockOf(subscription.id);
     const oldPrice = item.price;
     const oldQuantity = item.quantity ?? 1;
-    const newPrice = change.price === undefined ? oldPrice : this.getPrice(change.price, 'items[0][price]');
+    const newPrice = change.price === undefined ? oldPrice : this.getPrice(change.price, `${params.item}[price]`);
     const newQuantity = change.quantity ?? oldQuantity;
     if (newPrice.id === oldPrice.id && newQuantity === oldQuantity) return undefined;
     if (newPrice.type !== 'recurring' || newPrice.recurring === null) {
-      throw parameterInvalid('items[0][price]', 'The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.');
+      throw parameterInvalid(`${params.item}[price]`, 'The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.');
     }
-    if (!newPrice.active) throw parameterInvalid('items[0][price]', 'The price specified is inactive. This field only accepts active prices.');
-    if (newPrice.currency !== subscription.currency) throw parameterInvalid('items[0][price]', `The price specified uses currency ${newPrice.currency}, but this subscription is in ${subscription.currency}.`);
+    if (!newPrice.active) throw parameterInvalid(`${params.item}[price]`, 'The price specified is inactive. This field only accepts active prices.');
+    if (newPrice.currency !== subscription.currency) throw parameterInvalid(`${params.item}[price]`, `The price specified uses currency ${newPrice.currency}, but this subscription is in ${subscription.currency}.`);
 
     const start = item.current_period_start;
     const end = item.current_period_end;
-    const at = Math.min(Math.max(prorationDate, start), end);
+    if (prorationDate !== undefined && (prorationDate < start || prorationDate > end)) {
+      throw parameterInvalid(params.prorationDate, `The proration date ${prorationDate} must be within the subscription's current period (${start} to ${end}).`);
+    }
+    // Stripe renews on time, so its own now is always inside the period; the stand-in renews only
+    // when its test clock is advanced, so a clock that ran past the period end prorates at the end.
+    const at = prorationDate ?? Math.min(Math.max(now, start), end);
     // Stripe prorates by the second: the unused fraction of the current period.
     const fraction = end > start ? (end - at) / (end - start) : 0;
     const oldRecurring = oldPrice.recurring;
     const sameCycle = oldRecurring !== null && oldRecurring.interval === newPrice.recurring.interval && oldRecurring.interval_count === newPrice.recurring.interval_count;
-    const oldProduct = this.productOf(oldPrice).name;
-    const newProduct = this.productOf(newPrice).name;
-    const lines: LineSpec[] = [];
+    const prorations: LineSpec[] = [];
     if (behavior !== 'none' && fraction > 0) {
-      lines.push({
+      prorations.push({
         amount: -roundCents(unitAmount(oldPrice) * oldQuantity * fraction),
-        description: `Unused time on ${oldQuantity > 1 ? `${oldQuantity} × ` : ''}${oldProduct} after ${formatLineDate(at)}`,
+        description: `Unused time on ${oldQuantity > 1 ? `${oldQuantity} × ` : ''}${this.productOf(oldPrice).name} after ${formatLineDate(at)}`,
         price: oldPrice,
         quantity: oldQuantity,
         period: { start: at, end },
@@ -764,13 +794,10 @@ export class LocalStripeState {
         invoiceItem: randomId('ii_', 24),
         subscriptionItem: item.id,
       });
-    }
-
-    if (sameCycle) {
-      if (behavior !== 'none' && fraction > 0) {
-        lines.push({
+      if (sameCycle) {
+        prorations.push({
           amount: roundCents(unitAmount(newPrice) * newQuantity * fraction),
-          description: `Remaining time on ${newQuantity > 1 ? `${newQuantity} × ` : ''}${newProduct} after ${formatLineDate(at)}`,
+          description: `Remaining time on ${newQuantity > 1 ? `${newQuantity} × ` : ''}${this.productOf(newPrice).name} after ${formatLineDate(at)}`,
           price: newPrice,
           quantity: newQuantity,
           period: { start: at, end },
@@ -779,30 +806,87 @@ export class LocalStripeState {
           subscriptionItem: item.id,
         });
       }
-      this.setItemPrice(item, newPrice, newQuantity, start, end);
+    }
+    // A different billing interval resets the billing cycle anchor to now: the new price is
+    // charged in full for a new period starting now, minus the credit for unused time.
+    const reset = sameCycle ? undefined : { start: now, end: periodEnd(now, toInterval(newPrice.recurring.interval), newPrice.recurring.interval_count, 0) };
+    return { item, newPrice, newQuantity, prorations, prorationDate: at, ...(reset ? { reset } : {}) };
+  }
+
+  /**
+   * Whether the change is invoiced at once: always when the billing interval changes (Stripe
+   * resets the cycle and bills the new period now), else with `always_invoice` when there is
+   * something to prorate.
+   */
+  private invoicesNow(plan: ItemChangePlan, behavior: ProrationBehavior): boolean {
+    return plan.reset !== undefined || (behavior === 'always_invoice' && plan.prorations.length > 0);
+  }
+
+  /** Switches the single item's price/quantity; returns the invoice to charge now (finalized, open), if any. */
+  private changeItem(subscription: Stripe.Subscription, customer: Stripe.Customer, change: NonNullable<SubscriptionChanges['item']>, behavior: ProrationBehavior, prorationDate: number | undefined, now: number): Stripe.Invoice | undefined {
+    const plan = this.planItemChange(subscription, change, behavior, prorationDate, now, { item: 'items[0]', prorationDate: 'proration_date' });
+    if (plan === undefined) return undefined;
+    const clock = this.clockOf(subscription.id);
+    const { item, newPrice, newQuantity, prorations, reset } = plan;
+    if (reset === undefined) {
+      this.setItemPrice(item, newPrice, newQuantity, item.current_period_start, item.current_period_end);
       if (behavior === 'create_prorations') {
-        clock.pending.push(...lines);
+        clock.pending.push(...prorations);
         return undefined;
       }
-      if (behavior === 'none' || lines.length === 0) return undefined;
+      if (!this.invoicesNow(plan, behavior)) return undefined;
       // always_invoice also sweeps up prorations left pending by earlier create_prorations updates.
-      const invoiceLines = [...clock.pending, ...lines];
+      const invoiceLines = [...clock.pending, ...prorations];
       clock.pending = [];
       return this.createInvoice(subscription, customer, 'subscription_update', invoiceLines, { start: now, end: now }, now);
     }
-
-    // A different billing interval resets the billing cycle anchor to now: the new price is
-    // charged in full for a new period starting now, minus the credit for unused time.
-    const interval = toInterval(newPrice.recurring.interval);
-    const newEnd = periodEnd(now, interval, newPrice.recurring.interval_count, 0);
-    clock.anchor = now;
+    clock.anchor = reset.start;
     clock.periodIndex = 0;
-    subscription.billing_cycle_anchor = now;
-    this.setItemPrice(item, newPrice, newQuantity, now, newEnd);
-    if (subscription.cancel_at_period_end) subscription.cancel_at = newEnd;
-    const invoiceLines = [...clock.pending, ...lines, this.periodLine(newPrice, newQuantity, item.id, now, newEnd)];
+    subscription.billing_cycle_anchor = reset.start;
+    this.setItemPrice(item, newPrice, newQuantity, reset.start, reset.end);
+    if (subscription.cancel_at_period_end) subscription.cancel_at = reset.end;
+    const invoiceLines = [...clock.pending, ...prorations, this.periodLine(newPrice, newQuantity, item.id, reset.start, reset.end)];
     clock.pending = [];
     return this.createInvoice(subscription, customer, 'subscription_update', invoiceLines, { start: now, end: now }, now);
+  }
+
+  /**
+   * `POST /v1/invoices/create_preview` for an existing subscription: the invoice an update with
+   * `change` would produce, built by the same code as the update and stored nowhere (no event,
+   * no invoice number, the customer's balance read but not moved).
+   * - An item change invoiced at once (`always_invoice`, or another billing interval) previews
+   *   that invoice: pending prorations, the new prorations and, for a new interval, the new period.
+   * - Otherwise it previews the next renewal invoice: pending prorations, the new ones under
+   *   `create_prorations`, and the next period at the (new) price.
+   * `parent.subscription_details.subscription_proration_date` is the time prorations were
+   * computed for, when any were previewed.
+   * @throws StripeApiError 404 invoice_upcoming_none for a canceled subscription or one ending at
+   *   period end with nothing to invoice now; 400 as {@link planItemChange}.
+   */
+  previewInvoice(input: { subscriptionId: string; item?: NonNullable<SubscriptionChanges['item']>; prorationBehavior?: ProrationBehavior; prorationDate?: number }): Stripe.Invoice {
+    const subscription = this.getSubscription(input.subscriptionId);
+    const customer = this.getCustomer(this.customerId(subscription));
+    if (subscription.status === 'canceled') throw upcomingNone(customer.id);
+    const now = this.subscriptionNow(subscription.id);
+    const behavior = input.prorationBehavior ?? 'create_prorations';
+    const clock = this.clockOf(subscription.id);
+    const plan = input.item === undefined ? undefined
+      : this.planItemChange(subscription, input.item, behavior, input.prorationDate, now, { item: 'subscription_details[items][0]', prorationDate: 'subscription_details[proration_date]' });
+    const prorationDate = plan !== undefined && plan.prorations.length > 0 ? plan.prorationDate : undefined;
+    if (plan !== undefined && this.invoicesNow(plan, behavior)) {
+      const lines = [...clock.pending, ...plan.prorations];
+      if (plan.reset !== undefined) lines.push(this.periodLine(plan.newPrice, plan.newQuantity, plan.item.id, plan.reset.start, plan.reset.end));
+      return this.invoiceObject(subscription, customer, 'subscription_update', lines, { start: now, end: now }, now, { preview: true, prorationDate });
+    }
+    if (subscription.cancel_at_period_end) throw upcomingNone(customer.id);
+    const item = this.itemOf(subscription);
+    const price = plan?.newPrice ?? item.price;
+    const quantity = plan?.newQuantity ?? item.quantity ?? 1;
+    const recurring = price.recurring;
+    const end = item.current_period_end;
+    const nextEnd = periodEnd(clock.anchor, toInterval(recurring?.interval ?? 'month'), recurring?.interval_count ?? 1, clock.periodIndex + 1);
+    const lines = [...clock.pending, ...(plan !== undefined && behavior === 'create_prorations' ? plan.prorations : []), this.periodLine(price, quantity, item.id, end, nextEnd)];
+    return this.invoiceObject(subscription, customer, 'subscription_cycle', lines, { start: item.current_period_start, end }, end, { preview: true, prorationDate });
   }
 
   /**
@@ -929,20 +1013,32 @@ export class LocalStripeState {
   /**
    * A finalized (open) invoice for the subscription, with the customer's balance applied the way
    * Stripe does: a credit (negative balance) reduces amount_due; a negative total leaves
-   * amount_due 0 and adds the rest to the customer's credit balance.
+   * amount_due 0 and adds the rest to the customer's credit balance. Stored (no event yet).
    */
   private createInvoice(subscription: Stripe.Subscription, customer: Stripe.Customer, billingReason: Stripe.Invoice.BillingReason, specs: LineSpec[], period: { start: number; end: number }, at: number): Stripe.Invoice {
-    const id = randomId('in_', 24);
+    const invoice = this.invoiceObject(subscription, customer, billingReason, specs, period, at, { preview: false });
+    customer.balance = invoice.ending_balance ?? customer.balance;
+    customer.next_invoice_sequence = (customer.next_invoice_sequence ?? 1) + 1;
+    this.invoices.set(invoice.id, invoice);
+    return invoice;
+  }
+
+  /**
+   * The Invoice object for `specs`, changing nothing. A finalized one is `open` with a number and
+   * an ending balance; a preview (`create_preview`) is a `draft` with an `upcoming_in_…` id, no
+   * number and `ending_balance` null, as Stripe answers previews.
+   */
+  private invoiceObject(subscription: Stripe.Subscription, customer: Stripe.Customer, billingReason: Stripe.Invoice.BillingReason, specs: LineSpec[], period: { start: number; end: number }, at: number, options: { preview: boolean; prorationDate?: number | undefined }): Stripe.Invoice {
+    const preview = options.preview;
+    const id = randomId(preview ? 'upcoming_in_' : 'in_', 24);
     const total = specs.reduce((sum, line) => sum + line.amount, 0);
     const startingBalance = customer.balance;
     const withBalance = total + startingBalance;
     const amountDue = Math.max(0, withBalance);
     const endingBalance = Math.min(0, withBalance);
-    customer.balance = endingBalance;
     const sequence = customer.next_invoice_sequence ?? 1;
-    customer.next_invoice_sequence = sequence + 1;
     const lines: Stripe.InvoiceLineItem[] = specs.map((spec) => ({
-      id: randomId('il_', 24),
+      id: randomId(preview ? 'il_tmp_' : 'il_', 24),
       object: 'line_item',
       amount: spec.amount,
       currency: subscription.currency,
@@ -1014,8 +1110,8 @@ export class LocalStripeState {
       description: null,
       discounts: [],
       due_date: null,
-      effective_at: at,
-      ending_balance: endingBalance,
+      effective_at: preview ? null : at,
+      ending_balance: preview ? null : endingBalance,
       footer: null,
       from_invoice: null,
       hosted_invoice_url: null,
@@ -1027,12 +1123,16 @@ export class LocalStripeState {
       livemode: false,
       metadata: {},
       next_payment_attempt: null,
-      number: `${customer.invoice_prefix ?? 'LOCAL'}-${String(sequence).padStart(4, '0')}`,
+      number: preview ? null : `${customer.invoice_prefix ?? 'LOCAL'}-${String(sequence).padStart(4, '0')}`,
       on_behalf_of: null,
       parent: {
         type: 'subscription_details',
         quote_details: null,
-        subscription_details: { metadata: { ...subscription.metadata }, subscription: subscription.id },
+        subscription_details: {
+          metadata: { ...subscription.metadata },
+          subscription: subscription.id,
+          ...(options.prorationDate !== undefined ? { subscription_proration_date: options.prorationDate } : {}),
+        },
       },
       payment_settings: { default_mandate: null, payment_method_options: null, payment_method_types: null },
       period_end: period.end,
@@ -1045,8 +1145,8 @@ export class LocalStripeState {
       shipping_details: null,
       starting_balance: startingBalance,
       statement_descriptor: null,
-      status: 'open',
-      status_transitions: { finalized_at: at, marked_uncollectible_at: null, paid_at: null, voided_at: null },
+      status: preview ? 'draft' : 'open',
+      status_transitions: { finalized_at: preview ? null : at, marked_uncollectible_at: null, paid_at: null, voided_at: null },
       subtotal: total,
       subtotal_excluding_tax: total,
       test_clock: null,
@@ -1055,9 +1155,8 @@ export class LocalStripeState {
       total_excluding_tax: total,
       total_pretax_credit_amounts: [],
       total_taxes: [],
-      webhooks_delivered_at: at,
+      webhooks_delivered_at: preview ? null : at,
     };
-    this.invoices.set(id, invoice);
     return invoice;
   }
 

@@ -1,12 +1,13 @@
-import { useState } from 'react';
-import { Link, useLocation } from 'react-router';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { PLANS, isPlanId } from '@tradewind/lib/plans';
 import { apiFetch, type Subscription } from '../../api';
 import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';
 import { errorMessage } from '../../lib/credentials';
 import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
-import { isTopPlan, planPriceText } from '../../lib/upgrade';
+import { isTopPlan, planPriceText, readUpgradeRequest, upgradeRequestOutcome } from '../../lib/upgrade';
+import type { BillingPeriod, PaidTier } from '../../lib/gating';
 import { UpgradeModal } from '../../components/dashboard/UpgradeModal';
 import { useDashboardContext } from './DashboardLayout';
 import './dashboard.css';
@@ -44,14 +45,23 @@ function loadSubscription(token: string, signal: AbortSignal): Promise<Subscript
   return apiFetch<Subscription>('/api/get-subscription', { token, signal });
 }
 
-/** /dashboard/plan: the subscription, the upgrade dialog and the Stripe billing portal. */
+/**
+ * /dashboard/plan: the subscription, the upgrade dialog and the Stripe billing portal.
+ * `?upgrade=<tier>&period=<period>` (from /payment for a subscriber) opens the upgrade dialog on
+ * that choice once the subscription is known, or says where that change is made instead.
+ */
 export default function PlanPage() {
   const { user, accessToken } = useAuth();
   const { refreshKey } = useDashboardContext();
   const location = useLocation();
   const notice = (location.state as { notice?: unknown } | null)?.notice;
   const { data: sub, loading, error, retry } = useAuthedLoad(loadSubscription, refreshKey);
+  const navigate = useNavigate();
+  const [upgradeRequest] = useState(() => readUpgradeRequest(new URLSearchParams(location.search)));
+  const requestHandled = useRef(false);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
+  const [upgradeInitial, setUpgradeInitial] = useState<{ tier: PaidTier; period: BillingPeriod } | null>(null);
+  const [requestNotice, setRequestNotice] = useState<string | null>(null);
   const [portalBusy, setPortalBusy] = useState(false);
   const [portalError, setPortalError] = useState<string | null>(null);
 
@@ -75,6 +85,20 @@ export default function PlanPage() {
   const nextBilling = formatDate(sub?.next_billing_date);
   const cancelAt = formatDate(sub?.cancel_at);
 
+  // The request is read once the effective tier is known (the subscription loaded, or failed to).
+  useEffect(() => {
+    if (!upgradeRequest || requestHandled.current || loading) return;
+    requestHandled.current = true;
+    navigate({ pathname: location.pathname, search: '' }, { replace: true, state: location.state });
+    const outcome = upgradeRequestOutcome(effective, period, upgradeRequest);
+    if (outcome.kind === 'open') {
+      setUpgradeInitial({ tier: outcome.tier, period: outcome.period });
+      setUpgradeOpen(true);
+    } else {
+      setRequestNotice(outcome.message);
+    }
+  }, [upgradeRequest, loading, effective, period, navigate, location.pathname, location.state]);
+
   return (
     <div className="dash-page">
       <Seo title="Plan & billing" description="Your Tradewind plan, billing period and payments." path="/dashboard/plan" noindex />
@@ -85,6 +109,11 @@ export default function PlanPage() {
       {typeof notice === 'string' ? (
         <p className="alert alert-success" role="status">
           {notice}
+        </p>
+      ) : null}
+      {requestNotice ? (
+        <p className="alert alert-warning" role="status" data-testid="upgrade-request-notice">
+          {requestNotice}
         </p>
       ) : null}
       {!user ? (
@@ -150,7 +179,14 @@ export default function PlanPage() {
           <div className="dash-plan-actions">
             {/* Product spec §4: Pro can only manage its subscription; the upgrade button is hidden. */}
             {isTopPlan(effective) ? null : (
-              <button type="button" className="btn btn-primary" onClick={() => setUpgradeOpen(true)}>
+              <button
+                type="button"
+                className="btn btn-primary"
+                onClick={() => {
+                  setUpgradeInitial(null);
+                  setUpgradeOpen(true);
+                }}
+              >
                 Upgrade
               </button>
             )}
@@ -173,7 +209,14 @@ export default function PlanPage() {
           ) : null}
         </section>
       )}
-      {upgradeOpen ? <UpgradeModal tier={effective} period={period} onClose={() => setUpgradeOpen(false)} /> : null}
+      {upgradeOpen ? (
+        <UpgradeModal
+          tier={effective}
+          period={period}
+          onClose={() => setUpgradeOpen(false)}
+          {...(upgradeInitial ? { initialTier: upgradeInitial.tier, initialPeriod: upgradeInitial.period } : {})}
+        />
+      ) : null}
     </div>
   );
 }
