@@ -20,6 +20,7 @@ import { basename, dirname, join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'vite';
 import { WEB_DIR, webBuildIsCurrent, webInputsHash } from './inputs.js';
+import { BLOG_POSTS, articlePath } from '../src/content/blog/posts.js';
 
 const dist = join(WEB_DIR, 'dist');
 const ssrDir = join(WEB_DIR, 'dist-ssr');
@@ -163,11 +164,21 @@ function pageModules(path: string): string[] {
     '/': 'Home', '/pricing': 'Pricing', '/how-it-works': 'HowItWorks', '/blog': 'Blog',
     '/community': 'Community', '/privacy': 'Privacy', '/terms': 'Terms', '/404': 'NotFound',
   };
-  const article = /^\/blog\/([a-z0-9-]+)$/.exec(path);
-  if (article) return ['src/pages/BlogArticle.tsx', `src/content/blog/${article[1]}.tsx`];
+  const article = BLOG_POSTS.find((p) => articlePath(p.slug) === path);
+  if (article) return ['src/pages/BlogArticle.tsx', `src/content/blog/${article.slug}.tsx`];
   const page = pages[path];
   if (!page) throw new Error(`prerender: no page module known for ${path} (add it to pageModules in web/scripts/build.ts)`);
   return [`src/pages/${page}.tsx`];
+}
+
+/**
+ * The sitemap of `paths` (site paths) under `origin` (no trailing slash). An article's `lastmod` is
+ * its `updated` date (src/content/blog/posts.ts); every other page's is `buildDate` (YYYY-MM-DD).
+ */
+export function sitemapXml(origin: string, paths: readonly string[], buildDate: string): string {
+  const lastmod = (path: string) => BLOG_POSTS.find((p) => articlePath(p.slug) === path)?.updated ?? buildDate;
+  const urls = paths.map((p) => `  <url><loc>${origin}${p}</loc><lastmod>${lastmod(p)}</lastmod></url>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
 }
 
 interface ManifestChunk {
@@ -238,13 +249,7 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pag
   }
   const notFound = await entry.render('/__not-found__');
   writeFileSync(join(dist, '404.html'), page(entry.headHtml(notFound.head!), notFound.html, '/404'));
-  const today = new Date().toISOString().slice(0, 10);
-  writeFileSync(
-    join(dist, 'sitemap.xml'),
-    `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entry.PUBLIC_PATHS.map(
-      (p) => `  <url><loc>${entry.SITE.url}${p}</loc><lastmod>${today}</lastmod></url>`,
-    ).join('\n')}\n</urlset>\n`,
-  );
+  writeFileSync(join(dist, 'sitemap.xml'), sitemapXml(entry.SITE.url, entry.PUBLIC_PATHS, new Date().toISOString().slice(0, 10)));
   writeFileSync(join(dist, 'blog', 'rss.xml'), entry.rssXml(entry.SITE.url));
   writeFileSync(join(dist, 'robots.txt'), `${readFileSync(join(WEB_DIR, 'public/robots.txt'), 'utf8')}\nSitemap: ${entry.SITE.url}/sitemap.xml\n`);
   // The starter templates, downloadable from the pages that advertise them (src/content/templates.ts).

@@ -58,6 +58,45 @@ describe('web server', () => {
     expect(seen).not.toContainEqual(['asset', 404]); // a miss is counted once, as not_found
   });
 
+  it('when an article is asked for at /<slug>, then it is a known page (the app shell in this build without its file)', async () => {
+    for (const slug of ['pump-fun-api', 'letsbonk-fun-api', 'solana-websocket', 'solana-memecoin', 'tradewind-vs-pumpportal']) {
+      const res = await fetch(`${base}/${slug}`);
+      expect(res.status, slug).toBe(200);
+      expect(await res.text()).toBe('<title>shell</title>');
+    }
+  });
+
+  it('when a retired /blog/<slug> is asked for, then it answers 301 to the article that holds its material, keeping the query', async () => {
+    const moved: Record<string, string> = {
+      '/blog/stream-pump-fun-trades-websocket': '/pump-fun-api',
+      '/blog/nats-jetstream-solana-trades': '/pump-fun-api',
+      '/blog/building-a-trading-bot-with-tradewind': '/pump-fun-api',
+      '/blog/decoding-pump-fun-and-letsbonk-trades': '/letsbonk-fun-api',
+      '/blog/pumpswap-raydium-cpmm-premium-subjects': '/tradewind-vs-pumpportal',
+      '/blog/pump-fun-api': '/pump-fun-api',
+      '/blog/solana-memecoin/': '/solana-memecoin',
+    };
+    for (const [from, to] of Object.entries(moved)) {
+      const res = await fetch(`${base}${from}`, { redirect: 'manual' });
+      expect(res.status, from).toBe(301);
+      expect(res.headers.get('location'), from).toBe(to);
+    }
+    const withQuery = await fetch(`${base}/blog/nats-jetstream-solana-trades?utm_source=feed&x=1`, { redirect: 'manual' });
+    expect(withQuery.headers.get('location')).toBe('/pump-fun-api?utm_source=feed&x=1');
+    const head = await fetch(`${base}/blog/decoding-pump-fun-and-letsbonk-trades`, { method: 'HEAD', redirect: 'manual' });
+    expect(head.status).toBe(301);
+    expect(head.headers.get('location')).toBe('/letsbonk-fun-api');
+    expect(seen).toContainEqual(['redirect', 301]);
+  });
+
+  it('when /blog/<anything else> is asked for, then it is still a 404, not a redirect', async () => {
+    for (const path of ['/blog/constructor', '/blog/__proto__', '/blog/toString', '/blog/pump-fun-api/more']) {
+      const res = await fetch(`${base}${path}`, { redirect: 'manual' });
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('location')).toBeNull();
+    }
+  });
+
   it('when a hashed asset is asked for, then it is served with a one-year immutable cache', async () => {
     const res = await fetch(`${base}/assets/index-abc123.js`);
     expect(res.status).toBe(200);

@@ -2,21 +2,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import sirv from 'sirv';
-import { APP_PATHS, PUBLIC_PATHS } from '../src/route-paths';
+import { APP_PATHS, PUBLIC_PATHS, redirectTarget } from '../src/route-paths';
 
 /** Options of {@link createWebServer}. */
 export interface WebServerOptions {
   /** The built app (web/dist). */
   distDir: string;
   /** Called once per request with the path's route class and the status sent. */
-  onRequest?: (route: 'asset' | 'page' | 'app' | 'not_found' | 'health', status: number) => void;
+  onRequest?: (route: 'asset' | 'page' | 'app' | 'redirect' | 'not_found' | 'health', status: number) => void;
 }
 
 /**
  * The web app's HTTP server (behind the ingress; deploy/routes.json sends every unmatched path
  * here). It serves web/dist: hashed `/assets/*` with a one-year immutable cache, prerendered
  * public pages (`/pricing` → `pricing/index.html`), the app shell `app.html` for browser-only
- * pages (dashboard, login, payment), and `404.html` with status 404 for anything else. HTML is
+ * pages (dashboard, login, payment), a 301 for a moved page (`/blog/<slug>` of an article, old
+ * or current → its `/<slug>`: {@link redirectTarget}), and `404.html` with status 404 for anything else. HTML is
  * always revalidated (`no-cache`). `/healthz` answers 200 while the process runs; `/readyz` when
  * the build is present. @throws Error when `distDir` has no build.
  */
@@ -62,6 +63,14 @@ export function createWebServer(options: WebServerOptions): Server {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
         .end(JSON.stringify({ status: 405, code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` }));
+      return;
+    }
+    // Moved page: a permanent redirect that keeps the query string, before the app is involved.
+    const moved = redirectTarget(path);
+    if (moved) {
+      res.writeHead(301, { location: `${moved}${url.search}`, 'cache-control': 'public, max-age=3600', 'content-type': 'text/plain; charset=utf-8' });
+      res.end(req.method === 'HEAD' ? undefined : `Moved permanently to ${moved}\n`);
+      options.onRequest?.('redirect', 301);
       return;
     }
     // Known page: /pricing and /pricing/ → its prerendered HTML, or the app shell.

@@ -3,6 +3,7 @@ import { Route, Routes } from 'react-router';
 import { Layout } from './components/Layout';
 import { ToastProvider } from './components/Toast';
 import { ThemeProvider } from './theme';
+import { BLOG_POSTS } from './content/blog/posts';
 
 // Route-level code splitting: each page is its own chunk, loaded on first visit.
 const Home = lazy(() => import('./pages/Home'));
@@ -10,6 +11,7 @@ const Pricing = lazy(() => import('./pages/Pricing'));
 const HowItWorks = lazy(() => import('./pages/HowItWorks'));
 const Blog = lazy(() => import('./pages/Blog'));
 const BlogArticle = lazy(() => import('./pages/BlogArticle'));
+const MovedBlogArticle = lazy(() => import('./pages/BlogArticle').then((m) => ({ default: m.MovedBlogArticle })));
 const Community = lazy(() => import('./pages/Community'));
 const Privacy = lazy(() => import('./pages/Privacy'));
 const Terms = lazy(() => import('./pages/Terms'));
@@ -44,7 +46,11 @@ export function AppRoutes() {
         <Route path="pricing" element={<Page><Pricing /></Page>} />
         <Route path="how-it-works" element={<Page><HowItWorks /></Page>} />
         <Route path="blog" element={<Page><Blog /></Page>} />
-        <Route path="blog/:slug" element={<Page><BlogArticle /></Page>} />
+        {/* The articles live at /<slug> (specification section 2); /blog/<slug> is where they used to be. */}
+        {BLOG_POSTS.map((p) => (
+          <Route key={p.slug} path={p.slug} element={<Page><BlogArticle slug={p.slug} /></Page>} />
+        ))}
+        <Route path="blog/:slug" element={<Page><MovedBlogArticle /></Page>} />
         <Route path="community" element={<Page><Community /></Page>} />
         <Route path="privacy" element={<Page><Privacy /></Page>} />
         <Route path="terms" element={<Page><Terms /></Page>} />

@@ -27,17 +27,15 @@ export const SITE = Object.freeze({
 });
 
 /**
- * Where the header's "Pump.fun Stream" and "Letsbonk.fun Stream" entries lead. The specification
- * (section 2) routes them to the articles /pump-fun-api and /letsbonk-fun-api, which are not
- * written yet; until they are, each entry opens the existing blog article that describes that
- * stream. Both paths are in PUBLIC_PATHS (web/test/header.test.tsx checks it), so they are
- * prerendered and never a 404. When the articles exist, change these two paths and nothing else.
+ * Where the header's "Pump.fun Stream" and "Letsbonk.fun Stream" entries lead: the articles
+ * /pump-fun-api and /letsbonk-fun-api (specification section 2, "Header and footer"). Both are
+ * in PUBLIC_PATHS (web/test/header.test.tsx checks it), so they are prerendered and never a 404.
  */
 export const STREAM_ARTICLE_PATHS = Object.freeze({
-  /** "Stream Pump.fun trades in real time over WebSocket" (subject basic.pumpfun). */
-  pumpFun: '/blog/stream-pump-fun-trades-websocket',
-  /** "What a decoded Pump.fun or LetsBonk.fun trade contains" (subject basic.bonk), the only article on LetsBonk.fun. */
-  letsBonk: '/blog/decoding-pump-fun-and-letsbonk-trades',
+  /** "Pump.fun API: stream every Pump.fun trade in real time" (subject basic.pumpfun). */
+  pumpFun: '/pump-fun-api',
+  /** "LetsBonk.fun API: real-time token launches and trades" (subject basic.bonk). */
+  letsBonk: '/letsbonk-fun-api',
 } as const);
 
 /** Absolute URL of a site path, e.g. `absoluteUrl('/pricing')` → `http://localhost:8080/pricing`. */

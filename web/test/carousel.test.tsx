@@ -56,28 +56,34 @@ describe('BlogCarousel', () => {
     vi.useRealTimers();
   });
 
-  it('renders a labelled carousel with one dot per article linking to /blog/<slug>', () => {
+  it('renders a labelled carousel with one dot per article linking to /<slug>', () => {
     renderCarousel();
     const region = screen.getByRole('region', { name: 'Articles from the blog' });
     expect(region.getAttribute('aria-roledescription')).toBe('carousel');
     expect(screen.getAllByRole('button', { name: /^Go to slide \d+$/ })).toHaveLength(N);
-    expect(screen.getByRole('link', { name: BLOG_POSTS[0]!.title }).getAttribute('href')).toBe(`/blog/${BLOG_POSTS[0]!.slug}`);
+    expect(screen.getByRole('link', { name: BLOG_POSTS[0]!.title }).getAttribute('href')).toBe(`/${BLOG_POSTS[0]!.slug}`);
     expect(current()).toBe(0);
     expect(screen.getByTestId('carousel-viewport').getAttribute('aria-live')).toBe('off');
   });
 
-  it('when a slide shows, then it has its date, read time and a "Read Article" link to /blog/<slug>, and "View All Articles" opens /blog', () => {
+  it('when a slide shows, then it has its date, read time and a "Read Article" link to /<slug>, and "View All Articles" opens /blog', () => {
     renderCarousel();
     const read = screen.getByRole('link', { name: 'Read Article' });
     expect(read.textContent).toBe('Read Article');
-    expect(read.getAttribute('href')).toBe(`/blog/${BLOG_POSTS[0]!.slug}`);
+    expect(read.getAttribute('href')).toBe(`/${BLOG_POSTS[0]!.slug}`);
     expect(document.getElementById(read.getAttribute('aria-describedby')!)?.textContent).toBe(BLOG_POSTS[0]!.title);
     const slide = read.closest('[aria-roledescription="slide"]') as HTMLElement;
     expect(slide.querySelector('time')?.getAttribute('dateTime')).toBe(BLOG_POSTS[0]!.published);
     expect(slide.textContent).toContain(`${BLOG_POSTS[0]!.readingMinutes} min read`);
     expect(screen.getByRole('link', { name: 'View All Articles' }).getAttribute('href')).toBe('/blog');
     fireEvent.click(screen.getByRole('button', { name: 'Next slide' }));
-    expect(screen.getByRole('link', { name: 'Read Article' }).getAttribute('href')).toBe(`/blog/${BLOG_POSTS[1]!.slug}`);
+    expect(screen.getByRole('link', { name: 'Read Article' }).getAttribute('href')).toBe(`/${BLOG_POSTS[1]!.slug}`);
+    // The specification's article paths, literally: the featured guide first, then the comparison.
+    expect(read.getAttribute('href')).toBe('/pump-fun-api');
+    const second = screen.getByRole('link', { name: 'Read Article' }).closest('[aria-roledescription="slide"]') as HTMLElement;
+    expect(screen.getByRole('link', { name: 'Read Article' }).getAttribute('href')).toBe('/tradewind-vs-pumpportal');
+    expect(second.textContent).toContain('29 July 2025');
+    expect(second.textContent).toContain(`${BLOG_POSTS[1]!.readingMinutes} min read`);
   });
 
   it('autoplays every 8000 ms, not at 7999 ms', () => {

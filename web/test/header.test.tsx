@@ -52,8 +52,8 @@ describe('Header', () => {
     renderHeader();
     const pump = mainNav().getByRole('link', { name: 'Pump.fun Stream' });
     const bonk = mainNav().getByRole('link', { name: 'Letsbonk.fun Stream' });
-    expect(pump.getAttribute('href')).toBe('/blog/stream-pump-fun-trades-websocket');
-    expect(bonk.getAttribute('href')).toBe('/blog/decoding-pump-fun-and-letsbonk-trades');
+    expect(pump.getAttribute('href')).toBe('/pump-fun-api');
+    expect(bonk.getAttribute('href')).toBe('/letsbonk-fun-api');
     expect(STREAM_ARTICLE_PATHS).toEqual({ pumpFun: pump.getAttribute('href'), letsBonk: bonk.getAttribute('href') });
     // No placeholder routes: every nav target is a prerendered public page.
     for (const entry of NAV) expect(PUBLIC_PATHS, entry.label).toContain(entry.to);

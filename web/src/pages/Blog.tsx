@@ -1,21 +1,19 @@
-import { Link, useSearchParams } from 'react-router';
-import { BLOG_POSTS, type BlogCategory, type BlogPostMeta } from '../content/blog/posts';
+import { useSearchParams } from 'react-router';
+import { BLOG_CATEGORIES, BLOG_POSTS, type BlogCategory, type BlogPostMeta } from '../content/blog/posts';
 import { PostCard } from '../components/blog/PostCard';
+import { StayUpdated } from '../components/marketing/StayUpdated';
 import { Seo } from '../seo';
 import './blog.css';
 
-/** Category order of the chips (categories without articles get no chip). */
-const CATEGORY_ORDER: readonly BlogCategory[] = ['Tutorials', 'Guides', 'Engineering'];
-
-/** `[category, number of articles]` for every category that has articles, in chip order. */
+/** `[category, number of articles]` for every category that has articles, in chip order (BLOG_CATEGORIES). */
 export function categoryCounts(posts: readonly BlogPostMeta[]): Array<[BlogCategory, number]> {
-  return CATEGORY_ORDER.map((c): [BlogCategory, number] => [c, posts.filter((p) => p.category === c).length]).filter(
+  return BLOG_CATEGORIES.map((c): [BlogCategory, number] => [c, posts.filter((p) => p.category === c).length]).filter(
     ([, n]) => n > 0,
   );
 }
 
 function isCategory(value: string | null): value is BlogCategory {
-  return value !== null && (CATEGORY_ORDER as readonly string[]).includes(value);
+  return value !== null && (BLOG_CATEGORIES as readonly string[]).includes(value);
 }
 
 /** `/blog`: category chips with counts (kept in `?category=`), the featured article, the grid, and how to follow. */
@@ -37,16 +35,17 @@ export default function Blog() {
   return (
     <div className="blog-page">
       <Seo
-        title="Blog: Solana trade streaming tutorials and guides"
-        description="Tutorials, guides and engineering notes on streaming decoded Pump.fun, LetsBonk.fun, PumpSwap and Raydium CPMM trades with Tradewind over WebSocket and NATS."
+        title="Blog: Solana trade data API guides, comparisons and WebSocket guides"
+        description="API guides for the Pump.fun and LetsBonk.fun streams, a PumpPortal comparison, a Solana WebSocket guide and a memecoin guide, from the team behind Tradewind."
         path="/blog"
       />
       <header className="section blog-hero">
         <div className="container">
           <h1>Tradewind blog</h1>
           <p className="muted blog-lead">
-            How to connect, what each decoded field means, and how to build consumers that stay correct through
-            reconnects and plan changes. Written from the protocol documentation and the project’s own tests.
+            How to stream Pump.fun and LetsBonk.fun trades, what each decoded field means, what the alternatives
+            cost, and how Solana’s WebSocket API and its memecoin market work. Figures are our own measurements or
+            quoted from their source, with dates.
           </p>
           <div className="blog-chips" role="group" aria-label="Filter articles by category">
             <button
@@ -95,21 +94,7 @@ export default function Blog() {
           </section>
         ) : null}
 
-        <section className="card blog-updates" aria-labelledby="blog-updates-heading">
-          <h2 id="blog-updates-heading">Stay updated</h2>
-          <p>
-            New articles appear in the blog’s RSS feed; add it to any feed reader. There is no mailing list, so
-            there is nothing to sign up for and no address to hand over.
-          </p>
-          <p className="blog-updates-actions">
-            <a className="btn btn-primary" href="/blog/rss.xml" type="application/rss+xml">
-              Subscribe to the RSS feed
-            </a>
-            <Link className="btn btn-secondary" to="/community">
-              Join the community
-            </Link>
-          </p>
-        </section>
+        <StayUpdated />
       </div>
     </div>
   );

@@ -1,6 +1,6 @@
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
-import { Link, useParams } from 'react-router';
-import { BLOG_POSTS, blogPost, type BlogPostMeta } from '../content/blog/posts';
+import { Link, Navigate, useLocation, useParams } from 'react-router';
+import { BLOG_POSTS, articlePath, blogPost, movedBlogPath, type BlogPostMeta } from '../content/blog/posts';
 import type { ArticleSection, FaqEntry } from '../components/blog/article';
 import { PostCard, PostMeta, formatPostDate } from '../components/blog/PostCard';
 import { Seo } from '../seo';
@@ -20,18 +20,27 @@ export interface ArticleModule {
 
 type Loader = () => Promise<ArticleModule>;
 
-/** Article bodies by slug, each its own chunk (the prerender waits for them). */
-export const ARTICLE_LOADERS: Readonly<Record<string, Loader>> = {
-  'stream-pump-fun-trades-websocket': () => import('../content/blog/stream-pump-fun-trades-websocket'),
-  'nats-jetstream-solana-trades': () => import('../content/blog/nats-jetstream-solana-trades'),
-  'decoding-pump-fun-and-letsbonk-trades': () => import('../content/blog/decoding-pump-fun-and-letsbonk-trades'),
-  'pumpswap-raydium-cpmm-premium-subjects': () => import('../content/blog/pumpswap-raydium-cpmm-premium-subjects'),
-  'building-a-trading-bot-with-tradewind': () => import('../content/blog/building-a-trading-bot-with-tradewind'),
-};
+/** Every module of the content folder, by path; each `.tsx` is its own chunk. */
+const BODY_MODULES = import.meta.glob<ArticleModule>('../content/blog/*.tsx');
+
+/**
+ * Article bodies by slug: `web/src/content/blog/<slug>.tsx` of each article in posts.ts, each its
+ * own chunk (the prerender waits for them). An article without a body has no loader, renders the
+ * not-found page, and so fails the build (web/scripts/build.ts checks every page's canonical path)
+ * and web/test/blog.test.tsx.
+ */
+export const ARTICLE_LOADERS: Readonly<Record<string, Loader>> = Object.freeze(
+  Object.fromEntries(
+    BLOG_POSTS.flatMap((p) => {
+      const load = BODY_MODULES[`../content/blog/${p.slug}.tsx`];
+      return load ? [[p.slug, load]] : [];
+    }),
+  ),
+);
 
 /** schema.org objects of an article page: Article, BreadcrumbList and, with questions, FAQPage. */
 export function articleJsonLd(post: BlogPostMeta, faq: readonly FaqEntry[] | undefined): object[] {
-  const path = `/blog/${post.slug}`;
+  const path = articlePath(post.slug);
   const org = { '@type': 'Organization', name: SITE.name, url: absoluteUrl('/') };
   const out: object[] = [
     {
@@ -45,6 +54,7 @@ export function articleJsonLd(post: BlogPostMeta, faq: readonly FaqEntry[] | und
       publisher: { ...org, logo: { '@type': 'ImageObject', url: absoluteUrl('/favicon.svg') } },
       mainEntityOfPage: absoluteUrl(path),
       articleSection: post.category,
+      keywords: post.keywords.join(', '),
       inLanguage: 'en',
     },
     {
@@ -118,11 +128,25 @@ function TableOfContents({ module }: { module: ArticleModule }) {
   );
 }
 
+/** The head of an article page: title, description, keywords, canonical `/<slug>`, Open Graph article facts, structured data. */
+function ArticleSeo({ post, faq }: { post: BlogPostMeta; faq: readonly FaqEntry[] | undefined }) {
+  return (
+    <Seo
+      title={post.title}
+      description={post.description}
+      path={articlePath(post.slug)}
+      ogType="article"
+      keywords={post.keywords}
+      article={{ publishedTime: post.published, modifiedTime: post.updated, section: post.category, tags: [post.category, ...post.tags] }}
+      jsonLd={articleJsonLd(post, faq)}
+    />
+  );
+}
+
 function ArticlePage({ post, module }: { post: BlogPostMeta; module: ArticleModule }) {
-  const path = `/blog/${post.slug}`;
   return (
     <article className="blog-article">
-      <Seo title={post.title} description={post.description} path={path} ogType="article" jsonLd={articleJsonLd(post, module.faq)} />
+      <ArticleSeo post={post} faq={module.faq} />
       <div className="container blog-article-container">
         <ArticleHeader post={post} />
         <div className="blog-article-layout">
@@ -130,15 +154,17 @@ function ArticlePage({ post, module }: { post: BlogPostMeta; module: ArticleModu
           <div className="blog-article-main">
             <ArticleContent module={module} />
             <aside className="card blog-cta" aria-labelledby="blog-cta-heading">
-              <h2 id="blog-cta-heading">Try it on your own stream</h2>
+              <h2 id="blog-cta-heading">Start streaming Solana trades</h2>
               <p>
-                The Starter plan is free and carries every Pump.fun and LetsBonk.fun trade. Sign in, copy your
-                credentials from the dashboard and run the samples above.
+                The Starter plan is free and carries every Pump.fun and LetsBonk.fun trade; Plus and Pro add PumpSwap and
+                Raydium CPMM. Sign in with Google, copy your credentials from the dashboard and connect.
               </p>
               <p className="blog-cta-actions">
-                <Link className="btn btn-primary" to="/login">Sign up free</Link>
-                <Link className="btn btn-secondary" to="/pricing">Compare plans</Link>
-                <Link className="btn btn-ghost" to="/dashboard/docs">Read the API docs</Link>
+                {post.cta.map((l, i) => (
+                  <Link key={l.to} className={i === 0 ? 'btn btn-primary' : 'btn btn-secondary'} to={l.to}>
+                    {l.label}
+                  </Link>
+                ))}
               </p>
             </aside>
           </div>
@@ -159,6 +185,11 @@ function ArticlePage({ post, module }: { post: BlogPostMeta; module: ArticleModu
 function ArticleHeader({ post }: { post: BlogPostMeta }) {
   return (
     <header className="blog-article-header">
+      <p className="blog-back">
+        <Link to="/blog">
+          <span aria-hidden="true">← </span>Back to Blog
+        </Link>
+      </p>
       <nav aria-label="Breadcrumb" className="blog-breadcrumb">
         <ol>
           <li><Link to="/">Home</Link></li>
@@ -168,6 +199,7 @@ function ArticleHeader({ post }: { post: BlogPostMeta }) {
       </nav>
       <h1>{post.title}</h1>
       <PostMeta post={post} />
+      <p className="muted blog-author">By {post.author}</p>
       {post.updated !== post.published ? (
         <p className="muted blog-updated">
           Updated <time dateTime={post.updated}>{formatPostDate(post.updated)}</time>
@@ -200,7 +232,7 @@ function lazyArticle(post: BlogPostMeta, load: Loader): LazyExoticComponent<Comp
 function ArticleLoading({ post }: { post: BlogPostMeta }) {
   return (
     <div className="container blog-article-container">
-      <Seo title={post.title} description={post.description} path={`/blog/${post.slug}`} ogType="article" jsonLd={articleJsonLd(post, undefined)} />
+      <ArticleSeo post={post} faq={undefined} />
       <ArticleHeader post={post} />
       <p role="status" className="muted">
         <span className="spinner" aria-hidden="true" /> Loading the article…
@@ -209,9 +241,11 @@ function ArticleLoading({ post }: { post: BlogPostMeta }) {
   );
 }
 
-/** `/blog/:slug`: the article, or the not-found page (noindex) for an unknown slug. */
-export default function BlogArticle() {
-  const { slug = '' } = useParams();
+/**
+ * An article page at `/<slug>` (App.tsx routes each article's path here with its `slug`): the
+ * article, or the not-found page (noindex) when `slug` is not an article.
+ */
+export default function BlogArticle({ slug }: { slug: string }) {
   const post = blogPost(slug);
   const load = post ? ARTICLE_LOADERS[post.slug] : undefined;
   if (!post || !load) return <NotFound />;
@@ -221,4 +255,18 @@ export default function BlogArticle() {
       <Page />
     </Suspense>
   );
+}
+
+/**
+ * `/blog/:slug`, where the blog's articles used to live: navigates (replacing the history entry,
+ * keeping the query and hash) to the article that holds the page's material now
+ * ({@link movedBlogPath}); the not-found page for any other slug. The web server answers the same
+ * paths with a 301 before the app loads (web/server/app.ts); this covers links followed inside the app.
+ */
+export function MovedBlogArticle() {
+  const { slug = '' } = useParams();
+  const { search, hash } = useLocation();
+  const target = movedBlogPath(slug);
+  if (!target) return <NotFound />;
+  return <Navigate replace to={`${target}${search}${hash}`} />;
 }

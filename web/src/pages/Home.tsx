@@ -126,7 +126,7 @@ export default function Home() {
                 Use the <code>.creds</code> file from your dashboard with any NATS client and subscribe to the TRADES subjects
                 of your plan. On {PLANS.pro.name}, replay history with a JetStream consumer.
               </p>
-              <Link to="/blog/nats-jetstream-solana-trades">Read the NATS guide</Link>
+              <Link to="/pump-fun-api#nats">Read the NATS guide</Link>
             </div>
           </div>
           <p className="muted home-transport-note">

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { BlogPostMeta } from '../../content/blog/posts';
+import { articlePath, type BlogPostMeta } from '../../content/blog/posts';
 
 /**
  * `2026-11-21` → `21 November 2026`. Formatted in UTC with a fixed locale, so the prerendered
@@ -11,11 +11,14 @@ export function formatPostDate(isoDate: string): string {
   );
 }
 
-/** Category · date · reading time, as shown on cards and article headers. */
+/** Category, tags · date · reading time, as shown on cards and article headers. */
 export function PostMeta({ post }: { post: BlogPostMeta }) {
   return (
     <p className="blog-meta">
       <span className="badge">{post.category}</span>
+      {post.tags.map((t) => (
+        <span key={t} className="badge blog-tag">{t}</span>
+      ))}
       <time dateTime={post.published}>{formatPostDate(post.published)}</time>
       <span aria-hidden="true">·</span>
       <span>{post.readingMinutes} min read</span>
@@ -24,7 +27,7 @@ export function PostMeta({ post }: { post: BlogPostMeta }) {
 }
 
 /**
- * One article card: title (a link to `/blog/<slug>`, which also covers the card), category,
+ * One article card: title (a link to the article, `/<slug>`, which also covers the card), category,
  * date, reading time and description. `featured` renders the large variant with an h2 title.
  */
 export function PostCard({ post, featured = false }: { post: BlogPostMeta; featured?: boolean }) {
@@ -33,7 +36,7 @@ export function PostCard({ post, featured = false }: { post: BlogPostMeta; featu
     <article className={featured ? 'card blog-card blog-card-featured' : 'card blog-card'} data-testid={`post-card-${post.slug}`}>
       {featured ? <p className="blog-featured-label">Featured article</p> : null}
       <Heading className="blog-card-title">
-        <Link to={`/blog/${post.slug}`} className="blog-card-link">
+        <Link to={articlePath(post.slug)} className="blog-card-link">
           {post.title}
         </Link>
       </Heading>

@@ -1,6 +1,6 @@
 import { useId, useRef, type KeyboardEvent, type MouseEvent, type TouchEvent } from 'react';
 import { Link } from 'react-router';
-import type { BlogPostMeta } from '../../content/blog/posts';
+import { articlePath, type BlogPostMeta } from '../../content/blog/posts';
 import { swipeAction, useCarousel } from '../../lib/carousel';
 
 export interface BlogCarouselProps {
@@ -15,16 +15,11 @@ function formatDate(iso: string): string {
   return y && m && d ? `${d} ${months[m - 1]} ${y}` : iso;
 }
 
-/** Where a slide's 'Read Article' link leads: the existing article page (the specification's /{slug} routes are not written yet). */
-export function articlePath(slug: string): string {
-  return `/blog/${slug}`;
-}
-
 /**
  * The home page's carousel of blog articles (WAI-ARIA carousel pattern): previous/next buttons,
  * one dot per slide, a pause/play control, ArrowLeft/ArrowRight while focus is inside it, touch
  * swipe and mouse drag over 50 px. Each slide shows its date, read time and a 'Read Article' link
- * ({@link articlePath}); 'View All Articles' below opens /blog (specification section 2, "Home").
+ * to the article's `/<slug>` ({@link articlePath}); 'View All Articles' below opens /blog (specification section 2, "Home").
  * Timing rules are in {@link useCarousel}.
  */
 export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {

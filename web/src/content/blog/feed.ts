@@ -2,7 +2,7 @@
  * The blog's RSS 2.0 feed (served at /blog/rss.xml; the build writes it from this function).
  */
 import { SITE } from '../../site';
-import { BLOG_POSTS, type BlogPostMeta } from './posts';
+import { BLOG_POSTS, articlePath, type BlogPostMeta } from './posts';
 
 /** Escapes text for XML element content and attribute values (`& < > " '`). */
 export function xmlEscape(text: string): string {
@@ -22,7 +22,7 @@ export function rfc822(isoDate: string): string {
 /**
  * RSS 2.0 document of every article in `posts` (default: BLOG_POSTS), newest first (by
  * `published`, list order for ties). `origin` is the site's public origin without a trailing slash,
- * e.g. `https://tradewind.example`; links are `<origin>/blog/<slug>`. `lastBuildDate` is the newest
+ * e.g. `https://tradewind.example`; links are `<origin>/<slug>` (the article's path). `lastBuildDate` is the newest
  * `updated` date, so the output depends only on the posts (byte-identical builds).
  */
 export function rssXml(origin: string, posts: readonly BlogPostMeta[] = BLOG_POSTS): string {
@@ -33,7 +33,7 @@ export function rssXml(origin: string, posts: readonly BlogPostMeta[] = BLOG_POS
     .map(({ p }) => p);
   const newest = posts.reduce((max, p) => (p.updated > max ? p.updated : max), '');
   const items = sorted.map((p) => {
-    const url = `${base}/blog/${p.slug}`;
+    const url = `${base}${articlePath(p.slug)}`;
     return [
       '    <item>',
       `      <title>${xmlEscape(p.title)}</title>`,
@@ -52,7 +52,7 @@ export function rssXml(origin: string, posts: readonly BlogPostMeta[] = BLOG_POS
     `    <title>${xmlEscape(`${SITE.name} blog`)}</title>`,
     `    <link>${xmlEscape(`${base}/blog`)}</link>`,
     `    <atom:link href="${xmlEscape(`${base}/blog/rss.xml`)}" rel="self" type="application/rss+xml" />`,
-    `    <description>${xmlEscape('Tutorials, guides and engineering notes on streaming decoded Solana trades with Tradewind.')}</description>`,
+    `    <description>${xmlEscape('API guides, comparisons and WebSocket and memecoin guides on streaming decoded Solana trades with Tradewind.')}</description>`,
     '    <language>en</language>',
     ...(newest ? [`    <lastBuildDate>${rfc822(newest)}</lastBuildDate>`] : []),
     ...items,
