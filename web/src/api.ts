@@ -53,7 +53,7 @@ export function apiErrorMessage(status: number, body: unknown): string {
 }
 
 export interface ApiOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** JSON body. */
   body?: unknown;
   /** Bearer access token. */

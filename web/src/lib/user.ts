@@ -8,17 +8,6 @@ export function displayName(user: { name?: string | null; email?: string | null 
   return prefix ? prefix : 'User';
 }
 
-/**
- * Up to two initials for the avatar fallback: first letters of the first and last words of the
- * display name ("Ada Lovelace" → "AL", "ada" → "A", "" → "U" for "User").
- */
-export function initials(user: { name?: string | null; email?: string | null } | null | undefined): string {
-  const words = displayName(user).split(/[\s._-]+/u).filter(Boolean);
-  const first = words[0] ?? 'User';
-  const last = words.length > 1 ? words[words.length - 1]! : '';
-  return (Array.from(first)[0]! + (last ? Array.from(last)[0]! : '')).toUpperCase();
-}
-
 /** "Starter plan", "Plus plan", "Pro plan" (unknown ids read as Starter, the plan every account has). */
 export function planLabel(plan: string | null | undefined): string {
   return `${(isPlanId(plan) ? PLANS[plan] : PLANS.starter).name} plan`;

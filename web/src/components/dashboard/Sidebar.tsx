@@ -28,17 +28,18 @@ function Icon({ name }: { name: keyof typeof ICONS }) {
   );
 }
 
-/** The dashboard's pages, in sidebar order. */
+/** The dashboard's pages, in sidebar order, with the product spec's labels (dashboard shell). */
 export const DASHBOARD_LINKS = [
-  { to: '/dashboard', label: 'Overview', icon: 'overview', end: true },
-  { to: '/dashboard/plan', label: 'Plan & billing', icon: 'plan', end: false },
-  { to: '/dashboard/docs', label: 'API docs', icon: 'docs', end: false },
+  { to: '/dashboard', label: 'Dashboard', icon: 'overview', end: true },
+  { to: '/dashboard/plan', label: 'Plan', icon: 'plan', end: false },
+  { to: '/dashboard/docs', label: 'Docs', icon: 'docs', end: false },
   { to: '/dashboard/settings', label: 'Settings', icon: 'settings', end: false },
 ] as const;
 
 /**
  * The dashboard sidebar: links, user (avatar with initials fallback, name, plan), theme toggle,
- * Sign out. On desktop it can be collapsed to icons (it expands while hovered or focused); on
+ * Sign out. The notification bell sits in the layout's top bar, which stays visible while the
+ * sidebar is collapsed or the drawer closed. On desktop it can be collapsed to icons (it expands while hovered or focused); on
  * narrow screens it is a drawer (`drawer` true) opened by the layout's menu button, and
  * `onNavigate` closes it. `open` drawers take focus on their first link.
  */

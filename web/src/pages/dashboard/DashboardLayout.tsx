@@ -1,7 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { Navigate, Outlet, useLocation, useNavigate, useOutletContext } from 'react-router';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { Link, Navigate, Outlet, useLocation, useNavigate, useOutletContext } from 'react-router';
 import { apiFetch, type Subscription } from '../../api';
-import { Sidebar } from '../../components/dashboard/Sidebar';
+import { Avatar } from '../../components/Avatar';
+import { NotificationBell } from '../../components/dashboard/NotificationBell';
+import { DASHBOARD_LINKS, Sidebar } from '../../components/dashboard/Sidebar';
+import { displayName, planLabel } from '../../lib/user';
 import { useToast } from '../../components/Toast';
 import { useAuth } from '../../session/session';
 import {
@@ -143,22 +146,6 @@ function DashboardShell() {
       <a href="#dash-main" className="skip-link">
         Skip to content
       </a>
-      <div className="dash-topbar">
-        <button
-          ref={menuButton}
-          type="button"
-          className="btn btn-ghost dash-menu-button"
-          aria-expanded={open}
-          aria-controls="dash-sidebar"
-          aria-label={open ? 'Close dashboard menu' : 'Open dashboard menu'}
-          onClick={() => setOpen((o) => !o)}
-        >
-          <svg width="24" height="24" viewBox="0 0 24 24" aria-hidden="true">
-            <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
-          </svg>
-        </button>
-        <span className="dash-topbar-title">Dashboard</span>
-      </div>
       {drawer && open ? <div className="dash-backdrop" data-testid="dash-backdrop" onClick={() => closeDrawer(true)} /> : null}
       <Sidebar
         id="dash-sidebar"
@@ -170,16 +157,74 @@ function DashboardShell() {
           if (drawer) closeDrawer(false);
         }}
       />
-      <main id="dash-main" className="dash-main" tabIndex={-1}>
-        <Outlet context={{ refreshKey } satisfies DashboardContext} />
-      </main>
+      <div className="dash-column">
+        <DashboardTopBar open={open} menuButton={menuButton} onToggleMenu={() => setOpen((o) => !o)} />
+        <main id="dash-main" className="dash-main" tabIndex={-1}>
+          <Outlet context={{ refreshKey } satisfies DashboardContext} />
+        </main>
+      </div>
     </div>
+  );
+}
+
+/** The sidebar label of the section `pathname` is in ("Dashboard", "Plan", "Docs", "Settings"). */
+export function sectionLabel(pathname: string): string {
+  const path = pathname.replace(/\/+$/, '') || '/';
+  const match = DASHBOARD_LINKS.find((l) => (l.end ? path === l.to : path === l.to || path.startsWith(`${l.to}/`)));
+  return match?.label ?? DASHBOARD_LINKS[0].label;
+}
+
+/**
+ * The bar above each dashboard page, one row at every width: at ≤ 860 px (the drawer) the menu
+ * button, the section's name, the notification bell and the avatar (a link to the profile); wider,
+ * the bell alone (dashboard.css hides the rest), since the sidebar shows them.
+ */
+function DashboardTopBar({
+  open,
+  menuButton,
+  onToggleMenu,
+}: {
+  open: boolean;
+  menuButton: RefObject<HTMLButtonElement | null>;
+  onToggleMenu: () => void;
+}) {
+  const { user } = useAuth();
+  const location = useLocation();
+  return (
+    <header className="dash-topbar">
+      <button
+        ref={menuButton}
+        type="button"
+        className="btn btn-ghost dash-menu-button"
+        aria-expanded={open}
+        aria-controls="dash-sidebar"
+        aria-label={open ? 'Close dashboard menu' : 'Open dashboard menu'}
+        onClick={onToggleMenu}
+      >
+        <svg width="24" height="24" viewBox="0 0 24 24" aria-hidden="true">
+          <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+        </svg>
+      </button>
+      <span className="dash-topbar-title">{sectionLabel(location.pathname)}</span>
+      <div className="dash-topbar-actions">
+        <NotificationBell />
+        <Link
+          to="/dashboard/settings?tab=profile"
+          className="dash-topbar-avatar"
+          aria-label={`Profile: ${displayName(user)}, ${planLabel(user?.plan)}`}
+          title={`${displayName(user)} · ${planLabel(user?.plan)}`}
+        >
+          <Avatar user={user} size={32} />
+        </Link>
+      </div>
+    </header>
   );
 }
 
 /**
  * The signed-in frame of /dashboard/*: a spinner while the session loads, a redirect to /login
- * when signed out, else the sidebar (collapsible on desktop, a drawer at ≤ 860 px) and the page.
+ * when signed out, else the sidebar (collapsible on desktop, a drawer at ≤ 860 px), the top bar
+ * with the notification bell, and the page.
  */
 export default function DashboardLayout() {
   const { status, user } = useAuth();

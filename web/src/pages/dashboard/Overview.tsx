@@ -11,7 +11,7 @@ import { UpgradeModal } from '../../components/dashboard/UpgradeModal';
 import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
 import { loadPanelCredentials } from './credentials-errors';
 import { CredentialsLoadError, CredentialsRefreshError } from './CredentialsError';
-import { accountNotices, useNoticesPreference } from '../../components/dashboard/notices';
+import { accountNotices } from '../../components/dashboard/notices';
 import { useDashboardContext } from './DashboardLayout';
 import './dashboard.css';
 
@@ -59,21 +59,20 @@ function PlanSummary({ credentials, userPlan }: { credentials: Credentials | nul
   );
 }
 
-/** /dashboard: connection details, plan summary and quick actions. */
+/** /dashboard ("Dashboard" in the sidebar): account notices, connection details, plan summary and quick actions. */
 export default function Overview() {
   const { user } = useAuth();
   const { refreshKey } = useDashboardContext();
   const { data: credentials, loading, error, retry } = useAuthedLoad(loadPanelCredentials, refreshKey);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
-  const [noticesOn] = useNoticesPreference();
   const tier = credentials?.plan ?? user?.plan ?? 'starter';
-  const notices = noticesOn ? accountNotices(user) : [];
+  const notices = accountNotices(user);
 
   return (
     <div className="dash-page">
       <Seo title="Dashboard" description="Your Tradewind connection details, plan and quick actions." path="/dashboard" noindex />
       <header className="dash-page-head">
-        <h1>Overview</h1>
+        <h1>Dashboard</h1>
         <p className="muted">Welcome, {displayName(user)}. Connect with the details below.</p>
       </header>
       {notices.map((n) => (
@@ -113,9 +112,27 @@ export default function Overview() {
                   </button>
                 )}
               </li>
+              {isTopPlan(tier) ? null : (
+                <li>
+                  <Link className="btn btn-secondary btn-block" to="/dashboard/plan">
+                    Plan and billing
+                  </Link>
+                </li>
+              )}
               <li>
                 <Link className="btn btn-secondary btn-block" to="/dashboard/docs">
                   Read the API docs
+                </Link>
+              </li>
+              <li>
+                {/* The spec's external template repositories: the templates ship with Tradewind (examples/) and download from the docs. */}
+                <Link className="btn btn-secondary btn-block" to="/dashboard/docs#templates">
+                  Starter templates
+                </Link>
+              </li>
+              <li>
+                <Link className="btn btn-secondary btn-block" to="/dashboard/settings">
+                  Settings
                 </Link>
               </li>
               <li>

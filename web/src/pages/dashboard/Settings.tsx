@@ -1,16 +1,16 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';
 import { Avatar } from '../../components/Avatar';
-import { displayName } from '../../lib/user';
 import { errorMessage, rotateCredentials, type Credentials } from '../../lib/credentials';
 import { ConnectionDetails } from '../../components/dashboard/ConnectionDetails';
 import { Dialog } from '../../components/dashboard/Dialog';
 import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
 import { loadPanelCredentials } from './credentials-errors';
 import { CredentialsLoadError, CredentialsRefreshError } from './CredentialsError';
-import { useNoticesPreference } from '../../components/dashboard/notices';
+import { saveProfileName } from '../../lib/profile';
+import { announceNotificationsChanged, fetchNotificationPreferences, saveNotificationPreferences, type NotificationPreferences } from '../../lib/notifications';
 import { formatDate } from './Plan';
 import './dashboard.css';
 
@@ -26,32 +26,91 @@ function isTab(v: string | null): v is TabId {
   return TABS.some((t) => t.id === v);
 }
 
+type SaveState = { kind: 'saved' } | { kind: 'error'; message: string } | null;
+
+/**
+ * Profile: the full name, editable and saved through `PATCH /auth/user`, after which the session's
+ * user is reloaded so the sidebar, top bar and header show the new name at once; the e-mail
+ * address is the Google identity and read-only. The server validates the name (400 with its
+ * message, shown here).
+ */
 function ProfilePanel() {
-  const { user } = useAuth();
+  const { user, accessToken, reloadUser } = useAuth();
+  const [name, setName] = useState(user?.name ?? '');
+  const [saving, setSaving] = useState(false);
+  const [state, setState] = useState<SaveState>(null);
   const since = formatDate(user?.created_at);
+  const id = useId();
+  const unchanged = name.trim() === (user?.name ?? '').trim();
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    if (saving) return;
+    setSaving(true);
+    setState(null);
+    try {
+      const updated = await saveProfileName(await accessToken(), name);
+      setName(updated.name ?? '');
+      try {
+        await reloadUser();
+      } catch {
+        // Saved at auth; the session shows the new name after its next refresh.
+      }
+      setState({ kind: 'saved' });
+    } catch (err) {
+      setState({ kind: 'error', message: errorMessage(err) });
+    } finally {
+      setSaving(false);
+    }
+  };
+
   return (
     <>
       <h2>Profile</h2>
       <div className="dash-profile">
         <Avatar user={user} size={64} />
-        <dl className="dash-facts">
-          <div>
-            <dt>Name</dt>
-            <dd>{user?.name?.trim() || displayName(user)}</dd>
+        <form className="dash-profile-form" onSubmit={save} noValidate>
+          <div className="dash-form-field">
+            <label htmlFor={`${id}-name`}>Full name</label>
+            <input
+              id={`${id}-name`}
+              name="name"
+              autoComplete="name"
+              value={name}
+              onChange={(e) => {
+                setName(e.target.value);
+                setState(null);
+              }}
+              aria-invalid={state?.kind === 'error' ? true : undefined}
+              aria-describedby={state?.kind === 'error' ? `${id}-error` : undefined}
+            />
           </div>
-          <div>
-            <dt>E-mail</dt>
-            <dd>{user?.email}</dd>
+          <div className="dash-form-field">
+            <label htmlFor={`${id}-email`}>E-mail</label>
+            <input id={`${id}-email`} className="dash-readonly" value={user?.email ?? ''} readOnly aria-describedby={`${id}-email-hint`} />
+            <p id={`${id}-email-hint`} className="muted dash-field-hint dash-form-hint">
+              This is the Google account you sign in with, so it cannot be changed here.
+            </p>
           </div>
-          <div>
-            <dt>Member since</dt>
-            <dd>{since ?? '—'}</dd>
+          <div className="dash-form-actions">
+            <button type="submit" className="btn btn-primary" disabled={saving || unchanged}>
+              {saving ? 'Saving…' : 'Save profile'}
+            </button>
           </div>
-        </dl>
+          {state?.kind === 'saved' ? (
+            <p className="alert alert-success dash-form-result" role="status">
+              Profile saved
+            </p>
+          ) : state?.kind === 'error' ? (
+            <p className="alert alert-error dash-form-result" role="alert" id={`${id}-error`}>
+              Could not save your profile: {state.message}
+            </p>
+          ) : null}
+        </form>
       </div>
-      <p className="muted">
-        Your name, e-mail address and picture come from the Google account you sign in with and are updated each time you sign in. To change them, change them in your
-        Google account. When there is no picture, your initials are shown.
+      <p className="muted dash-small">
+        Member since {since ?? '—'}. A name you save here is kept when you sign in again. Your picture comes from your Google account; without one, your initials are
+        shown.
       </p>
     </>
   );
@@ -158,15 +217,102 @@ function ConnectionPanel() {
   );
 }
 
+/** The switches of the Notifications tab, in order, with what each one covers. */
+const PREFERENCE_SWITCHES: ReadonlyArray<{ key: keyof NotificationPreferences; label: string; hint: string }> = [
+  { key: 'plan_changes', label: 'Plan changes', hint: 'Your plan was upgraded, downgraded or cancelled.' },
+  { key: 'payments', label: 'Payments', hint: 'A payment went through or failed.' },
+  { key: 'credentials', label: 'Credentials', hint: 'Your streaming credentials (user JWT and NKey seed) were rotated.' },
+  { key: 'connection_limits', label: 'Connection limits', hint: 'A connection was refused because your plan’s connection limit was reached.' },
+];
+
+/**
+ * Notifications: the four preferences stored by auth (`GET|PUT /auth/notification-preferences`),
+ * loaded when the tab opens and saved with one button, after which the bell reloads (the switches
+ * decide which kinds it shows); load and save failures show the server's message (load with Retry).
+ */
 function NotificationsPanel() {
-  const { user } = useAuth();
-  const [on, setOn] = useNoticesPreference();
+  const { user, accessToken } = useAuth();
+  const { data, loading, error, retry, replace } = useAuthedLoad(fetchNotificationPreferences);
+  const [draft, setDraft] = useState<NotificationPreferences | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [state, setState] = useState<SaveState>(null);
   const id = useId();
+  const shown = draft ?? data;
+  const changed = draft !== null && data !== null && PREFERENCE_SWITCHES.some((p) => draft[p.key] !== data[p.key]);
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!draft || saving) return;
+    setSaving(true);
+    setState(null);
+    try {
+      replace(await saveNotificationPreferences(await accessToken(), draft));
+      setDraft(null);
+      announceNotificationsChanged();
+      setState({ kind: 'saved' });
+    } catch (err) {
+      setState({ kind: 'error', message: errorMessage(err) });
+    } finally {
+      setSaving(false);
+    }
+  };
+
   return (
     <>
       <h2>Notifications</h2>
-      <p>Tradewind sends no marketing e-mail.</p>
-      <p>
+      {loading && !data ? (
+        <p role="status">
+          <span className="spinner" aria-hidden="true" /> Loading your notification preferences…
+        </p>
+      ) : error && !data ? (
+        <div className="alert alert-error dash-state" role="alert">
+          <p>Could not load your notification preferences: {error}</p>
+          <button type="button" className="btn btn-secondary" onClick={retry}>
+            Retry
+          </button>
+        </div>
+      ) : shown ? (
+        <form onSubmit={save} className="dash-prefs-form">
+          <fieldset className="dash-prefs">
+            <legend>Show a notification in the dashboard’s bell when:</legend>
+            {PREFERENCE_SWITCHES.map((p) => (
+              <div className="dash-checkbox" key={p.key}>
+                <input
+                  id={`${id}-${p.key}`}
+                  type="checkbox"
+                  checked={shown[p.key]}
+                  aria-describedby={`${id}-${p.key}-hint`}
+                  onChange={(e) => {
+                    setDraft({ ...shown, [p.key]: e.target.checked });
+                    setState(null);
+                  }}
+                />
+                <span>
+                  <label htmlFor={`${id}-${p.key}`}>{p.label}</label>
+                  <span id={`${id}-${p.key}-hint`} className="muted dash-checkbox-hint">
+                    {p.hint}
+                  </span>
+                </span>
+              </div>
+            ))}
+          </fieldset>
+          <div className="dash-form-actions">
+            <button type="submit" className="btn btn-primary" disabled={saving || !changed}>
+              {saving ? 'Saving…' : 'Save preferences'}
+            </button>
+          </div>
+          {state?.kind === 'saved' ? (
+            <p className="alert alert-success dash-form-result" role="status">
+              Preferences saved
+            </p>
+          ) : state?.kind === 'error' ? (
+            <p className="alert alert-error dash-form-result" role="alert">
+              Could not save your preferences: {state.message}
+            </p>
+          ) : null}
+        </form>
+      ) : null}
+      <p className="muted dash-small">
         Billing e-mails — receipts and failed-payment notices — come from Stripe, our payment processor, to your account address
         {user?.email ? (
           <>
@@ -174,13 +320,8 @@ function NotificationsPanel() {
             <strong>{user.email}</strong>
           </>
         ) : null}
-        .
+        , whatever you choose here.
       </p>
-      <div className="dash-checkbox">
-        <input id={id} type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} />
-        <label htmlFor={id}>Show account notices on the dashboard overview (failed payment, trial end)</label>
-      </div>
-      <p className="muted dash-small">This choice is saved in this browser only (local storage); it sends nothing and other browsers keep their own setting.</p>
     </>
   );
 }
