@@ -39,6 +39,13 @@ describe('dashboardGate', () => {
     expect(dashboardGate('signed-out', true)).toEqual({ kind: 'spinner' });
     expect(dashboardGate('signed-out', false)).toEqual({ kind: 'redirect', to: '/login' });
   });
+
+  it('when signed in without a valid plan on the user, then /login?message=setup-required; with one, render', () => {
+    expect(dashboardGate('signed-in', false, null)).toEqual({ kind: 'redirect', to: '/login?message=setup-required' });
+    expect(dashboardGate('signed-in', false, 'gold')).toEqual({ kind: 'redirect', to: '/login?message=setup-required' });
+    expect(dashboardGate('signed-in', false, 'plus')).toEqual({ kind: 'render' });
+    expect(dashboardGate('signed-in')).toEqual({ kind: 'render' });
+  });
 });
 
 describe('readPlanParams / postSignInPath / authLoginUrl', () => {

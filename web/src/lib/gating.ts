@@ -21,17 +21,23 @@ export function isPaidTier(value: unknown): value is PaidTier {
   return value === 'plus' || value === 'pro';
 }
 
+/** Where the dashboard sends a signed-in user whose record carries no plan (spec §4 "Dashboard gating"). */
+export const SETUP_REQUIRED_PATH = '/login?message=setup-required';
+
 /** What a dashboard route renders for a session state. */
-export type DashboardGate = { kind: 'spinner' } | { kind: 'redirect'; to: '/login' } | { kind: 'render' };
+export type DashboardGate = { kind: 'spinner' } | { kind: 'redirect'; to: '/login' | typeof SETUP_REQUIRED_PATH } | { kind: 'render' };
 
 /**
  * Dashboard gating (spec §4): `loading` or logging out → a spinner (never a flash of content, and
  * no detour through /login while sign-out heads for /), `signed-out` → redirect to `/login` (no
- * parameters, so no secrets or state travel in the URL), `signed-in` → render.
+ * parameters, so no secrets or state travel in the URL), signed in without a valid plan on the
+ * user record → {@link SETUP_REQUIRED_PATH}, else render. `plan` is the user's `plan` field; leave
+ * it out where the user is not known.
  */
-export function dashboardGate(status: AuthStatus, loggingOut = false): DashboardGate {
+export function dashboardGate(status: AuthStatus, loggingOut = false, plan?: unknown): DashboardGate {
   if (status === 'loading' || loggingOut) return { kind: 'spinner' };
   if (status === 'signed-out') return { kind: 'redirect', to: '/login' };
+  if (plan !== undefined && !isPlanId(plan)) return { kind: 'redirect', to: SETUP_REQUIRED_PATH };
   return { kind: 'render' };
 }
 

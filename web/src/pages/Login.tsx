@@ -63,11 +63,13 @@ export default function Login() {
     return () => controller.abort();
   }, []);
 
-  if (status === 'signed-in') return <Navigate to={postSignInPath(plan.tier, plan.period)} replace />;
+  const setupRequired = params.get('message') === 'setup-required';
+  // A signed-in user sent here by the dashboard's setup check stays (else /login and /dashboard
+  // would send each other back and forth); everyone else signed in goes on.
+  if (status === 'signed-in' && !setupRequired) return <Navigate to={postSignInPath(plan.tier, plan.period)} replace />;
 
   const error = params.get('error');
   const errorDescription = params.get('error_description');
-  const setupRequired = params.get('message') === 'setup-required';
   const period = plan.period ?? 'monthly';
   const href = authLoginUrl(plan.tier, plan.period);
   const local = provider?.local === true;
@@ -85,7 +87,10 @@ export default function Login() {
         ) : null}
         {setupRequired ? (
           <div role="status" className="alert alert-warning auth-message">
-            <strong>Finish setting up your account.</strong> Sign in first; you will then continue to the payment for the plan you chose.
+            <strong>Finish setting up your account.</strong>{' '}
+            {status === 'signed-in'
+              ? 'Your account has no plan yet. Sign in again to finish setting it up; you start on the free Starter plan.'
+              : 'Sign in first; you will then continue to the payment for the plan you chose.'}
           </div>
         ) : null}
         {plan.invalidTier || plan.invalidPeriod ? (

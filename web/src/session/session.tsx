@@ -11,7 +11,11 @@ export interface AuthState {
   user: User | null;
   /** A valid access token (refreshed when near expiry). @throws SessionError 401 when signed out. */
   accessToken(): Promise<string>;
-  /** Reloads the user from `GET /auth/user` (after a plan change); resolves to the new user. */
+  /**
+   * Reloads the user from `GET /auth/user` (after a plan change) with a valid access token (the
+   * session is refreshed first when it is near expiry); resolves to the new user. The user state
+   * keeps its identity when nothing changed. @throws ApiError
+   */
   reloadUser(): Promise<User | null>;
   /**
    * Signs out in the spec's order (§4): sets {@link loggingOut}, forgets the session in this tab at
@@ -33,8 +37,11 @@ export function useAuth(): AuthState {
   return value;
 }
 
-/** Fixed state for server rendering and tests: signed out, or signed in as `user`. */
-export function StaticAuthProvider({ user = null, children }: { user?: User | null; children: ReactNode }) {
+/**
+ * Fixed state for server rendering and tests: signed out, or signed in as `user`. `reloadUser`
+ * (tests) replaces the default, which resolves to `user`.
+ */
+export function StaticAuthProvider({ user = null, reloadUser, children }: { user?: User | null; reloadUser?: () => Promise<User | null>; children: ReactNode }) {
   const value = useMemo<AuthState>(
     () => ({
       status: user ? 'signed-in' : 'signed-out',
@@ -43,11 +50,11 @@ export function StaticAuthProvider({ user = null, children }: { user?: User | nu
         if (!user) throw new SessionError(401, NO_SESSION_MESSAGE);
         return 'test-access-token';
       },
-      reloadUser: async () => user,
+      reloadUser: reloadUser ?? (async () => user),
       signOut: async () => undefined,
       loggingOut: false,
     }),
-    [user],
+    [user, reloadUser],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }
@@ -96,7 +103,9 @@ export function SessionProvider({ children, client: injected }: { children: Reac
     if (!session) return null;
     const fresh = await apiFetch<User>('/auth/user', { token: await client.accessToken() });
     client.setSession({ ...session, user: fresh });
-    setUser(fresh);
+    // An unchanged user keeps its identity, so pages that reload on a user change (and retry after
+    // reloading the user) do not loop when nothing changed.
+    setUser((prev) => (prev && JSON.stringify(prev) === JSON.stringify(fresh) ? prev : fresh));
     return fresh;
   }, [client]);
 

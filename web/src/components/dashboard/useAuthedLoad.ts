@@ -15,11 +15,12 @@ export interface AuthedLoad<T> {
 }
 
 /**
- * Runs `load(accessToken, signal)` on mount, on `retry()` and whenever `refreshKey` changes;
+ * Runs `load(accessToken, signal)` on mount, on `retry()` and whenever `refreshKey` changes
+ * (compared with Object.is: a counter, or a string such as `${counter}:${plan}`);
  * an unmount or a newer load aborts the previous one, whose result is then dropped.
  * `load` must be stable (module-level or memoised).
  */
-export function useAuthedLoad<T>(load: (token: string, signal: AbortSignal) => Promise<T>, refreshKey: number = 0): AuthedLoad<T> {
+export function useAuthedLoad<T>(load: (token: string, signal: AbortSignal) => Promise<T>, refreshKey: unknown = 0): AuthedLoad<T> {
   const { accessToken } = useAuth();
   const [data, setData] = useState<T | null>(null);
   const [loading, setLoading] = useState(true);

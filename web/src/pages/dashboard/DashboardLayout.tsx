@@ -227,9 +227,9 @@ function DashboardTopBar({
  * with the notification bell, and the page.
  */
 export default function DashboardLayout() {
-  const { status, user } = useAuth();
+  const { status, user, loggingOut } = useAuth();
   const location = useLocation();
-  const gate = dashboardGate(status);
+  const gate = dashboardGate(status, loggingOut, status === 'signed-in' ? (user?.plan ?? null) : undefined);
   if (gate.kind === 'spinner') {
     return (
       <div className="dash-loading" role="status" aria-live="polite">

@@ -8,8 +8,7 @@ import { isTopPlan } from '../../lib/upgrade';
 import type { Credentials } from '../../lib/credentials';
 import { ConnectionDetails } from '../../components/dashboard/ConnectionDetails';
 import { UpgradeModal } from '../../components/dashboard/UpgradeModal';
-import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
-import { loadPanelCredentials } from './credentials-errors';
+import { usePanelCredentials } from '../../components/dashboard/usePanelCredentials';
 import { CredentialsLoadError, CredentialsRefreshError } from './CredentialsError';
 import { accountNotices } from '../../components/dashboard/notices';
 import { useDashboardContext } from './DashboardLayout';
@@ -63,7 +62,7 @@ function PlanSummary({ credentials, userPlan }: { credentials: Credentials | nul
 export default function Overview() {
   const { user } = useAuth();
   const { refreshKey } = useDashboardContext();
-  const { data: credentials, loading, error, retry } = useAuthedLoad(loadPanelCredentials, refreshKey);
+  const { data: credentials, loading, error, refresh } = usePanelCredentials(refreshKey);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
   const tier = credentials?.plan ?? user?.plan ?? 'starter';
   const notices = accountNotices(user);
@@ -87,10 +86,10 @@ export default function Overview() {
               <span className="spinner" aria-hidden="true" /> Loading your connection details…
             </section>
           ) : error && !credentials ? (
-            <CredentialsLoadError message={error} onRetry={retry} />
+            <CredentialsLoadError message={error} onRetry={() => void refresh()} />
           ) : credentials ? (
             <>
-              {error ? <CredentialsRefreshError message={error} onRetry={retry} /> : null}
+              {error ? <CredentialsRefreshError message={error} onRetry={() => void refresh()} /> : null}
               <ConnectionDetails credentials={credentials} />
             </>
           ) : null}

@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { PLANS, isPlanId } from '@tradewind/lib/plans';
-import { apiFetch, type Subscription } from '../../api';
+import { ApiError, apiFetch, type Subscription } from '../../api';
 import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';
 import { errorMessage } from '../../lib/credentials';
@@ -46,16 +46,41 @@ function loadSubscription(token: string, signal: AbortSignal): Promise<Subscript
 }
 
 /**
+ * `GET /api/get-subscription`, and on a 400 (spec §4: the user record may lag behind billing) the
+ * user is reloaded — with a fresh access token — and the request retried once. Any other error,
+ * or a second 400, is thrown. @throws ApiError
+ */
+export async function loadSubscriptionRetryingOnce(
+  token: string,
+  signal: AbortSignal,
+  auth: { reloadUser(): Promise<unknown>; accessToken(): Promise<string> },
+  load: (token: string, signal: AbortSignal) => Promise<Subscription> = loadSubscription,
+): Promise<Subscription> {
+  try {
+    return await load(token, signal);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 400 || signal.aborted) throw err;
+    await auth.reloadUser();
+    return load(await auth.accessToken(), signal);
+  }
+}
+
+/**
  * /dashboard/plan: the subscription, the upgrade dialog and the Stripe billing portal.
  * `?upgrade=<tier>&period=<period>` (from /payment for a subscriber) opens the upgrade dialog on
  * that choice once the subscription is known, or says where that change is made instead.
  */
 export default function PlanPage() {
-  const { user, accessToken } = useAuth();
+  const auth = useAuth();
+  const { user, accessToken } = auth;
   const { refreshKey } = useDashboardContext();
   const location = useLocation();
   const notice = (location.state as { notice?: unknown } | null)?.notice;
-  const { data: sub, loading, error, retry } = useAuthedLoad(loadSubscription, refreshKey);
+  const authRef = useRef(auth);
+  authRef.current = auth;
+  // Stable (reads the latest auth through the ref), so useAuthedLoad does not reload on its own.
+  const load = useCallback((token: string, signal: AbortSignal) => loadSubscriptionRetryingOnce(token, signal, authRef.current), []);
+  const { data: sub, loading, error, retry } = useAuthedLoad(load, refreshKey);
   const navigate = useNavigate();
   const [upgradeRequest] = useState(() => readUpgradeRequest(new URLSearchParams(location.search)));
   const requestHandled = useRef(false);

@@ -7,7 +7,7 @@ import { errorMessage, rotateCredentials, type Credentials } from '../../lib/cre
 import { ConnectionDetails } from '../../components/dashboard/ConnectionDetails';
 import { Dialog } from '../../components/dashboard/Dialog';
 import { useAuthedLoad } from '../../components/dashboard/useAuthedLoad';
-import { loadPanelCredentials } from './credentials-errors';
+import { usePanelCredentials } from '../../components/dashboard/usePanelCredentials';
 import { CredentialsLoadError, CredentialsRefreshError } from './CredentialsError';
 import { saveProfileName } from '../../lib/profile';
 import { announceNotificationsChanged, fetchNotificationPreferences, saveNotificationPreferences, type NotificationPreferences } from '../../lib/notifications';
@@ -197,7 +197,7 @@ function SecurityPanel() {
 }
 
 function ConnectionPanel() {
-  const { data: credentials, loading, error, retry } = useAuthedLoad(loadPanelCredentials);
+  const { data: credentials, loading, error, refresh } = usePanelCredentials();
   return (
     <>
       <h2>Connection Details</h2>
@@ -206,10 +206,10 @@ function ConnectionPanel() {
           <span className="spinner" aria-hidden="true" /> Loading your connection details…
         </p>
       ) : error && !credentials ? (
-        <CredentialsLoadError message={error} onRetry={retry} headingLevel={3} />
+        <CredentialsLoadError message={error} onRetry={() => void refresh()} headingLevel={3} />
       ) : credentials ? (
         <>
-          {error ? <CredentialsRefreshError message={error} onRetry={retry} /> : null}
+          {error ? <CredentialsRefreshError message={error} onRetry={() => void refresh()} /> : null}
           <ConnectionDetails credentials={credentials} headingLevel={3} />
         </>
       ) : null}
