@@ -251,7 +251,7 @@ function firstTradeOverWebSocket(creds: { user_jwt: string; user_nkey_seed: stri
       const msg = JSON.parse(text) as { type?: string; message?: string };
       if (msg.type === 'authenticated') ws.send(JSON.stringify({ subject: 'basic.pumpfun' }));
       else if (msg.type === 'error') { clearTimeout(timer); ws.close(); reject(new Error(msg.message)); }
-      else if (msg.type === undefined) { clearTimeout(timer); ws.close(); resolvePromise(text); }
+      else if (msg.type === undefined || msg.type === 'trade') { clearTimeout(timer); ws.close(); resolvePromise(text); }
     });
     ws.on('error', (err) => { clearTimeout(timer); reject(err); });
   });

@@ -6,8 +6,9 @@
 Protocol (docs/websocket.md): the server sends {"type":"challenge","nonce"}; the client answers
 {"jwt","sig"} (Ed25519 signature of the nonce by the NKey seed, so the seed never leaves this
 machine) or {"jwt","nkey"} when no Ed25519 library is installed (or TRADEWIND_SEND_SEED=1); after
-{"type":"authenticated"} it sends {"subject"} per subject. Control messages always have a "type";
-trade messages never do, and start with their TRADES stream sequence "seq".
+{"type":"authenticated"} it sends {"subject"} per subject. Control messages always have a "type",
+never "trade"; a trade message has no "type" or "type": "trade" (basic.pumpfun messages since
+message schema version 2), and starts with its TRADES stream sequence "seq".
 
 Reconnect and resume, as @tradewind/client does (packages/client in the Tradewind repository):
 - backoff 1 s doubling to 30 s between attempts; after 10 failed attempts in a row it gives up
@@ -182,7 +183,7 @@ async def session(url, jwt, seed, wanted, signer, subjects, watchdog_s, on_authe
                 raise Watchdog(f"no frame for {watchdog_s:g} s")
             msg = json.loads(text)
             kind = msg.get("type")
-            if kind is None:
+            if kind is None or kind == "trade":
                 # A trade: exactly the bytes the server sent, unless its seq was printed already.
                 subject = SUBJECT_BY_SOURCE.get(msg.get("source"))
                 if subject is None and len(subjects) == 1:

@@ -24,13 +24,17 @@ describe('scripts/decode.ts', () => {
     const r = run([recording, notJson, list]);
     expect(r.status).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
-    // 24 pump.fun / LaunchLab messages, 10 PumpSwap and Raydium CPMM ones, and the pump.fun MIGRATE in pumpswap/2ffH….
-    expect(lines).toHaveLength(40);
+    // By source: 29 pump.fun (the MIGRATEs in pumpfun/3gsR… and pumpswap/2ffH… included), 4 LaunchLab, 10 PumpSwap
+    // (2 from pumpfun/ recordings) and 3 Raydium CPMM messages; the failed and trade-less recordings give none.
+    expect(lines).toHaveLength(46);
+    const bySource: Record<string, number> = {};
     for (const line of lines) {
       const m = JSON.parse(line) as Record<string, unknown>;
+      bySource[String(m.source)] = (bySource[String(m.source)] ?? 0) + 1;
       expect(['pumpfun', 'bonk', 'pumpswap', 'raydium_cpmm']).toContain(m.source);
       expect(['CREATE', 'BUY', 'SELL', 'COMPLETE', 'MIGRATE', 'CREATE_POOL', 'DEPOSIT', 'WITHDRAW', 'SWAP']).toContain(m.transaction_type);
     }
+    expect(bySource).toEqual({ pumpfun: 29, bonk: 4, pumpswap: 10, raydium_cpmm: 3 });
     expect(r.stderr).toContain(`${notJson}: not valid JSON`);
     expect(r.stderr).toContain(`${list}: input is a JSON array`);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(2);

@@ -107,11 +107,13 @@ describe('the repository’s trade schemas', () => {
     expect(row(rows, 'sol_amount').requiredWhen).toEqual(['transaction_type = BUY or SELL', 'transaction_type = MIGRATE']);
   });
 
-  it('read basic.bonk’s nullable oneOf and nested object, and premium.raydium’s oneOf requirement', () => {
+  it('read basic.bonk’s nullable oneOf and nested object, and premium.raydium’s nullable SWAP limits', () => {
     const bonk = schemaRows(loadSchema('basic.bonk'));
     expect(row(bonk, 'platform_config').type).toBe('string | null');
     expect(row(bonk, 'base_mint_param.decimals')).toMatchObject({ depth: 1, type: 'integer', required: true });
     const raydium = schemaRows(loadSchema('premium.raydium'));
-    expect(row(raydium, 'minimum_amount_out').requiredWhen).toEqual(['transaction_type = SWAP (one of minimum_amount_out or max_amount_in)']);
+    // Schema version 2: every SWAP has both limits, the one its instruction lacks null.
+    expect(row(raydium, 'minimum_amount_out')).toMatchObject({ type: 'string | null', requiredWhen: ['transaction_type = SWAP'] });
+    expect(row(raydium, 'max_amount_in')).toMatchObject({ type: 'string | null', requiredWhen: ['transaction_type = SWAP'] });
   });
 });

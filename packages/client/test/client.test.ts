@@ -12,6 +12,7 @@ import {
   type ClientEvent, type TradeMessage, type TradewindClientOptions, type WebSocketConstructor,
 } from '../src/index.js';
 import { FakeTradewindServer, testUser } from './fake-server.js';
+import { PUMPFUN_BUY_V2 } from './real-messages.js';
 
 const FAST = { initialDelayMs: 10, maxDelayMs: 40 };
 const cleanups: Array<() => unknown> = [];
@@ -260,6 +261,30 @@ describe('dedupe', () => {
     expect(seqs(await take(trades, 2))).toEqual([6, 7]);
     expect(client.stats.duplicatesDropped).toBe(1 + 3);
     expect(client.stats.tradesDelivered).toBe(7);
+  });
+});
+
+describe('message format', () => {
+  it('when a real schema_version 2 pump.fun trade ("type": "trade") arrives, then both iterators yield it, its seq is the resume position, and heartbeats are still events', async () => {
+    const server = await startServer();
+    server.behaviour.heartbeatMs = 20;
+    const client = newClient(server);
+    const pumpfun = client.subscribe('basic.pumpfun').trades();
+    const all = client.trades();
+    await client.connect();
+    await nextEvent(client, 'subscribed');
+    const heartbeat = nextEvent(client, 'heartbeat');
+    const message = JSON.parse(PUMPFUN_BUY_V2) as Record<string, unknown>;
+    const seq = server.publish('basic.pumpfun', message);
+    const [fromSubject] = await take(pumpfun, 1);
+    const [fromAll] = await take(all, 1);
+    expect(fromSubject).toEqual({ seq, ...message });
+    expect(fromAll).toBe(fromSubject);
+    // Typed as the subject's message: the product spec §3 fields are there.
+    expect([fromSubject!.type, fromSubject!.schema_version, fromSubject!.data.side, fromSubject!.data.txHash]).toEqual(['trade', 2, 'buy', fromSubject!.signature]);
+    expect(client.positions()).toEqual({ 'basic.pumpfun': seq });
+    expect(client.stats.tradesDelivered).toBe(1);
+    await heartbeat;
   });
 });
 

@@ -2,6 +2,9 @@
  * The client's pure parts: backoff schedule, subscription positions and dedupe, frame parsing,
  * credentials files.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKOFF, backoffDelayMs, resolveBackoff } from '../src/domain/backoff.js';
 import { checkFilter, parseServerFrame, subscribeRequest } from '../src/domain/protocol.js';
@@ -10,6 +13,9 @@ import { SubscriptionTable } from '../src/domain/subscriptions.js';
 import { createNonceSigner, parseCredentials } from '../src/credentials.js';
 import { subjectOfTrade } from '../src/trades.js';
 import { testUser } from './fake-server.js';
+import { PUMPFUN_BUY_V2 } from './real-messages.js';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 describe('backoff', () => {
   it('when attempts go 1..12 with the defaults, then delays are 1 s doubling, capped at 30 s (product spec: 1000 ms doubling, cap 30000 ms, 10 attempts)', () => {
@@ -119,6 +125,29 @@ describe('protocol', () => {
     expect(parseServerFrame('{"type":"subscribed","subject":"basic.bonk","resume_after":5,"filter":null}'))
       .toEqual({ kind: 'subscribed', subject: 'basic.bonk', filter: null, resumeAfter: 5, seq: null });
     expect(parseServerFrame('{"type":"something_new"}')).toMatchObject({ kind: 'other', type: 'something_new' });
+  });
+
+  it('when a real schema_version 2 pump.fun trade arrives with "type": "trade", then it is a trade; heartbeat, error and unknown types stay control messages', () => {
+    // The fixture is a message of the committed schema: schema_version 2 and type "trade" are its constants.
+    const schema = JSON.parse(readFileSync(join(repoRoot, 'services/ingest/schemas/basic.pumpfun.schema.json'), 'utf8')) as {
+      properties: { type: { const: unknown }; schema_version: { const: unknown }; data: { required: string[] } };
+    };
+    const message = JSON.parse(PUMPFUN_BUY_V2) as Record<string, unknown>;
+    expect(message.type).toBe(schema.properties.type.const);
+    expect(message.schema_version).toBe(schema.properties.schema_version.const);
+    expect(Object.keys(message.data as object)).toEqual(schema.properties.data.required);
+
+    // As ws-fanout sends it: the stream sequence spliced in first.
+    const frame = parseServerFrame(`{"seq":48213,${PUMPFUN_BUY_V2.slice(1)}`);
+    expect(frame).toEqual({ kind: 'trade', seq: 48213, trade: { seq: 48213, ...message } });
+    expect(subjectOfTrade((frame as { trade: Record<string, unknown> }).trade)).toBe('basic.pumpfun');
+    expect(parseServerFrame(PUMPFUN_BUY_V2)).toMatchObject({ kind: 'trade', seq: undefined, trade: { type: 'trade', data: { side: 'buy' } } });
+    expect(parseServerFrame(`{"seq":0,${PUMPFUN_BUY_V2.slice(1)}`)).toMatchObject({ kind: 'invalid' });
+
+    expect(parseServerFrame('{"type":"heartbeat","slot":7,"seq":3,"subjects":{"basic.pumpfun":3}}')).toMatchObject({ kind: 'heartbeat', slot: 7, seq: 3 });
+    expect(parseServerFrame('{"type":"error","code":"not_subscribed","message":"x","subject":"basic.pumpfun"}')).toMatchObject({ kind: 'error', code: 'not_subscribed', subject: 'basic.pumpfun' });
+    expect(parseServerFrame('{"type":"trades","seq":4}')).toMatchObject({ kind: 'other', type: 'trades' });
+    expect(parseServerFrame('{"type":"Trade","seq":4}')).toMatchObject({ kind: 'other', type: 'Trade' });
   });
 
   it('when building subscribe requests, then null filters are left out unless a filter is being cleared', () => {

@@ -9,6 +9,7 @@ import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jets
 import { ensureTradesStream } from '@tradewind/lib';
 import { createCustomer, startTestApp, startTestEnv, type TestApp, type TestEnv } from '../../../services/ws-fanout/test/support.js';
 import { TradewindClient, type ClientEvent, type TradeMessage } from '../src/index.js';
+import { PUMPFUN_BUY_V2 } from './real-messages.js';
 
 let env: TestEnv;
 let app: TestApp;
@@ -40,6 +41,24 @@ async function publish(subject: 'basic.pumpfun' | 'basic.bonk', n: number): Prom
 }
 
 describe('real stack', () => {
+  it('when ingest’s real schema_version 2 pump.fun message ("type": "trade") is published, then ws-fanout passes it on and the client yields it as a trade with its stream seq', async () => {
+    const customer = await createCustomer(env, 'starter');
+    const creds = await customer.user();
+    const client = new TradewindClient({ url: app.url, jwt: creds.jwt, seed: creds.seed });
+    const errors: ClientEvent[] = [];
+    client.on('error', (e) => errors.push(e));
+    const trades = client.subscribe('basic.pumpfun').trades();
+    const subscribed = new Promise<void>((resolve) => client.on('subscribed', () => resolve()));
+    await client.connect();
+    await subscribed;
+    const seq = (await js.publish('basic.pumpfun', PUMPFUN_BUY_V2, { msgID: `${runId}:v2` })).seq;
+    const next = await Promise.race([trades.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no trade within 10 s')), 10_000))]);
+    expect(next.done).toBe(false);
+    expect(next.value).toEqual({ seq, ...(JSON.parse(PUMPFUN_BUY_V2) as object) });
+    expect(errors).toEqual([]);
+    client.close();
+  }, 60_000);
+
   it('when ws-fanout restarts mid-stream, then the client resumes and its iterator yields every published trade once, in order (starter credentials)', async () => {
     const customer = await createCustomer(env, 'starter');
     const creds = await customer.user();

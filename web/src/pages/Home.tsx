@@ -115,8 +115,8 @@ export default function Home() {
               <h3>WebSocket, port 9223</h3>
               <p>
                 Open a socket, send your user JWT and NKey seed (or a signature of the server’s challenge), then send{' '}
-                <code>{'{"subject":"basic.pumpfun"}'}</code>. Trades arrive as JSON text frames; control messages carry a{' '}
-                <code>type</code>, trades never do.
+                <code>{'{"subject":"basic.pumpfun"}'}</code>. Trades arrive as JSON text frames with no <code>type</code> or with{' '}
+                <code>{'"type":"trade"'}</code>; control messages carry any other <code>type</code>.
               </p>
               <Link to="/how-it-works">See the code</Link>
             </div>

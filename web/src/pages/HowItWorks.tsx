@@ -8,7 +8,7 @@ import './how-it-works.css';
 /**
  * The WebSocket sample, exactly the protocol of docs/websocket.md: connect, answer the challenge
  * with `{"jwt","nkey"}`, wait for `{"type":"authenticated"}`, subscribe with `{"subject"}`; frames
- * without `type` are trades.
+ * without `type` or with `"type": "trade"` (basic.pumpfun, message schema version 2) are trades.
  */
 export function websocketSample(wsUrl: string): string {
   return `// Node.js 22+ or a browser: the standard WebSocket API.
@@ -27,8 +27,9 @@ ws.onmessage = (event) => {
     ws.send(JSON.stringify({ subject: 'basic.pumpfun' }));
   } else if (msg.type === 'error') {
     console.error(msg.code, msg.message);
-  } else if (msg.type === undefined) {
-    // 3. Messages without "type" are decoded trades.
+  } else if (msg.type === undefined || msg.type === 'trade') {
+    // 3. Decoded trades: no "type", or "type": "trade" (pump.fun).
+    //    Every other "type" is a control message.
     console.log(msg.transaction_type, msg.mint, msg.signature);
   }
 };
@@ -94,7 +95,8 @@ export default function HowItWorks() {
           <p>
             The server greets you with a <code>challenge</code>; answer with your JWT and NKey seed. After{' '}
             <code>{'{"type":"authenticated"}'}</code>, send <code>{'{"subject":"basic.pumpfun"}'}</code>. Control messages always
-            have a <code>type</code>; trades never do.
+            have a <code>type</code>; trades have none, or <code>{'"type":"trade"'}</code> (pump.fun trades), a type no control
+            message uses.
           </p>
           <pre tabIndex={0} aria-label="WebSocket example in JavaScript" className="hiw-code">
             <code>{websocketSample(SITE.wsUrl)}</code>

@@ -1,7 +1,9 @@
 /**
  * The ws-fanout WebSocket protocol as this client speaks it (pure: no I/O).
  * Sources: docs/websocket.md (v1) and protocol v2 (trade `seq`, `resume_after`, `filter`,
- * `heartbeat`). Control messages always have a `type`; trade messages never do.
+ * `heartbeat`). Control messages always have a `type`, never `"trade"`; a trade message has no
+ * `type`, or `"type": "trade"` (basic.pumpfun messages since message schema version 2, product
+ * spec §3; docs/websocket.md).
  */
 
 /**
@@ -57,8 +59,16 @@ const stringOrNull = (v: unknown): string | null => (typeof v === 'string' ? v :
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 
 /**
+ * The `type` a trade message may carry: basic.pumpfun messages (schema_version 2) have
+ * `"type": "trade"` (product spec §3), which no control message uses (docs/websocket.md).
+ */
+export const TRADE_MESSAGE_TYPE = 'trade';
+
+/**
  * Parses one text frame. Never throws: a frame that is not JSON, or a control message missing a
- * field the client needs, is `{kind: 'invalid'}`; an unknown `type` is `{kind: 'other'}`.
+ * field the client needs, is `{kind: 'invalid'}`; an unknown `type` is `{kind: 'other'}`. A frame
+ * without `type` or with `"type": "trade"` is a trade (`{kind: 'trade'}`, whose `seq` must be a
+ * positive safe integer when present).
  */
 export function parseServerFrame(text: string): ServerFrame {
   let value: unknown;
@@ -69,7 +79,7 @@ export function parseServerFrame(text: string): ServerFrame {
   }
   if (!isObject(value)) return { kind: 'invalid', reason: 'not a JSON object' };
   const type = value.type;
-  if (type === undefined) {
+  if (type === undefined || type === TRADE_MESSAGE_TYPE) {
     const seq = value.seq;
     if (seq !== undefined && !(isSeq(seq) && seq > 0)) return { kind: 'invalid', reason: `trade message with a bad seq ${JSON.stringify(seq)}` };
     return { kind: 'trade', seq, trade: value };

@@ -141,7 +141,7 @@ export default function LetsbonkFunApi() {
   "source": "bonk", "transaction_type": "CREATE",
   "signature": "mqSGNwKK8GZW7PztnYDat3F85BWf7JRWfm5k4ToKpKzkoGmQgyr2bwpm47md7jLck4Yc7pmXuciE73Tf8dT74u8",
   "slot": 345646824, "commitment": "confirmed", "block_time_ms": 1749468265000, "instruction_path": [2],
-  "program_id": "LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj",
+  "program_id": "LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj", "schema_version": 2,
   "payer": "FeGbW3kbwQnV42hxUAFfbupVzDU5sKhcHswvtRbrYpn5",
   "creator": "FeGbW3kbwQnV42hxUAFfbupVzDU5sKhcHswvtRbrYpn5",
   "pool_state": "7SUXJsAtzPEY7Aq7e8tRjPJR7VrxUkZ6erKGuprnitNa",
@@ -212,7 +212,7 @@ export default function LetsbonkFunApi() {
   "source": "bonk", "transaction_type": "BUY",
   "signature": "3USu3YAsg2qBXKmMqZg4UUgJLj9yNmwQ2oyewmbZ1WtyqWmhGhd2B7aru976UCkEjV1w9AR8XjSpE1WxmCy81aKf",
   "slot": 356560168, "commitment": "confirmed", "block_time_ms": 1753811735000, "instruction_path": [6],
-  "program_id": "LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj",
+  "program_id": "LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj", "schema_version": 2,
   "payer": "5yJ6hdVHDVax48F5Z9K2kLNzXzqsyqbbsmATMTi5Vyju",
   "pool_state": "D5y6T2Ep483fEup9mRC3LJSK7cd4Larxz46aE6YoGQsG",
   "base_mint": "4HhNdqkmMsMV9Z3d85sPYDw1MR3DpXRrxknRTLYXN22h",
@@ -276,7 +276,12 @@ console.log(BigInt(t.real_quote_after) - BigInt(t.real_quote_before) === BigInt(
       <Section s={S.conventions}>
         <p>The same conventions hold on all four subjects:</p>
         <ul>
-          <li>Field names are the IDL’s, in snake_case: <code>virtual_sol_reserves</code>, <code>real_quote_after</code>.</li>
+          <li>
+            Field names are the IDL’s, in snake_case: <code>virtual_sol_reserves</code>, <code>real_quote_after</code>.
+            The exceptions are summaries in camelCase: <code>data</code> on <code>basic.pumpfun</code>,{' '}
+            <code>tokenIn</code> … <code>poolAddress</code> on <code>premium.pumpswap</code>. Every message states{' '}
+            <code>{'"schema_version": 2'}</code>.
+          </li>
           <li>
             u64, i64 and u128 values are <strong>decimal strings</strong>, so no precision is lost in JSON. Small
             integers are numbers. Public keys are base58 strings.
@@ -503,7 +508,8 @@ export function messageId(t: { signature: string; instruction_path: number[]; tr
             <code>{`{"subject":"basic.bonk"}`}</code>.
           </li>
           <li>
-            <strong>Read the messages</strong>: control messages have a <code>type</code>, trade messages never do.
+            <strong>Read the messages</strong>: control messages have a <code>type</code>; trade messages have none (
+            <code>basic.bonk</code>) or <code>{'"type":"trade"'}</code> (<code>basic.pumpfun</code>).
           </li>
         </ol>
         <p>
@@ -551,7 +557,7 @@ async def main():
                 await ws.send(json.dumps({"subject": "basic.bonk", "filter": {"types": ["CREATE"]}}))
             elif kind == "error":
                 print("error", msg["code"], msg["message"])
-            elif kind is None and msg.get("is_letsbonk"):
+            elif kind in (None, "trade") and msg.get("is_letsbonk"):  # a trade: no "type", or "trade"
                 p = msg["base_mint_param"]
                 supply = int(msg["curve_param"]["data"]["supply"]) / 10 ** p["decimals"]
                 created = datetime.fromtimestamp(msg["block_time_ms"] / 1000, timezone.utc) if msg["block_time_ms"] else None
@@ -585,8 +591,9 @@ asyncio.run(main())
             <code>input_amount</code>, <code>output_amount</code>) by exactly the transfer fees, which are reported too.
           </li>
           <li>
-            The instruction’s limit, <code>minimum_amount_out</code> or <code>max_amount_in</code>, and{' '}
-            <code>base_input</code> to tell the two swap instructions apart.
+            The instruction’s limit, <code>minimum_amount_out</code> or <code>max_amount_in</code> (both always present,
+            the one the instruction lacks <code>null</code>), and <code>base_input</code> to tell the two swap
+            instructions apart.
           </li>
           <li>
             With exactly one WSOL side: <code>mint</code> (the other token), <code>side</code> (<code>buy</code> = SOL
@@ -599,15 +606,15 @@ asyncio.run(main())
           lang="json"
           code={`
 {
-  "source": "raydium_cpmm", "transaction_type": "SWAP", "side": "sell",
+  "source": "raydium_cpmm", "transaction_type": "SWAP",
   "signature": "2bhr1FWqeL28zH1BJR1h3PxkVorh5GD3koPUgzKMKFtxUKK5k3R3UraU8YRoB5yxKDi5AZafp3Xf74AXTf9LDqWc",
-  "instruction_path": [3, 0],
+  "instruction_path": [3, 0], "schema_version": 2,
   "pool_state": "8THC7UQN8zPXRL61o75fP4gcwRyB5W3o74yHyqarkqZ9",
   "input_mint": "7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1",
   "output_mint": "So11111111111111111111111111111111111111112",
-  "amount_in": "358800", "amount_out": "15742", "minimum_amount_out": "0",
+  "amount_in": "358800", "amount_out": "15742", "minimum_amount_out": "0", "max_amount_in": null,
   "input_amount": "344448", "input_transfer_fee": "14352", "base_input": true,
-  "mint": "7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1",
+  "mint": "7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1", "side": "sell",
   "sol_amount_ui": 0.000015742, "token_amount_ui": 3588, "price_sol": 4.581939214432266e-9
 }
 `}

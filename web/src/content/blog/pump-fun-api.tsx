@@ -209,7 +209,8 @@ export TRADEWIND_NKEY_SEED='SU…'   # user_nkey_seed from the dashboard
         <p>
           Here is the whole exchange as one file. It signs the challenge rather than sending the seed, subscribes to the
           subject given on the command line (default <code>basic.pumpfun</code>) and prints buys and sells. The rule that
-          makes the message loop simple: control messages always have a <code>type</code> field, trade messages never do.
+          makes the message loop simple: control messages always have a <code>type</code> field, never{' '}
+          <code>"trade"</code>; trade messages have no <code>type</code>, or <code>{'"type":"trade"'}</code> (pump.fun trades).
         </p>
         <Code
           label="client.mjs"
@@ -229,7 +230,7 @@ const ws = new WebSocket(url);
 
 ws.on('message', (data) => {
   const msg = JSON.parse(data.toString('utf8'));
-  if (msg.type === undefined) return onTrade(msg); // trade messages never carry "type"
+  if (msg.type === undefined || msg.type === 'trade') return onTrade(msg); // a trade: no "type", or "trade"
   switch (msg.type) {
     case 'challenge': {
       // Sign the nonce: the seed never leaves this process.
@@ -284,7 +285,7 @@ function onTrade(t) {
   "source": "pumpfun", "transaction_type": "BUY",
   "signature": "2ghHZXwyU6K1Q8KMJbLJg37ktmyctKmdzzZKGDvHk1MR865dDYyo8SfrKvmvijT43P6hdu6ozPtATiMeg2STszhc",
   "slot": 356410419, "commitment": "confirmed", "block_time_ms": 1753751878000, "instruction_path": [2],
-  "program_id": "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P",
+  "program_id": "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P", "schema_version": 2,
   "mint": "7k2255ueF3Ecnnjf9odEu7so3gmXKS8E29atDWmFpump",
   "sol_amount": "129814469", "token_amount": "2878556000000", "is_buy": true,
   "user": "3HeEuccBzrTvWBvQGuiVgqbJcCpzTd4mFZjbKQoz5BYg", "timestamp": "1753751878",
@@ -293,7 +294,14 @@ function onTrade(t) {
   "fee_recipient": "CebN5WGQ4jvEPvsVU4EoHEpgzq1VV7AbicfhtW4xC9iM", "fee_basis_points": "95", "fee": "1233238",
   "creator": "3JCST4EZJoJT6rJhjNn6e4KRK2pg79JoAye7zdCPMMdK", "creator_fee_basis_points": "5", "creator_fee": "64908",
   "side": "buy", "bonding_curve": "9A5TEByiBsj1RXZfe6cDr3tLn89vXtrZ11QsFWf13Njm",
-  "sol_amount_ui": 0.129814469, "token_amount_ui": 2878556, "price_sol": 4.525099277271961e-8
+  "sol_amount_ui": 0.129814469, "token_amount_ui": 2878556, "price_sol": 4.525099277271961e-8,
+  "type": "trade",
+  "data": {
+    "symbol": null, "price": 4.525099277271961e-8, "volume": 0.129814469, "side": "buy",
+    "timestamp": 1753751878000,
+    "txHash": "2ghHZXwyU6K1Q8KMJbLJg37ktmyctKmdzzZKGDvHk1MR865dDYyo8SfrKvmvijT43P6hdu6ozPtATiMeg2STszhc",
+    "poolAddress": "9A5TEByiBsj1RXZfe6cDr3tLn89vXtrZ11QsFWf13Njm"
+  }
 }
 `}
         />
@@ -309,6 +317,11 @@ function onTrade(t) {
             SOL, whole tokens, and SOL per token. <code>price_sol</code> is the bonding curve’s spot price after the trade,
             (virtual_sol_reserves / 1e9) / (virtual_token_reserves / 1e6). Curves quoted in another mint carry{' '}
             <code>price_quote</code> and <code>quote_amount_ui</code> instead.
+          </li>
+          <li>
+            <code>schema_version</code> is 2. <code>data</code> repeats the essentials in one place (symbol, price and
+            volume in SOL, side, timestamp in ms, <code>txHash</code>, <code>poolAddress</code>); a member that does not
+            apply or is unknown is <code>null</code> (ingest never saw this token’s CREATE, so no symbol).
           </li>
           <li>
             <code>transaction_type</code> is one of CREATE, BUY, SELL, COMPLETE (this buy filled the bonding curve) and
@@ -355,16 +368,24 @@ function onTrade(t) {
           lang="json"
           code={`
 {
-  "source": "pumpfun", "transaction_type": "CREATE", "instruction_path": [0],
+  "source": "pumpfun", "transaction_type": "CREATE", "instruction_path": [0], "schema_version": 2,
   "name": "NYXORA", "symbol": "NYXORA",
   "uri": "https://ipfs.io/ipfs/bafkreiguttiiufcl24xtnzgxvvonh7b535a3dh6txrjgwax2hyecsyj46i",
   "mint": "7YD6ZHb39jGb33ki2iFd7kHK11yMkSFCc9kvjJscpump",
   "bonding_curve": "9hgcsTpZP48Ttku3uhg5gZ388YFCfErayJ5rHSru9PF7",
   "user": "5zsxd4pGNCQpwyKiBWZ95nCTPsEPoS62xEGnjpW6FRy7",
   "creator": "5zsxd4pGNCQpwyKiBWZ95nCTPsEPoS62xEGnjpW6FRy7",
-  "timestamp": "1785328607", "token_total_supply": "1000000000000000",
+  "timestamp": "1785328607",
   "virtual_token_reserves": "1073000000000000", "virtual_sol_reserves": "30000000000",
-  "real_token_reserves": "793100000000000", "token_program": "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
+  "real_token_reserves": "793100000000000", "token_total_supply": "1000000000000000",
+  "token_program": "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
+  "type": "trade",
+  "data": {
+    "symbol": "NYXORA", "price": 2.7958993476234855e-8, "volume": null, "side": null,
+    "timestamp": 1785328607000,
+    "txHash": "5EDHe12KqokKkhDLY8n5cs7hYs5g49mNFTMKHARafs9FMVBYcG1rYf7VD4h1zd19G7zaXGNLqqyTsczPXbbafYuZ",
+    "poolAddress": "9hgcsTpZP48Ttku3uhg5gZ388YFCfErayJ5rHSru9PF7"
+  }
 }
 `}
         />
@@ -561,7 +582,7 @@ function connect() {
       console.error(msg.code, msg.message);
       // Gone past the resume window: say so, then carry on live.
       if (msg.code === 'resume_too_old') ws.send(JSON.stringify({ subject }));
-    } else if (msg.type === undefined) {
+    } else if (msg.type === undefined || msg.type === 'trade') {
       if (lastSeq !== null && msg.seq <= lastSeq) return; // never twice
       lastSeq = msg.seq;
       console.log(msg.seq, msg.transaction_type, msg.mint, msg.price_sol);

@@ -232,7 +232,7 @@ npx wscat -c ${SITE.wsUrl}
 < {"type":"authenticated","plan":"starter","subjects":["basic.pumpfun","basic.bonk"],"expires_at_ms":…}
 > {"subject":"basic.pumpfun"}
 < {"type":"subscribed","subject":"basic.pumpfun","filter":null,"seq":48213}
-< {"seq":48214,"source":"pumpfun","transaction_type":"BUY","mint":"…","sol_amount_ui":0.129814469,…}
+< {"seq":48214,"source":"pumpfun","transaction_type":"BUY",…,"schema_version":2,"mint":"…",…,"sol_amount_ui":0.129814469,…,"type":"trade","data":{…}}
 `}
         />
         <p>
@@ -240,7 +240,8 @@ npx wscat -c ${SITE.wsUrl}
           also works for native NATS on port 4223. Sending the seed is the simplest form. In a program, prefer signing
           the challenge’s nonce with the seed and sending <code>{`{"jwt","sig"}`}</code> instead, so the seed never
           leaves your machine; the reconnect example below does that. One rule keeps the message loop simple: control
-          messages always have a <code>type</code> field, trade messages never do.
+          messages always have a <code>type</code> field, never <code>"trade"</code>; trade messages have no{' '}
+          <code>type</code>, or <code>{'"type":"trade"'}</code> (pump.fun trades).
         </p>
       </Section>
 
@@ -615,8 +616,8 @@ function connect(): void {
   ws.on('message', (data) => {
     alive();
     const msg = JSON.parse(data.toString());
-    if (msg.type === undefined) {
-      // A trade. Never handle one twice across a reconnect.
+    if (msg.type === undefined || msg.type === 'trade') {
+      // A trade (no "type", or "trade"). Never handle one twice across a reconnect.
       if (lastSeq !== null && msg.seq <= lastSeq) return;
       lastSeq = msg.seq;
       return onTrade(msg);

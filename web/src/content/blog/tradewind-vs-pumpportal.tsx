@@ -448,6 +448,11 @@ setInterval(() => {
             <code>price_sol</code>, the pool’s constant-product spot price after the trade, including the pool’s virtual
             quote reserves where the event carries them; <code>sol_amount_ui</code> and <code>token_amount_ui</code>.
           </li>
+          <li>
+            <code>tokenIn</code>, <code>tokenOut</code>, <code>amountIn</code> (fees included), <code>amountOut</code>,{' '}
+            <code>fee</code> (all three fees), <code>txHash</code> and <code>poolAddress</code>: the same swap under
+            common names, <code>null</code> on pool and liquidity events.
+          </li>
         </ul>
         <p>A real PumpSwap buy from the project’s recording of mainnet transactions (selected fields):</p>
         <Code
@@ -455,17 +460,24 @@ setInterval(() => {
           lang="json"
           code={`
 {
-  "source": "pumpswap", "transaction_type": "BUY", "side": "buy",
+  "source": "pumpswap", "transaction_type": "BUY",
   "signature": "59GXCxvQmz3KT7H4taZrjHmU2XjxWZ2hws7jtSSDoVjceD4MyA3nTCDLCnZ6hBX9qVakhzshT7B2kbMsV21DU1yZ",
-  "instruction_path": [4], "timestamp": "1749119986",
-  "pool": "Ef7wUrbarRXHNMMgBs8cstSkzRttnstjMsniaq7zMp6j",
-  "mint": "npB9cxTzwUiGt7jk2dXZa52xZve8SgVD6Et9Bpipump",
-  "quote_mint": "So11111111111111111111111111111111111111112",
-  "base_amount_out": "1806759473", "user_quote_amount": "458092929",
-  "lp_fee": "913446", "protocol_fee": "228362", "coin_creator_fee": "228362",
+  "instruction_path": [4], "schema_version": 2, "timestamp": "1749119986",
+  "base_amount_out": "1806759473",
   "pool_base_token_reserves": "11366011985444", "pool_quote_token_reserves": "2872707314402",
+  "lp_fee": "913446", "protocol_fee": "228362",
+  "pool": "Ef7wUrbarRXHNMMgBs8cstSkzRttnstjMsniaq7zMp6j",
+  "coin_creator_fee": "228362",
+  "quote_mint": "So11111111111111111111111111111111111111112",
+  "mint": "npB9cxTzwUiGt7jk2dXZa52xZve8SgVD6Et9Bpipump", "side": "buy",
   "pool_base_token_reserves_after": "11364205225971", "pool_quote_token_reserves_after": "2873164950607",
-  "token_amount_ui": 1806.759473, "sol_amount_ui": 0.458092929, "price_sol": 0.00025282585921986516
+  "user_quote_amount": "458092929",
+  "token_amount_ui": 1806.759473, "sol_amount_ui": 0.458092929, "price_sol": 0.00025282585921986516,
+  "tokenIn": "So11111111111111111111111111111111111111112",
+  "tokenOut": "npB9cxTzwUiGt7jk2dXZa52xZve8SgVD6Et9Bpipump",
+  "amountIn": "458092929", "amountOut": "1806759473", "fee": "1370170",
+  "txHash": "59GXCxvQmz3KT7H4taZrjHmU2XjxWZ2hws7jtSSDoVjceD4MyA3nTCDLCnZ6hBX9qVakhzshT7B2kbMsV21DU1yZ",
+  "poolAddress": "Ef7wUrbarRXHNMMgBs8cstSkzRttnstjMsniaq7zMp6j"
 }
 `}
         />
@@ -586,11 +598,12 @@ setInterval(() => {
             <code>@tradewind/client</code> do this for you.
           </li>
           <li>
-            <strong>Two kinds of message.</strong> Control messages have a <code>type</code>; trades never do. Branch on
-            that before reading trade fields.
+            <strong>Two kinds of message.</strong> Control messages have a <code>type</code>; trades have none, or{' '}
+            <code>{'"type":"trade"'}</code> (pump.fun). Branch on that before reading trade fields.
           </li>
           <li>
-            <strong>Field names and units.</strong> Tradewind’s fields are the program’s own names in snake_case, raw
+            <strong>Field names and units.</strong> Tradewind’s fields are the program’s own names in snake_case (plus a few
+            camelCase summaries such as <code>txHash</code>), raw
             amounts are decimal strings in base units (lamports, token base units), and human-unit values end in{' '}
             <code>_ui</code>. Map your fields once, in one function, and parse raw amounts with <code>BigInt</code> where
             you compute with them.

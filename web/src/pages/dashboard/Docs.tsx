@@ -194,7 +194,8 @@ export default function Docs() {
           <h2 id="websocket-h">WebSocket</h2>
           <p>
             Connect to <code>{endpoints.ws}</code>. Every frame is a JSON text frame. <strong>Control messages</strong> (server → client)
-            always have a <code>type</code>; <strong>trade messages</strong> never do.
+            always have a <code>type</code>, never <code>"trade"</code>; <strong>trade messages</strong> have no <code>type</code>, or{' '}
+            <code>{'"type":"trade"'}</code> (basic.pumpfun messages since message schema version 2).
           </p>
           <h3>1. Authenticate</h3>
           <p>On connect the server sends a challenge:</p>
