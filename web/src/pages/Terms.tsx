@@ -5,6 +5,7 @@ import { formatUsd } from '../lib/pricing';
 import { SITE } from '../site';
 import { Seo } from '../seo';
 import './legal.css';
+import { PlanLimitsTable } from '../components/marketing/PlanLimitsTable';
 
 /** Date the terms were last changed (ISO). */
 const LEGAL_UPDATED = '2026-11-21';
@@ -44,40 +45,16 @@ export default function Terms() {
 
         <h2>3. Plans and limits</h2>
         <p>Each plan includes the following; the limits are enforced by the service.</p>
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Plans, prices and limits</caption>
-            <thead>
-              <tr>
-                <th scope="col">Plan</th>
-                <th scope="col">Price</th>
-                <th scope="col">Subjects</th>
-                <th scope="col">Connections per transport</th>
-                <th scope="col">Control requests per minute</th>
-                <th scope="col">Replay</th>
-              </tr>
-            </thead>
-            <tbody>
-              {PLAN_IDS.map((id) => {
-                const p = PLANS[id];
-                return (
-                  <tr key={id}>
-                    <th scope="row">{p.name}</th>
-                    <td>
-                      {p.monthlyUsd === 0
-                        ? 'Free'
-                        : `${formatUsd(p.monthlyUsd)}/month, or ${formatUsd(annualTotalUsd(p))}/year billed yearly`}
-                    </td>
-                    <td>{p.subjects.join(', ')}</td>
-                    <td>{p.connections}</td>
-                    <td>{p.requestsPerMinute.toLocaleString('en-US')}</td>
-                    <td>{p.replay ? 'Yes' : 'No'}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <PlanLimitsTable
+          caption="Plans, prices and limits"
+          sentenceCase
+          priceColumns={[
+            {
+              header: 'Price',
+              cell: (p) => (p.monthlyUsd === 0 ? 'Free' : `${formatUsd(p.monthlyUsd)}/month, or ${formatUsd(annualTotalUsd(p))}/year billed yearly`),
+            },
+          ]}
+        />
         <p>Prices are in US dollars. The current prices are always those on the <Link to="/pricing">pricing page</Link>.</p>
 
         <h2>4. Fair use of connections</h2>

@@ -7,6 +7,7 @@ import { PLANS, PLAN_IDS } from '@tradewind/lib/plans';
 import { Code, Section, defineSections, sectionList, type FaqEntry } from '../../components/blog/article';
 import { STARTER_TEMPLATES, templateFileUrl } from '../templates';
 import { SITE } from '../../site';
+import { PlanLimitsTable } from '../../components/marketing/PlanLimitsTable';
 
 const S = defineSections({
   whatItIs: 'What the LetsBonk.fun API is',
@@ -431,37 +432,12 @@ export function messageId(t: { signature: string; instruction_path: number[]; tr
           quiet one. Prices and limits below are read from the same catalogue that the billing service charges and the
           servers enforce:
         </p>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">plan</th>
-                <th scope="col">monthly</th>
-                <th scope="col">billed yearly, per month</th>
-                <th scope="col">subjects</th>
-                <th scope="col">connections per transport</th>
-                <th scope="col">control requests per minute</th>
-                <th scope="col">replay</th>
-              </tr>
-            </thead>
-            <tbody>
-              {PLAN_IDS.map((id) => {
-                const p = PLANS[id];
-                return (
-                  <tr key={id}>
-                    <th scope="row">{p.name}</th>
-                    <td>{p.monthlyUsd === 0 ? 'free' : `$${p.monthlyUsd}`}</td>
-                    <td>{p.annualMonthlyUsd === 0 ? 'free' : `$${p.annualMonthlyUsd}`}</td>
-                    <td>{p.subjects.join(', ')}</td>
-                    <td>{p.connections}</td>
-                    <td>{p.requestsPerMinute.toLocaleString('en-US')}</td>
-                    <td>{p.replay ? 'yes' : '—'}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <PlanLimitsTable
+          priceColumns={[
+            { header: 'monthly', cell: (p) => (p.monthlyUsd === 0 ? 'free' : `$${p.monthlyUsd}`) },
+            { header: 'billed yearly, per month', cell: (p) => (p.annualMonthlyUsd === 0 ? 'free' : `$${p.annualMonthlyUsd}`) },
+          ]}
+        />
         <p>
           <code>basic.bonk</code> is in every plan, so a LetsBonk.fun integration can run on {starter.name} at no cost.
           Trade messages never count against the request budget; control requests are authentication, subscribe,

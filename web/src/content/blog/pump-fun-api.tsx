@@ -8,6 +8,7 @@ import { PLANS, PLAN_IDS } from '@tradewind/lib/plans';
 import { Code, Note, Section, defineSections, sectionList, type FaqEntry } from '../../components/blog/article';
 import { STARTER_TEMPLATES, templateFileUrl } from '../templates';
 import { SITE } from '../../site';
+import { PlanLimitsTable } from '../../components/marketing/PlanLimitsTable';
 
 const S = defineSections({
   whatYouGet: 'What the Pump.fun stream carries',
@@ -95,35 +96,7 @@ export default function PumpFunApi() {
           keep trading, PumpSwap and Raydium CPMM, on <code>premium.pumpswap</code> and <code>premium.raydium</code>.
           What each plan includes is read from the same catalogue that enforces it:
         </p>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">plan</th>
-                <th scope="col">price</th>
-                <th scope="col">subjects</th>
-                <th scope="col">connections per transport</th>
-                <th scope="col">control requests per minute</th>
-                <th scope="col">replay</th>
-              </tr>
-            </thead>
-            <tbody>
-              {PLAN_IDS.map((id) => {
-                const p = PLANS[id];
-                return (
-                  <tr key={id}>
-                    <th scope="row">{p.name}</th>
-                    <td>{p.monthlyUsd === 0 ? 'free' : `$${p.monthlyUsd} a month`}</td>
-                    <td>{p.subjects.join(', ')}</td>
-                    <td>{p.connections}</td>
-                    <td>{p.requestsPerMinute.toLocaleString('en-US')}</td>
-                    <td>{p.replay ? 'yes' : '—'}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <PlanLimitsTable priceColumns={[{ header: 'price', cell: (p) => (p.monthlyUsd === 0 ? 'free' : `$${p.monthlyUsd} a month`) }]} />
         <p>
           There are two ways to receive the stream, with the same credentials and byte-identical messages: a WebSocket
           on port 9223, which works from browsers and from any language with a WebSocket library, and native NATS on
