@@ -4,11 +4,11 @@
  * `GET|PUT /auth/notification-preferences`. Every call takes the session's access token and
  * throws `ApiError` (web/src/api.ts) with the server's status, code and message.
  */
+import { PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences } from '@tradewind/lib/notifications';
 import { apiFetch } from '../api';
 import { apiWrite } from './profile';
 
-/** What a notification is about; one preference switch governs each (see {@link PREFERENCE_OF_KIND}). */
-export type NotificationKind = 'plan_changed' | 'payment_succeeded' | 'payment_failed' | 'credentials_rotated' | 'connection_limited';
+export { PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences };
 
 /** One notification as auth returns it. Times are ISO 8601; `read_at` null means unread. */
 export interface AppNotification {
@@ -27,26 +27,6 @@ export interface NotificationPage {
   notifications: AppNotification[];
   unread: number;
 }
-
-/**
- * The four switches of `GET|PUT /auth/notification-preferences`: true shows that kind in the bell
- * (and in the unread count); auth keeps notifications of a kind switched off without showing them.
- */
-export interface NotificationPreferences {
-  plan_changes: boolean;
-  payments: boolean;
-  credentials: boolean;
-  connection_limits: boolean;
-}
-
-/** The preference switch that shows or hides each kind (the same table as auth's domain/notifications.ts). */
-export const PREFERENCE_OF_KIND: Readonly<Record<NotificationKind, keyof NotificationPreferences>> = Object.freeze({
-  plan_changed: 'plan_changes',
-  payment_succeeded: 'payments',
-  payment_failed: 'payments',
-  credentials_rotated: 'credentials',
-  connection_limited: 'connection_limits',
-});
 
 /** Notifications asked for per request (the bell's first page and each "Show older"). */
 export const NOTIFICATIONS_PAGE_SIZE = 20;

@@ -5,29 +5,9 @@
  */
 import { AppError, PLANS, cheapestPlanWhere, isPlanId, isUuid, type EventTypes, type PlanId } from '@tradewind/lib';
 
-/** Kinds of notification, one per kind of event that concerns a user. */
-export const NOTIFICATION_KINDS = ['plan_changed', 'payment_succeeded', 'payment_failed', 'credentials_rotated', 'connection_limited'] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+import { DEFAULT_PREFERENCES, NOTIFICATION_KINDS, PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences } from '@tradewind/lib/notifications';
 
-/** The user's switches (`/auth/notification-preferences`); a kind switched off is kept but not shown. */
-export interface NotificationPreferences {
-  plan_changes: boolean;
-  payments: boolean;
-  credentials: boolean;
-  connection_limits: boolean;
-}
-
-/** Every kind on: what a user who never saved preferences gets. */
-export const DEFAULT_PREFERENCES: Readonly<NotificationPreferences> = Object.freeze({ plan_changes: true, payments: true, credentials: true, connection_limits: true });
-
-/** The preference switch that shows or hides each kind. */
-export const PREFERENCE_OF_KIND: Readonly<Record<NotificationKind, keyof NotificationPreferences>> = {
-  plan_changed: 'plan_changes',
-  payment_succeeded: 'payments',
-  payment_failed: 'payments',
-  credentials_rotated: 'credentials',
-  connection_limited: 'connection_limits',
-};
+export { DEFAULT_PREFERENCES, NOTIFICATION_KINDS, PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences };
 
 const PREFERENCE_KEYS = Object.keys(DEFAULT_PREFERENCES) as Array<keyof NotificationPreferences>;
 
