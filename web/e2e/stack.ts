@@ -14,6 +14,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export interface LocalStack {
   /** The public origin (local ingress proxy). */
   origin: string;
+  /** True when the tests use a stack that was already running ({@link attachRunningStack}); it is not stopped. */
+  attached?: boolean;
   stateDir: string;
   /** Everything the start script printed so far. */
   output(): string;
@@ -67,4 +69,15 @@ export async function startLocalStack(timeoutMs = 240_000): Promise<LocalStack> 
     await new Promise((r) => setTimeout(r, 250));
   }
   return { origin: 'http://localhost:8080', stateDir, output: () => out, stop };
+}
+
+/**
+ * For working on the tests: the stack an `npm start` already runs on the fixed ports, used as is
+ * and left running (`TRADEWIND_E2E_ATTACH=1 npx vitest run --project e2e`). Its state (users,
+ * plans) carries over between runs, and its web build is whatever that `npm start` built.
+ * @throws Error when nothing listens on the ingress port 8080.
+ */
+export async function attachRunningStack(): Promise<LocalStack> {
+  if (!(await isListening(8080))) throw new Error('TRADEWIND_E2E_ATTACH is set but nothing listens on 8080: run npm start first');
+  return { origin: 'http://localhost:8080', stateDir: '', attached: true, output: () => '', stop: async () => undefined };
 }

@@ -109,6 +109,11 @@ export function UserMenu() {
       </button>
       {open ? (
         <ul ref={listRef} id={id} className="user-menu-list" role="menu" aria-label="Account" onKeyDown={onListKey}>
+          {/* On phones the button shows only the avatar (header.css); the name and plan label open with the menu. */}
+          <li role="none" className="user-menu-summary" aria-hidden="true">
+            <strong>{displayName(user)}</strong>
+            <span className="muted">{planLabel(user?.plan)}</span>
+          </li>
           {DASHBOARD_LINKS.map((l) => (
             <li role="none" key={l.to}>
               <Link role="menuitem" to={l.to} onClick={() => close(false)}>{l.label}</Link>
