@@ -6,6 +6,8 @@ import { PLANS } from '@tradewind/lib/plans';
 import type { User } from '../src/api';
 import { STARTER_TEMPLATES } from '../src/content/templates';
 import Community, { communityChannels, communityFaq } from '../src/pages/Community';
+import { THEME_STORAGE_KEY } from '../src/theme';
+import { SIDEBAR_STORAGE_KEY } from '../src/pages/dashboard/DashboardLayout';
 import HowItWorks, { websocketSample } from '../src/pages/HowItWorks';
 import Privacy from '../src/pages/Privacy';
 import Terms from '../src/pages/Terms';
@@ -182,8 +184,11 @@ describe('Privacy and Terms', () => {
   it('privacy: dated, names the real cookies and storage, and what is stored', () => {
     renderPage(Privacy);
     expect(screen.getAllByRole('heading', { level: 1 })).toHaveLength(1);
-    expect(screen.getByText('21 November 2026').getAttribute('datetime')).toBe('2026-11-21');
+    expect(screen.getByText('25 November 2026').getAttribute('datetime')).toBe('2026-11-25');
     const text = document.body.textContent!;
+    // Every localStorage key the app writes is named (theme, dashboard sidebar).
+    for (const key of [THEME_STORAGE_KEY, SIDEBAR_STORAGE_KEY]) expect(text).toContain(key);
+    for (const s of ['Stay Updated', 'newest 200', 'kept until you ask us to remove it']) expect(text).toContain(s);
     for (const s of ['tw_refresh', 'tw_oauth_state', 'tw-theme', 'Stripe', 'your card details never reach Tradewind', 'encrypted at rest', 'never written to a log', 'Service logs never contain secrets', 'public on-chain Solana data']) {
       expect(text).toContain(s);
     }

@@ -4,7 +4,7 @@ import { Seo } from '../seo';
 import './legal.css';
 
 /** Date the privacy policy and the terms were last changed (ISO). */
-export const LEGAL_UPDATED = '2026-11-21';
+export const LEGAL_UPDATED = '2026-11-25';
 
 export default function Privacy() {
   return (
@@ -17,7 +17,7 @@ export default function Privacy() {
       <article className="container container-narrow legal">
         <h1>Privacy Policy</h1>
         <p className="legal-updated">
-          Last updated: <time dateTime={LEGAL_UPDATED}>21 November 2026</time>
+          Last updated: <time dateTime={LEGAL_UPDATED}>25 November 2026</time>
         </p>
         <p>
           This policy explains what {SITE.name} (“we”) stores when you use this website and the trade-data streams, why,
@@ -35,8 +35,9 @@ export default function Privacy() {
           <li>Google’s identifier for your account, which links future sign-ins to the same account.</li>
         </ul>
         <p>
-          Name, e-mail and avatar are refreshed from Google each time you sign in. We never see your Google password. We
-          also store your plan, when your account was created, and the state of your subscription.
+          E-mail and avatar are refreshed from Google each time you sign in, and so is the name unless you saved one of
+          your own in Settings → Profile (then yours is kept). We never see your Google password. We also store your
+          plan, when your account was created, and the state of your subscription.
         </p>
 
         <h2>2. Cookies and browser storage</h2>
@@ -73,6 +74,11 @@ export default function Privacy() {
                 <td>localStorage entry</td>
                 <td>Remembers whether you chose the light or dark theme. It stays in your browser and is never sent to us.</td>
               </tr>
+              <tr>
+                <th scope="row"><code>tw-dashboard-sidebar-collapsed</code></th>
+                <td>localStorage entry</td>
+                <td>Remembers whether you collapsed the dashboard&apos;s sidebar. It stays in your browser and is never sent to us.</td>
+              </tr>
             </tbody>
           </table>
         </div>
@@ -95,38 +101,53 @@ export default function Privacy() {
           connections and control requests to enforce your plan’s limits.
         </p>
 
-        <h2>5. Logs</h2>
+        <h2>5. Notifications and the newsletter</h2>
+        <p>
+          The dashboard&apos;s notification bell shows events of your account: plan changes, payment results (amount,
+          plan, and a link to Stripe&apos;s invoice when Stripe gives one), credential rotations and connections refused
+          because your plan&apos;s limit was reached. We keep your newest 200 and your choice of which kinds to show
+          (Settings → Notifications).
+        </p>
+        <p>
+          If you enter your e-mail address in the blog&apos;s <strong>Stay Updated</strong> box, we store that address,
+          when you gave it and where (the blog), to announce new articles. It is not linked to an account, and nothing is
+          sent to it yet. To have it removed, contact <LegalContact />. To limit abuse we count sign-ups per network
+          address for one minute, storing only a hash of the address.
+        </p>
+        <h2>6. Logs</h2>
         <p>
           Our services keep operational logs to run and secure the system. <strong>Service logs never contain secrets</strong>:
           no NKey seeds, tokens, passwords, API keys or card data. The web entry point logs one line per request with a
           request id, the method, the path without its query string, the status and the duration.
         </p>
 
-        <h2>6. Trade data</h2>
+        <h2>7. Trade data</h2>
         <p>
           The trades we stream are decoded from <strong>public on-chain Solana data</strong>. They contain wallet addresses
           and amounts that anyone can read on the blockchain; they contain nothing about you as a {SITE.name} user.
         </p>
 
-        <h2>7. Why we use your data</h2>
+        <h2>8. Why we use your data</h2>
         <ul>
           <li>to sign you in and keep you signed in;</li>
           <li>to issue your credentials and enforce your plan’s subjects and limits;</li>
           <li>to bill paid plans and apply plan changes and cancellations;</li>
+          <li>to tell you in the dashboard what happened to your account, and, if you asked on the blog, to announce new articles;</li>
           <li>to keep the service secure and working, for example to detect reuse of a stolen session token.</li>
         </ul>
         <p>We do not sell your data and we do not use it for advertising.</p>
 
-        <h2>8. Who else processes it</h2>
+        <h2>9. Who else processes it</h2>
         <ul>
           <li><strong>Google</strong>, when you sign in.</li>
           <li><strong>Stripe</strong>, when you pay for or manage a paid plan.</li>
         </ul>
 
-        <h2>9. How long we keep it</h2>
+        <h2>10. How long we keep it</h2>
         <p>
           Sessions end after 30 days without use or when you sign out; sign-in attempts expire after 10 minutes. Your account,
-          subscription records and credentials are kept while your account exists. To have your account and its data
+          subscription records and credentials are kept while your account exists; of your notifications, the newest 200.
+          A newsletter address is kept until you ask us to remove it. To have your account and its data
           deleted, or to get a copy of what we hold about you, contact <LegalContact />.
         </p>
 
