@@ -1,4 +1,5 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { NEWSLETTER_EMPTY_MESSAGE, newsletterErrorMessage, subscribeToNewsletter } from '../../lib/newsletter';
 import './stay-updated.css';
 
@@ -44,7 +45,7 @@ export function StayUpdated() {
   return (
     <section className="card stay-updated" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Stay Updated</h2>
-      <p>Add your e-mail address to our list for new-article announcements. We store only the address and use it for nothing else.</p>
+      <p>Add your e-mail address to our list for new-article announcements. We store the address and the date you gave it, and use them for nothing else (see the <Link to="/privacy">privacy policy</Link>).</p>
       <form className="stay-updated-form" onSubmit={submit} noValidate>
         <label htmlFor={`${id}-email`}>E-mail address</label>
         <div className="stay-updated-row">
