@@ -8,15 +8,14 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { IngestConfig } from './config.js';
 import { decodeNormalized, messageId, subjectOf, TokenNameCache, type DecodeOptions, type TradeMessage } from './decode/index.js';
-import { TRADE_PROGRAMS } from './decode/prefilter.js';
+import { createUnknownReporter } from './decode/unknown-report.js';
+import { addDerivedFields, SolUsdReference } from './decode/derived.js';
 import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
 import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
 import { publishTrade, publisherMetrics } from './publisher.js';
 
-/** Metric label of each trade program: its short name. */
-const PROGRAM_LABELS: Record<string, string> = Object.fromEntries(Object.entries(TRADE_PROGRAMS).map(([name, id]) => [id, name]));
 
 export interface IngestDeps {
   logger: Logger;
@@ -34,7 +33,7 @@ type AppConfig = Pick<
   IngestConfig,
   | 'INGEST_SOURCE' | 'REPLAY_DIR' | 'REPLAY_TRANSACTIONS_PER_SECOND' | 'REPLAY_LOOP' | 'TRADES_MAX_AGE_MS' | 'TRADES_DUPLICATE_WINDOW_MS'
   | 'TRADES_MAX_BYTES' | 'PUBLISH_MAX_BACKOFF_MS' | 'LETSBONK_PLATFORM_CONFIGS' | 'LIVE_CHECKPOINT_INTERVAL_MS'
-> & Partial<Pick<IngestConfig, 'TOKEN_NAME_CACHE_MAX_ENTRIES'>>;
+> & Partial<Pick<IngestConfig, 'TOKEN_NAME_CACHE_MAX_ENTRIES' | 'SOL_USD_FALLBACK' | 'SOL_USD_MIN_SWAP_SOL' | 'SOL_USD_WINDOW' | 'SOL_USD_MAX_AGE_MS'>>;
 
 /**
  * Builds ingest. `start()` ensures the TRADES stream and begins publishing in the
@@ -46,18 +45,25 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   const metrics = publisherMetrics(deps.registry);
   const recordingErrors = new Counter({ name: 'tradewind_ingest_recording_errors_total', help: 'Recorded files that could not be decoded', registers: [deps.registry] });
   const loops = new Gauge({ name: 'tradewind_ingest_replay_loop', help: 'Current replay pass (0 = first)', registers: [deps.registry] });
-  const unknownInstructions = new Counter({
-    name: 'tradewind_ingest_unknown_instructions_total',
-    help: 'Instructions of a decoded program whose discriminator is not in its IDL (skipped)',
-    labelNames: ['program'],
-    registers: [deps.registry],
-  });
   const decodeErrors = new Counter({ name: 'tradewind_ingest_decode_errors_total', help: 'Live transactions that could not be decoded (skipped, logged)', registers: [deps.registry] });
   const decodeOptions: DecodeOptions = {
     letsbonkPlatformConfigs: new Set(config.LETSBONK_PLATFORM_CONFIGS),
     // One cache for the process: a CREATE names the token's later trades (live), or the recording's (replay).
     tokenNames: new TokenNameCache(config.TOKEN_NAME_CACHE_MAX_ENTRIES),
-    onUnknownInstruction: (programId) => unknownInstructions.inc({ program: PROGRAM_LABELS[programId] ?? programId }),
+    // Newer instructions, events or event fields (program upgrades): counted, logged once per kind, never fatal.
+    onUnknown: createUnknownReporter(deps.registry, logger),
+  };
+  // SOL/USD for price_usd / market_cap_usd: our own WSOL/USDC and WSOL/USDT swaps, else the configured fallback.
+  const solUsd = new SolUsdReference({
+    fallbackUsdPerSol: config.SOL_USD_FALLBACK,
+    minSwapLamports: config.SOL_USD_MIN_SWAP_SOL === undefined ? undefined : BigInt(Math.round(config.SOL_USD_MIN_SWAP_SOL * 1e9)),
+    windowSize: config.SOL_USD_WINDOW,
+    maxStreamAgeMs: config.SOL_USD_MAX_AGE_MS,
+  });
+  /** Derived fields (docs/decoding.md "Derived fields") on one transaction's messages, right after decoding. */
+  const derive = (messages: readonly TradeMessage[], atMs: number): void => {
+    solUsd.observe(messages, atMs);
+    addDerivedFields(messages, { solUsd: solUsd.current(atMs) });
   };
   const abort = new AbortController();
   let running: Promise<void> | undefined;
@@ -65,6 +71,8 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
 
   async function runReplay(js: JetStreamClient): Promise<void> {
     const { transactions, problems } = await loadRecording(config.REPLAY_DIR, decodeOptions);
+    // Once per recorded transaction, in replay order, at its block time (every replay pass publishes the same values).
+    for (const t of transactions) derive(t.trades, t.trades[0]?.block_time_ms ?? Date.now());
     for (const p of problems) {
       recordingErrors.inc();
       logger.warn({ path: p.path, reason: p.reason }, 'recorded file skipped');
@@ -94,6 +102,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
         let messages: TradeMessage[];
         try {
           messages = decodeNormalized(tx, decodeOptions);
+          derive(messages, Date.now());
         } catch (err) {
           decodeErrors.inc();
           logger.error({ err, signature: tx.signature, slot: tx.slot }, 'live transaction could not be decoded; skipped');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
 import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
 import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
+import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, DEFAULT_SOL_USD_WINDOW_SIZE } from './decode/derived.js';
 import { DEFAULT_BACKOFF } from './live/source.js';
 
 /** The bundled default recording: real mainnet transactions (see recording/SOURCES.md). */
@@ -86,6 +87,17 @@ export const IngestConfigSchema = CommonConfig.extend({
    * DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES (100 000, about 30 MB).
    */
   TOKEN_NAME_CACHE_MAX_ENTRIES: PositiveInt.max(10_000_000).default(DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES),
+  /**
+   * SOL/USD rate (US dollars per SOL) used for price_usd / market_cap_usd when no WSOL/USDC or WSOL/USDT swap
+   * newer than SOL_USD_MAX_AGE_MS was decoded; unset = no USD fields until one is (never a made-up rate).
+   */
+  SOL_USD_FALLBACK: z.coerce.number().positive().optional(),
+  /** Stable-pair swaps moving less SOL than this are not used for the SOL/USD rate (dust rounds badly and is cheap to skew). */
+  SOL_USD_MIN_SWAP_SOL: z.coerce.number().positive().default(Number(DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS) / 1e9),
+  /** The stream SOL/USD rate is the median of this many latest qualifying swaps. */
+  SOL_USD_WINDOW: PositiveInt.max(1000).default(DEFAULT_SOL_USD_WINDOW_SIZE),
+  /** A stream SOL/USD rate whose newest swap is older than this (ms) is not used; SOL_USD_FALLBACK is, if set. */
+  SOL_USD_MAX_AGE_MS: PositiveInt.default(DEFAULT_SOL_USD_MAX_STREAM_AGE_MS),
   /** Directory of recorded getTransaction results (*.json), read recursively. */
   REPLAY_DIR: z.string().min(1).default(BUNDLED_RECORDING_DIR),
   /** Replay pace in transactions per second (each transaction's trades are published together). */

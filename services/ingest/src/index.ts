@@ -10,3 +10,4 @@ export { createApp } from './app.js';
 export { loadIngestConfig, IngestConfigSchema, BUNDLED_RECORDING_DIR, type IngestConfig } from './config.js';
 export { loadRecording, listJsonFiles, replayOrder, RECORDING_COMMITMENT, type RecordedTransaction, type RecordingProblem } from './replay/recording.js';
 export { replay, replayCopy, type OutgoingTrade } from './replay/replay-source.js';
+export { normalizeYellowstoneTransaction } from './live/yellowstone-normalize.js';

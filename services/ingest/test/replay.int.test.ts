@@ -30,6 +30,7 @@ const config = {
   INGEST_SOURCE: 'replay' as const, LETSBONK_PLATFORM_CONFIGS: ['FfYek5vEz23cMkWsdJwG2oa6EphsvXSHrGpdALN4g6W1'], LIVE_CHECKPOINT_INTERVAL_MS: 1000,
   REPLAY_DIR: BUNDLED_RECORDING_DIR, REPLAY_TRANSACTIONS_PER_SECOND: 1000, REPLAY_LOOP: false,
   TRADES_MAX_AGE_MS: 3_600_000, TRADES_DUPLICATE_WINDOW_MS: 120_000, TRADES_MAX_BYTES: 64 * 1024 * 1024, PUBLISH_MAX_BACKOFF_MS: 1000,
+  SOL_USD_FALLBACK: 150,
 };
 
 describe('replay source', () => {
@@ -100,6 +101,7 @@ describe('ingest app (JetStream)', () => {
       'premium.raydium': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'premium.raydium.schema.json'), 'utf8')) as object),
     };
     const bySubject: Record<string, number> = {};
+    let derived = 0;
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const m = await jsm.streams.getMessage(TRADES_STREAM, { seq });
       const body = m!.json<Record<string, unknown>>();
@@ -116,8 +118,15 @@ describe('ingest app (JetStream)', () => {
       expect(Number(publishedMs)).toBeGreaterThanOrEqual(publishedFrom);
       expect(Number(publishedMs)).toBeLessThanOrEqual(publishedTo);
       bySubject[m!.subject] = (bySubject[m!.subject] ?? 0) + 1;
+      // Derived fields (decode/derived.ts): the recording has no stable-pair swap, so USD comes from SOL_USD_FALLBACK.
+      if (body.market_cap_usd !== undefined) {
+        derived++;
+        expect(body.market_cap_usd).toBeCloseTo((body.market_cap_sol as number) * 150, 6);
+        expect(body.usd_reference).toMatchObject({ usd_per_sol: 150, source: 'config' });
+      }
     }
     expect(Object.keys(bySubject).sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium']);
+    expect(derived).toBeGreaterThan(0);
 
     // The same copy published again (same Nats-Msg-Id) is dropped by the duplicate window.
     const last = await jsm.streams.getMessage(TRADES_STREAM, { seq: info.state.last_seq });

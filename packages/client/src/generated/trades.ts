@@ -263,6 +263,39 @@ export interface BasicBonkTradeMessage {
    * MIGRATE: quote tokens (lamports for WSOL) that left the curve quote vault (pre − post token balance). Absent when the capture lacks the vault balances.
    */
   quote_amount?: string;
+  /**
+   * Derived (decode/derived.ts): market capitalisation = SOL price per token × total supply in whole tokens; price = price_sol (WSOL-quoted pools); supply = curve_param.data.supply / 10^base_mint_param.decimals of the pool's CREATE in the same transaction (no trade event states the supply). Absent when either is unknown. Unit: SOL.
+   */
+  market_cap_sol?: number;
+  /**
+   * Derived (decode/derived.ts): share of the bonding curve's sellable tokens already sold, BUY / SELL: real_base_after / total_base_sell × 100 (LaunchLab IDL PoolState.total_base_sell = "Total sell amount of the base token"; real_base = base sold so far; the pool leaves Fund when they meet). Clamped to 0–100. Unit: percent.
+   */
+  bonding_curve_progress?: number;
+  /**
+   * Derived (decode/derived.ts), only with usd_reference: price_sol × usd_reference.usd_per_sol. Unit: US dollars per token.
+   */
+  price_usd?: number;
+  /**
+   * Derived (decode/derived.ts), only with usd_reference and market_cap_sol: market_cap_sol × usd_reference.usd_per_sol. Unit: US dollars.
+   */
+  market_cap_usd?: number;
+  /**
+   * Derived (decode/derived.ts): the SOL/USD rate price_usd / market_cap_usd were computed with. Present exactly when price_usd is. Its age = block_time_ms − observed_at_ms. See docs/decoding.md "Derived fields".
+   */
+  usd_reference?: {
+    /**
+     * Unit: US dollars per SOL.
+     */
+    usd_per_sol: number;
+    /**
+     * stream: median of the latest WSOL/USDC and WSOL/USDT swaps (PumpSwap, Raydium CPMM) this ingest decoded; config: the operator's configured fallback rate.
+     */
+    source: "stream" | "config";
+    /**
+     * stream: block time of the newest swap used; config: when the fallback was set. ms since the Unix epoch.
+     */
+    observed_at_ms: number;
+  };
 }
 
 /**
@@ -582,6 +615,39 @@ export interface BasicPumpfunTradeMessage {
    * MIGRATE: fee charged for creating the pool, lamports. Decimal string.
    */
   pool_migration_fee?: string;
+  /**
+   * Derived (decode/derived.ts): market capitalisation = SOL price per token × total supply in whole tokens; price = price_sol (CREATE: data.price, the initial price), SOL-quoted curves only; supply = token_total_supply of the CreateEvent (this message or one in the same transaction), else 1 000 000 000 000 000 base units / 1e6 (pump IDL Global.token_total_supply, @pump-fun/pump-sdk ONE_BILLION_SUPPLY) for curves not in mayhem mode (mayhem curves mint another supply). Absent when either is unknown. Unit: SOL.
+   */
+  market_cap_sol?: number;
+  /**
+   * Derived (decode/derived.ts): share of the bonding curve's sellable tokens already sold, BUY / SELL / CREATE: (initial − real_token_reserves) / initial × 100, initial = the CreateEvent's real_token_reserves (same transaction) else 793 100 000 000 000 (pump IDL Global.initial_real_token_reserves); COMPLETE: 100. Clamped to 0–100. Unit: percent.
+   */
+  bonding_curve_progress?: number;
+  /**
+   * Derived (decode/derived.ts), only with usd_reference: price_sol (CREATE: data.price) × usd_reference.usd_per_sol. Unit: US dollars per token.
+   */
+  price_usd?: number;
+  /**
+   * Derived (decode/derived.ts), only with usd_reference and market_cap_sol: market_cap_sol × usd_reference.usd_per_sol. Unit: US dollars.
+   */
+  market_cap_usd?: number;
+  /**
+   * Derived (decode/derived.ts): the SOL/USD rate price_usd / market_cap_usd were computed with. Present exactly when price_usd is. Its age = block_time_ms − observed_at_ms. See docs/decoding.md "Derived fields".
+   */
+  usd_reference?: {
+    /**
+     * Unit: US dollars per SOL.
+     */
+    usd_per_sol: number;
+    /**
+     * stream: median of the latest WSOL/USDC and WSOL/USDT swaps (PumpSwap, Raydium CPMM) this ingest decoded; config: the operator's configured fallback rate.
+     */
+    source: "stream" | "config";
+    /**
+     * stream: block time of the newest swap used; config: when the fallback was set. ms since the Unix epoch.
+     */
+    observed_at_ms: number;
+  };
 }
 
 /**
@@ -987,6 +1053,35 @@ export interface PremiumPumpswapTradeMessage {
    * When the replay source emitted this copy, ms since the Unix epoch. Present only with replayed.
    */
   replayed_at_ms?: number;
+  /**
+   * Derived (decode/derived.ts): market capitalisation = SOL price per token × total supply in whole tokens; price = price_sol (WSOL-quoted pools); supply = base_supply (2026+ Buy/SellEvent) / 10^base decimals (base_mint_decimals, else those token_amount_ui was computed with). Absent when either is unknown. Unit: SOL.
+   */
+  market_cap_sol?: number;
+  /**
+   * Derived (decode/derived.ts), only with usd_reference: price_sol × usd_reference.usd_per_sol. Unit: US dollars per token.
+   */
+  price_usd?: number;
+  /**
+   * Derived (decode/derived.ts), only with usd_reference and market_cap_sol: market_cap_sol × usd_reference.usd_per_sol. Unit: US dollars.
+   */
+  market_cap_usd?: number;
+  /**
+   * Derived (decode/derived.ts): the SOL/USD rate price_usd / market_cap_usd were computed with. Present exactly when price_usd is. Its age = block_time_ms − observed_at_ms. See docs/decoding.md "Derived fields".
+   */
+  usd_reference?: {
+    /**
+     * Unit: US dollars per SOL.
+     */
+    usd_per_sol: number;
+    /**
+     * stream: median of the latest WSOL/USDC and WSOL/USDT swaps (PumpSwap, Raydium CPMM) this ingest decoded; config: the operator's configured fallback rate.
+     */
+    source: "stream" | "config";
+    /**
+     * stream: block time of the newest swap used; config: when the fallback was set. ms since the Unix epoch.
+     */
+    observed_at_ms: number;
+  };
 }
 
 /**
@@ -1288,6 +1383,27 @@ export interface PremiumRaydiumTradeMessage {
    * When the replay source emitted this copy, ms since the Unix epoch. Present only with replayed.
    */
   replayed_at_ms?: number;
+  /**
+   * Derived (decode/derived.ts), only with usd_reference: price_sol × usd_reference.usd_per_sol. Unit: US dollars per token.
+   */
+  price_usd?: number;
+  /**
+   * Derived (decode/derived.ts): the SOL/USD rate price_usd / market_cap_usd were computed with. Present exactly when price_usd is. Its age = block_time_ms − observed_at_ms. See docs/decoding.md "Derived fields".
+   */
+  usd_reference?: {
+    /**
+     * Unit: US dollars per SOL.
+     */
+    usd_per_sol: number;
+    /**
+     * stream: median of the latest WSOL/USDC and WSOL/USDT swaps (PumpSwap, Raydium CPMM) this ingest decoded; config: the operator's configured fallback rate.
+     */
+    source: "stream" | "config";
+    /**
+     * stream: block time of the newest swap used; config: when the fallback was set. ms since the Unix epoch.
+     */
+    observed_at_ms: number;
+  };
 }
 
 /** Every TRADES subject, one per schema file. */

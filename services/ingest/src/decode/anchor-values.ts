@@ -63,26 +63,44 @@ export function fromAnchor(v: unknown, type: IdlTypeRef, types: Types): DecodedV
   return tuple.length === 1 ? (tuple[0] ?? null) : tuple;
 }
 
+const argDefs = new WeakMap<ProgramCodec['idl'], Map<string, ProgramCodec['idl']['instructions'][number]>>();
+
 /**
- * Decodes an instruction's arguments: anchor's BorshInstructionCoder first; when
- * it throws (data written by an older program version with fewer trailing args)
- * the tolerant reader decodes the arguments that are there.
+ * Decodes an instruction's arguments (`data` = 8-byte discriminator + borsh
+ * args) with the project's reader, compiled from the IDL's `args`: the
+ * arguments that are there, in IDL order. Data an older program version wrote
+ * (fewer trailing args) yields only those it holds: a missing argument is
+ * absent, never a made-up zero; bytes a newer version appended are ignored.
+ * Values equal anchor's BorshInstructionCoder's wherever it decodes the data
+ * (checked on every recorded instruction, test/borsh-oracle.test.ts).
+ * Returns {} when `ixName` is not in the IDL.
  */
 export function decodeInstructionArgs(codec: ProgramCodec, data: Uint8Array, ixName: string): Record<string, DecodedValue> {
-  const def = codec.idl.instructions.find((i) => i.name === ixName);
+  let byName = argDefs.get(codec.idl);
+  if (!byName) argDefs.set(codec.idl, (byName = new Map(codec.idl.instructions.map((i) => [i.name, i]))));
+  const def = byName.get(ixName);
   if (!def) return {};
+  return decodeStructPrefix(data.subarray(8), def.args, codec.types).values;
+}
+
+/**
+ * Decodes an instruction's arguments with anchor's BorshInstructionCoder and
+ * {@link fromAnchor}: the oracle tests compare {@link decodeInstructionArgs}
+ * with. Returns undefined when anchor cannot decode the data.
+ */
+export function decodeInstructionArgsWithAnchor(codec: ProgramCodec, data: Uint8Array, ixName: string): Record<string, DecodedValue> | undefined {
+  const def = codec.idl.instructions.find((i) => i.name === ixName);
+  if (!def) return undefined;
   try {
     const decoded = codec.instructionCoder.decode(Buffer.from(data));
-    if (decoded && decoded.name === ixName) {
-      const args = decoded.data as Record<string, unknown>;
-      const out: Record<string, DecodedValue> = {};
-      for (const a of def.args) out[a.name] = fromAnchor(args[a.name], a.type, codec.types);
-      return out;
-    }
+    if (!decoded || decoded.name !== ixName) return undefined;
+    const args = decoded.data as Record<string, unknown>;
+    const out: Record<string, DecodedValue> = {};
+    for (const a of def.args) out[a.name] = fromAnchor(args[a.name], a.type, codec.types);
+    return out;
   } catch {
-    // fall through to the tolerant reader
+    return undefined;
   }
-  return decodeStructPrefix(data.subarray(8), def.args, codec.types).values;
 }
 
 /** Decodes a whole struct with the tolerant reader; used by tests to compare with anchor. */

@@ -1,4 +1,4 @@
-import bs58 from 'bs58';
+import { addressToBase58 } from './base58.js';
 
 /**
  * A minimal view of Anchor IDL (spec 0.1.0) type definitions: just what the
@@ -144,7 +144,7 @@ export function readValue(r: ByteReader, type: IdlTypeRef, types: ReadonlyMap<st
       }
       case 'pubkey':
       case 'publicKey':
-        return bs58.encode(r.take(32));
+        return addressToBase58(r.take(32));
       case 'string': {
         const len = r.u32();
         try {
@@ -242,38 +242,286 @@ export interface PrefixDecodeResult {
  * prefixes of the current IDL's. A value that cannot be of its type (bool byte
  * 2, enum tag out of range) ends decoding the same way, so a shorter or
  * different layout is never misread into later fields.
+ *
+ * The field list is compiled once into a {@link StructPlan} (cached per `fields`
+ * array, so pass the same array each time: the IDL's own) and read by it.
  */
 export function decodeStructPrefix(
   bytes: Uint8Array,
   fields: readonly { name: string; type: IdlTypeRef }[],
   types: ReadonlyMap<string, IdlTypeDefEntry>,
 ): PrefixDecodeResult {
-  const r = new ByteReader(bytes);
+  return readStructPrefix(bytes, structPlan(fields, types));
+}
+
+/** A value reader compiled from an IDL type: reads at `c.offset`, advances it; throws EndOfBuffer / LayoutMismatch. */
+type Reader = (c: Cursor) => DecodedValue;
+
+/** Byte cursor of the compiled readers (one per struct read). */
+class Cursor {
+  offset = 0;
+  readonly view: DataView;
+  constructor(readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  need(n: number): void {
+    if (this.bytes.length - this.offset < n) throw new EndOfBuffer(`need ${n} bytes at ${this.offset}, have ${this.bytes.length - this.offset}`);
+  }
+}
+
+/**
+ * A struct's fields compiled to readers, once per IDL field list: what the
+ * decoder's hot path reads instruction arguments and events with.
+ */
+export interface StructPlan {
+  readonly names: readonly string[];
+  readonly readers: readonly Reader[];
+}
+
+const TWO_32 = 4_294_967_296;
+/** |hi| below 2^21: hi·2^32 + lo < 2^53, exact as a double (and String() of it = BigInt's decimal). */
+const SAFE_HI = 0x200000;
+
+function readU64(c: Cursor): string {
+  c.need(8);
+  const lo = c.view.getUint32(c.offset, true);
+  const hi = c.view.getUint32(c.offset + 4, true);
+  c.offset += 8;
+  if (hi < SAFE_HI) return String(hi * TWO_32 + lo);
+  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+}
+
+function readI64(c: Cursor): string {
+  c.need(8);
+  const lo = c.view.getUint32(c.offset, true);
+  const hi = c.view.getInt32(c.offset + 4, true);
+  c.offset += 8;
+  if (hi < SAFE_HI && hi >= -SAFE_HI) return String(hi * TWO_32 + lo);
+  return ((BigInt(hi) << 32n) + BigInt(lo)).toString();
+}
+
+function readBig(c: Cursor, size: number, signed: boolean): string {
+  c.need(size);
+  let v = 0n;
+  for (let i = size - 1; i >= 0; i--) v = (v << 8n) | BigInt(c.bytes[c.offset + i] ?? 0);
+  c.offset += size;
+  if (signed) {
+    const bits = BigInt(size * 8);
+    if (v >= 1n << (bits - 1n)) v -= 1n << bits;
+  }
+  return v.toString();
+}
+
+function take(c: Cursor, n: number): Uint8Array {
+  c.need(n);
+  const out = c.bytes.subarray(c.offset, c.offset + n);
+  c.offset += n;
+  return out;
+}
+
+function readU32(c: Cursor): number {
+  c.need(4);
+  const v = c.view.getUint32(c.offset, true);
+  c.offset += 4;
+  return v;
+}
+
+function readU8(c: Cursor): number {
+  c.need(1);
+  return c.bytes[c.offset++]!;
+}
+
+const PRIMITIVES: Record<string, Reader> = {
+  u8: readU8,
+  i8: (c) => {
+    const v = readU8(c);
+    return v >= 128 ? v - 256 : v;
+  },
+  u16: (c) => {
+    c.need(2);
+    const v = c.view.getUint16(c.offset, true);
+    c.offset += 2;
+    return v;
+  },
+  i16: (c) => {
+    c.need(2);
+    const v = c.view.getInt16(c.offset, true);
+    c.offset += 2;
+    return v;
+  },
+  u32: readU32,
+  i32: (c) => {
+    c.need(4);
+    const v = c.view.getInt32(c.offset, true);
+    c.offset += 4;
+    return v;
+  },
+  u64: readU64,
+  i64: readI64,
+  u128: (c) => readBig(c, 16, false),
+  i128: (c) => readBig(c, 16, true),
+  bool: (c) => {
+    const b = readU8(c);
+    if (b > 1) throw new LayoutMismatch(`invalid bool byte ${b} at ${c.offset - 1}`);
+    return b === 1;
+  },
+  pubkey: (c) => addressToBase58(take(c, 32)),
+  publicKey: (c) => addressToBase58(take(c, 32)),
+  string: (c) => {
+    const len = readU32(c);
+    const bytes = take(c, len);
+    try {
+      return utf8.decode(bytes);
+    } catch {
+      throw new LayoutMismatch(`invalid UTF-8 string at ${c.offset - len}`);
+    }
+  },
+  bytes: (c) => Buffer.from(take(c, readU32(c))).toString('base64'),
+};
+
+/** Compiles an IDL type to a reader; `memo` holds defined types by name (built lazily, so recursive types work). */
+function compileType(type: IdlTypeRef, types: ReadonlyMap<string, IdlTypeDefEntry>, memo: Map<string, Reader>): Reader {
+  if (typeof type === 'string') {
+    return PRIMITIVES[type] ?? (() => {
+      throw new LayoutMismatch(`unsupported IDL type ${type}`);
+    });
+  }
+  if ('vec' in type) {
+    const inner = compileType(type.vec, types, memo);
+    return (c) => {
+      const len = readU32(c);
+      // A length larger than the bytes left cannot be right; fail fast instead of looping.
+      if (len > c.bytes.length - c.offset) throw new EndOfBuffer(`vec of ${len} with ${c.bytes.length - c.offset} bytes left`);
+      const out: DecodedValue[] = [];
+      for (let i = 0; i < len; i++) out.push(inner(c));
+      return out;
+    };
+  }
+  if ('option' in type) {
+    const inner = compileType(type.option, types, memo);
+    return (c) => {
+      const tag = readU8(c);
+      if (tag > 1) throw new LayoutMismatch(`invalid option tag ${tag}`);
+      return tag === 0 ? null : inner(c);
+    };
+  }
+  if ('coption' in type) {
+    const inner = compileType(type.coption, types, memo);
+    return (c) => {
+      const tag = readU32(c);
+      if (tag > 1) throw new LayoutMismatch(`invalid coption tag ${tag}`);
+      return tag === 0 ? null : inner(c);
+    };
+  }
+  if ('array' in type) {
+    const [innerType, len] = type.array;
+    if (innerType === 'u8') return (c) => Buffer.from(take(c, len)).toString('base64');
+    const inner = compileType(innerType, types, memo);
+    return (c) => {
+      const out: DecodedValue[] = [];
+      for (let i = 0; i < len; i++) out.push(inner(c));
+      return out;
+    };
+  }
+  if ('defined' in type) {
+    const name = definedName(type.defined);
+    const known = memo.get(name);
+    if (known) return known;
+    const def = types.get(name);
+    if (!def) {
+      return () => {
+        throw new LayoutMismatch(`IDL type ${name} not found`);
+      };
+    }
+    let compiled: Reader | undefined;
+    const lazy: Reader = (c) => (compiled ??= compileDefined(def, types, memo))(c);
+    memo.set(name, lazy);
+    return lazy;
+  }
+  return () => {
+    throw new LayoutMismatch(`unsupported IDL type ${JSON.stringify(type)}`);
+  };
+}
+
+function compileFields(fields: IdlFieldDef[], types: ReadonlyMap<string, IdlTypeDefEntry>, memo: Map<string, Reader>): Reader {
+  if (fields.length > 0 && fields.every(isNamedField)) {
+    const names = fields.map((f) => f.name);
+    const readers = fields.map((f) => compileType(f.type, types, memo));
+    return (c) => {
+      const out: Record<string, DecodedValue> = {};
+      for (let i = 0; i < readers.length; i++) out[names[i]!] = readers[i]!(c);
+      return out;
+    };
+  }
+  const readers = fields.map((f) => compileType(isNamedField(f) ? f.type : f, types, memo));
+  return (c) => {
+    const tuple = readers.map((r) => r(c));
+    return tuple.length === 1 ? (tuple[0] ?? null) : tuple;
+  };
+}
+
+function compileDefined(def: IdlTypeDefEntry, types: ReadonlyMap<string, IdlTypeDefEntry>, memo: Map<string, Reader>): Reader {
+  const t = def.type;
+  if (t.kind === 'struct') return compileFields((t as { fields?: IdlFieldDef[] }).fields ?? [], types, memo);
+  if (t.kind === 'enum') {
+    const variants = (t as { variants: { name: string; fields?: IdlFieldDef[] }[] }).variants.map((v) => ({
+      name: v.name,
+      fields: v.fields && v.fields.length > 0 ? compileFields(v.fields, types, memo) : null,
+    }));
+    return (c) => {
+      const tag = readU8(c);
+      const v = variants[tag];
+      if (!v) throw new LayoutMismatch(`enum ${def.name}: variant ${tag} out of range`);
+      if (!v.fields) return v.name;
+      const inner = v.fields(c);
+      return { variant: v.name, ...(inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : { value: inner }) };
+    };
+  }
+  return () => {
+    throw new LayoutMismatch(`unsupported type kind ${t.kind} for ${def.name}`);
+  };
+}
+
+const plans = new WeakMap<object, { types: ReadonlyMap<string, IdlTypeDefEntry>; plan: StructPlan }>();
+const memos = new WeakMap<ReadonlyMap<string, IdlTypeDefEntry>, Map<string, Reader>>();
+
+/**
+ * The compiled reader plan of a struct's field list (IDL instruction `args`,
+ * event fields): one reader per field. Compiled on first use and cached per
+ * `fields` array and `types` map.
+ */
+export function structPlan(fields: readonly { name: string; type: IdlTypeRef }[], types: ReadonlyMap<string, IdlTypeDefEntry>): StructPlan {
+  const hit = plans.get(fields);
+  if (hit && hit.types === types) return hit.plan;
+  let memo = memos.get(types);
+  if (!memo) memos.set(types, (memo = new Map()));
+  const plan: StructPlan = { names: fields.map((f) => f.name), readers: fields.map((f) => compileType(f.type, types, memo)) };
+  plans.set(fields, { types, plan });
+  return plan;
+}
+
+/** {@link decodeStructPrefix} with an already compiled plan. */
+export function readStructPrefix(bytes: Uint8Array, plan: StructPlan): PrefixDecodeResult {
+  const c = new Cursor(bytes);
+  const { names, readers } = plan;
   const values: Record<string, DecodedValue> = {};
   const missing: string[] = [];
-  let stopped = false;
-  for (const f of fields) {
-    if (stopped) {
-      missing.push(f.name);
-      continue;
-    }
-    const start = r.offset;
-    if (r.remaining === 0) {
-      // The usual end of an older, shorter layout: stop without the cost of an exception.
-      stopped = true;
-      missing.push(f.name);
-      continue;
-    }
+  const n = readers.length;
+  let i = 0;
+  for (; i < n; i++) {
+    const start = c.offset;
+    // The usual end of an older, shorter layout: stop without the cost of an exception.
+    if (start === bytes.length) break;
     try {
-      values[f.name] = readValue(r, f.type, types);
+      values[names[i]!] = readers[i]!(c);
     } catch (err) {
       if (!(err instanceof EndOfBuffer || err instanceof LayoutMismatch)) throw err;
-      r.offset = start;
-      stopped = true;
-      missing.push(f.name);
+      c.offset = start;
+      break;
     }
   }
-  return { values, missing, bytesRead: r.offset, trailingBytes: r.remaining };
+  for (; i < n; i++) missing.push(names[i]!);
+  return { values, missing, bytesRead: c.offset, trailingBytes: bytes.length - c.offset };
 }
 
 /** Builds the name → definition map an IDL's `types` array describes. */

@@ -1,6 +1,6 @@
 import { decodeStructPrefix } from './borsh-tolerant.js';
 import type { DecodedValue, IdlTypeRef } from './borsh-tolerant.js';
-import type { ProgramCodec } from './idl.js';
+import { byDiscriminator, type ProgramCodec } from './idl.js';
 
 /** A decoded Anchor event. */
 export interface DecodedEvent {
@@ -11,6 +11,8 @@ export interface DecodedEvent {
   payloadBytes: number;
   /** Which layout matched: 'idl' (complete), 'idl-prefix' (older, shorter), or a legacy layout's name. */
   layout: string;
+  /** Payload bytes after the last IDL field ('idl' layout only; else 0): fields a newer program version appended. */
+  trailingBytes: number;
 }
 
 /** An older event layout that is NOT a prefix of the IDL's (a field was inserted), chosen by exact length. */
@@ -34,7 +36,7 @@ export interface LegacyLayout {
  */
 export function decodeEvent(codec: ProgramCodec, bytes: Uint8Array, legacy: readonly LegacyLayout[] = []): DecodedEvent | null {
   if (bytes.length < 8) return null;
-  const def = codec.eventsByDisc.get(Buffer.from(bytes.subarray(0, 8)).toString('hex'));
+  const def = byDiscriminator(codec.eventsByDisc, bytes);
   if (!def) return null;
   const payload = bytes.subarray(8);
   const prefix = decodeStructPrefix(payload, def.fields, codec.types);
@@ -43,17 +45,17 @@ export function decodeEvent(codec: ProgramCodec, bytes: Uint8Array, legacy: read
     // tolerant reader is used rather than anchor's BorshEventCoder on this hot path:
     // same values (borsh-tolerant.test.ts compares them on complete buffers), about
     // 3× less time, since anchor needs a base64 round trip and buffer-layout objects.
-    return { name: def.name, values: prefix.values, payloadBytes: payload.length, layout: 'idl' };
+    return { name: def.name, values: prefix.values, payloadBytes: payload.length, layout: 'idl', trailingBytes: prefix.trailingBytes };
   }
   for (const l of legacy) {
     if (l.event !== def.name) continue;
     const r = decodeStructPrefix(payload, l.fields, codec.types);
     if (r.missing.length === 0 && r.trailingBytes === 0) {
-      return { name: def.name, values: r.values, payloadBytes: payload.length, layout: l.name };
+      return { name: def.name, values: r.values, payloadBytes: payload.length, layout: l.name, trailingBytes: 0 };
     }
   }
   if (prefix.trailingBytes === 0 && prefix.bytesRead > 0) {
-    return { name: def.name, values: prefix.values, payloadBytes: payload.length, layout: 'idl-prefix' };
+    return { name: def.name, values: prefix.values, payloadBytes: payload.length, layout: 'idl-prefix', trailingBytes: 0 };
   }
   return null;
 }

@@ -31,13 +31,16 @@ const flatCache = new WeakMap<InstructionNode[], NormalizedInstruction[]>();
  */
 export function flatten(nodes: InstructionNode[]): NormalizedInstruction[] {
   let flat = flatCache.get(nodes);
-  if (!flat) {
-    flat = [];
-    for (const n of nodes) {
-      flat.push(n.outer);
-      for (const ix of n.inner) flat.push(ix);
-    }
-    flatCache.set(nodes, flat);
+  if (!flat) flatCache.set(nodes, (flat = flattenNodes(nodes)));
+  return flat;
+}
+
+/** {@link flatten} without the memo (the single-pass decoder flattens each tree once anyway). */
+export function flattenNodes(nodes: readonly InstructionNode[]): NormalizedInstruction[] {
+  const flat: NormalizedInstruction[] = [];
+  for (const n of nodes) {
+    flat.push(n.outer);
+    for (const ix of n.inner) flat.push(ix);
   }
   return flat;
 }
@@ -58,6 +61,14 @@ export function collectEvents(tx: NormalizedTransaction, programId: string): { c
   return { cpi: collectCpiEvents(tx, programId), log: collectLogEvents(tx, programId) };
 }
 
+/** Whether `s` holds `lit` at `pos` (a char loop: cheaper than startsWith for these short literals). */
+function hasAt(s: string, pos: number, lit: string): boolean {
+  const n = lit.length;
+  if (pos < 0 || pos + n > s.length) return false;
+  for (let i = 0; i < n; i++) if (s.charCodeAt(pos + i) !== lit.charCodeAt(i)) return false;
+  return true;
+}
+
 function push(m: Map<number, RawEvent[]>, k: number, e: RawEvent): void {
   const list = m.get(k);
   if (list) list.push(e);
@@ -65,8 +76,7 @@ function push(m: Map<number, RawEvent[]>, k: number, e: RawEvent): void {
 }
 
 /** The emit_cpi half of {@link collectEvents}: cheap (no log parsing). */
-export function collectCpiEvents(tx: NormalizedTransaction, programId: string): Map<number, RawEvent[]> {
-  const flat = flatten(tx.instructions);
+export function collectCpiEvents(tx: NormalizedTransaction, programId: string, flat: readonly NormalizedInstruction[] = flatten(tx.instructions)): Map<number, RawEvent[]> {
   const cpi = new Map<number, RawEvent[]>();
 
   // Flat index where each top-level node starts, to keep the owner search inside one node.
@@ -74,8 +84,9 @@ export function collectCpiEvents(tx: NormalizedTransaction, programId: string): 
   for (const node of tx.instructions) {
     const nodeStart = start;
     start += 1 + node.inner.length;
-    node.inner.forEach((ix, j) => {
-      if (!isEventCpi(ix, programId) || ix.data === null) return;
+    for (let j = 0; j < node.inner.length; j++) {
+      const ix = node.inner[j]!;
+      if (!isEventCpi(ix, programId) || ix.data === null) continue;
       const k = nodeStart + 1 + j;
       for (let o = k - 1; o >= nodeStart; o--) {
         const cand = flat[o];
@@ -86,40 +97,75 @@ export function collectCpiEvents(tx: NormalizedTransaction, programId: string): 
           break;
         }
       }
-    });
+    }
   }
   return cpi;
 }
 
 /** The `Program data:` half of {@link collectEvents}: replays the log nesting. */
 export function collectLogEvents(tx: NormalizedTransaction, programId: string): Map<number, RawEvent[]> {
-  const flat = flatten(tx.instructions);
+  return collectLogEventsOf(tx, flatten(tx.instructions), undefined, programId);
+}
+
+/**
+ * {@link collectLogEvents} for several programs in one replay of the log: the events of every
+ * instruction whose program is in `programIds`, keyed by index in `flat` (= {@link flatten} of
+ * `tx.instructions`). The single-pass decoder reads the events of all four programs from it.
+ */
+export function collectLogEventsForPrograms(tx: NormalizedTransaction, programIds: ReadonlySet<string>, flat: readonly NormalizedInstruction[] = flatten(tx.instructions)): Map<number, RawEvent[]> {
+  return collectLogEventsOf(tx, flat, programIds, undefined);
+}
+
+/** The log replay: events of instructions whose program is in `ids`, or is `id`. */
+function collectLogEventsOf(tx: NormalizedTransaction, flat: readonly NormalizedInstruction[], ids: ReadonlySet<string> | undefined, id: string | undefined): Map<number, RawEvent[]> {
   const log = new Map<number, RawEvent[]>();
   if (tx.logs) {
     const stack: number[] = [];
     let next = 0;
-    for (const line of tx.logs) {
-      // String tests instead of regexes: this runs over every log line of every transaction.
-      if (line.startsWith('Program data: ')) {
-        const top = stack[stack.length - 1];
-        if (top === undefined || flat[top]?.programId !== programId) continue;
-        push(log, top, { bytes: Buffer.from(line.slice(14).trim(), 'base64'), via: 'log' });
-        continue;
-      }
-      if (!line.startsWith('Program ')) {
+    const logs = tx.logs;
+    for (let li = 0; li < logs.length; li++) {
+      const line = logs[li]!;
+      const len = line.length;
+      // Character tests (hasAt) instead of regexes, slices or startsWith: this runs over every log
+      // line of every transaction (~70 per trade). Lines look like `Program <id> invoke [n]`,
+      // `Program <id> success`, `Program <id> failed: …`, `Program <id> consumed …`,
+      // `Program log: …`, `Program data: <base64>`, `Program return: …`.
+      if (!hasAt(line, 0, 'Program ')) {
         if (line.startsWith('Log truncated')) break;
         continue;
       }
+      // The two commonest lines, `Program <id> invoke [d]` and `Program <id> success`, are told by
+      // their ends, without a search for the space after the id.
+      if (line.charCodeAt(len - 1) === 93 /* ] */ && hasAt(line, len - 11, ' invoke [')) {
+        const id = flat[next]?.programId;
+        if (id !== undefined && id.length === len - 19 && hasAt(line, 8, id)) {
+          stack.push(next++);
+          continue;
+        }
+      } else if (line.charCodeAt(len - 8) === 32 && hasAt(line, len - 7, 'success') && line.indexOf(' ', 8) === len - 8 && line.charCodeAt(len - 9) !== 58) {
+        stack.pop();
+        continue;
+      }
+      const c8 = line.charCodeAt(8);
+      if (c8 === 100 /* d */ && hasAt(line, 8, 'data: ')) {
+        const top = stack[stack.length - 1];
+        if (top === undefined) continue;
+        const owner = flat[top];
+        if (owner === undefined || (ids ? !ids.has(owner.programId) : owner.programId !== id)) continue;
+        push(log, top, { bytes: Buffer.from(line.slice(14).trim(), 'base64'), via: 'log' });
+        continue;
+      }
+      if (c8 === 108 /* l */ && hasAt(line, 8, 'log: ')) continue;
       const sp = line.indexOf(' ', 8);
       if (sp < 0) continue;
-      const id = line.slice(8, sp);
-      if (id.endsWith(':')) continue; // "Program log: …", "Program return: …", never a program id
-      const rest = line.slice(sp + 1);
-      if (rest.startsWith('invoke [') && rest.endsWith(']')) {
+      if (sp > 8 && line.charCodeAt(sp - 1) === 58) continue; // "Program return: …" and the like, never a program id
+      const rest = sp + 1;
+      const r0 = line.charCodeAt(rest);
+      if (r0 === 105 /* i */ && hasAt(line, rest, 'invoke [') && line.endsWith(']')) {
         const ix = flat[next];
-        if (!ix || ix.programId !== id) break;
+        if (!ix || ix.programId.length !== sp - 8 || !hasAt(line, 8, ix.programId)) break;
         stack.push(next++);
-      } else if (rest === 'success' || rest.startsWith('failed')) {
+      } else if ((r0 === 115 /* s */ && len === rest + 7 && hasAt(line, rest, 'success')) || (r0 === 102 /* f */ && hasAt(line, rest, 'failed'))) {
         stack.pop();
       }
     }

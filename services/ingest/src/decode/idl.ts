@@ -30,6 +30,54 @@ export interface ProgramCodec {
   eventsByDisc: Map<string, { name: string; fields: { name: string; type: IdlTypeRef }[] }>;
 }
 
+const discIndexes = new WeakMap<ReadonlyMap<string, unknown>, Map<number, { hi: number; value: unknown }[]>>();
+
+const u32le = (b: Uint8Array, o: number): number => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+
+/**
+ * The entry of `byDisc` (a codec's `instructionsByDisc` / `eventsByDisc`, keyed by the hex of
+ * the 8-byte discriminator) for the first 8 bytes of `data`, without building the hex string:
+ * an index by the two little-endian u32 halves is built once per map. Undefined when `data` is
+ * shorter than 8 bytes or the discriminator is not in the map.
+ */
+export function byDiscriminator<T>(byDisc: ReadonlyMap<string, T>, data: Uint8Array): T | undefined {
+  if (data.length < 8) return undefined;
+  let index = discIndexes.get(byDisc);
+  if (!index) {
+    index = new Map();
+    for (const [h, value] of byDisc) {
+      const b = Buffer.from(h, 'hex');
+      if (b.length !== 8) continue;
+      const lo = u32le(b, 0);
+      const list = index.get(lo);
+      const entry = { hi: u32le(b, 4), value };
+      if (list) list.push(entry);
+      else index.set(lo, [entry]);
+    }
+    discIndexes.set(byDisc, index);
+  }
+  const list = index.get(u32le(data, 0));
+  if (!list) return undefined;
+  const hi = u32le(data, 4);
+  for (const e of list) if (e.hi === hi) return e.value as T;
+  return undefined;
+}
+
+/** Instruction account positions by IDL account name, per instruction definition (built once). */
+const accountPositions = new WeakMap<object, Map<string, number>>();
+
+/** Position of the account the IDL names `name` in instruction `def`'s account list, or -1. */
+export function accountPosition(def: { accounts: readonly { name: string }[] }, name: string): number {
+  let m = accountPositions.get(def);
+  if (!m) {
+    m = new Map();
+    // First position wins, like findIndex.
+    for (let i = def.accounts.length - 1; i >= 0; i--) m.set(def.accounts[i]!.name, i);
+    accountPositions.set(def, m);
+  }
+  return m.get(name) ?? -1;
+}
+
 function hex(bytes: ArrayLike<number>): string {
   return Buffer.from(Array.from(bytes)).toString('hex');
 }

@@ -5,18 +5,19 @@
  * Raydium CPMM (`premium.raydium`). See docs/decoding.md.
  */
 import { DecodeError } from './errors.js';
-import { decodeLaunchlab } from './launchlab.js';
+import { launchlabCodec, pumpCodec, raydiumCpmmCodec } from './idl.js';
+import { decodeLaunchlab, launchlabLegacyLayouts } from './launchlab.js';
 import { decodePumpfun } from './pumpfun.js';
-import { decodePumpswap } from './pumpswap.js';
+import { decodePumpswap, pumpswapCodec } from './pumpswap.js';
 import { decodeRaydiumCpmm } from './raydium-cpmm.js';
-import type { DecodeOptions } from './program.js';
+import { indexProgramCalls, type DecodeOptions, type IndexedProgram, type UnknownItem } from './program.js';
 import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, TokenNameCache, type TokenName } from './token-names.js';
 import { normalizeTransaction, type NormalizedTransaction } from './transaction.js';
 import { PUMPFUN_MESSAGE_TYPE, TRADE_MESSAGE_SCHEMA_VERSION } from './types.js';
 import type { BonkMessage, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TradeMessage } from './types.js';
 
 export { DecodeError, normalizeTransaction, TokenNameCache, DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, TRADE_MESSAGE_SCHEMA_VERSION, PUMPFUN_MESSAGE_TYPE };
-export type { BonkMessage, DecodeOptions, NormalizedTransaction, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TokenName, TradeMessage };
+export type { BonkMessage, DecodeOptions, UnknownItem, NormalizedTransaction, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TokenName, TradeMessage };
 
 /** NATS subjects of the TRADES stream (ARCHITECTURE §5). */
 export type TradeSubject = 'basic.pumpfun' | 'basic.bonk' | 'premium.pumpswap' | 'premium.raydium';
@@ -46,21 +47,27 @@ export function decodeTransaction(input: unknown, options: DecodeOptions = {}): 
 /**
  * Decodes an already normalised transaction (what live sources yield). Same
  * result as {@link decodeTransaction}; never throws for a well-formed
- * {@link NormalizedTransaction}. Unknown instructions of a known program are
- * reported through `options.onUnknownInstruction` and skipped. Every pump.fun
+ * {@link NormalizedTransaction}. One pass: the calls of the four programs (with
+ * their events) are indexed in one walk and each program's decoder gets its own.
+ * What a known program's IDL lacks (a newer instruction, event or trailing event
+ * fields) is reported through `options.onUnknown` (instructions also through
+ * `options.onUnknownInstruction`) and skipped; the rest is decoded. Every pump.fun
  * CREATE decoded is added to `options.tokenNames` (after this transaction's own
  * messages are built, which take names from the transaction itself first); a
  * failed transaction adds nothing.
  */
 export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptions = {}): TradeMessage[] {
   if (tx.err !== null) return [];
-  const all: { order: number; message: TradeMessage }[] = [
-    ...decodePumpfun(tx, options),
-    ...decodeLaunchlab(tx, options),
-    ...decodePumpswap(tx, options),
-    ...decodeRaydiumCpmm(tx, options),
-  ];
-  const messages = all.sort((a, b) => a.order - b.order).map((x) => x.message);
+  // The single pass: index the calls (and events) of all four programs in one walk; each
+  // program decoder then reads its own calls from that index.
+  const index = indexProgramCalls(tx, (programs ??= tradePrograms()), options);
+  const all: { order: number; message: TradeMessage }[] = [];
+  for (const part of [decodePumpfun(tx, options, index), decodeLaunchlab(tx, options, index), decodePumpswap(tx, options, index), decodeRaydiumCpmm(tx, options, index)]) {
+    for (const x of part) all.push(x);
+  }
+  if (all.length > 1) all.sort((a, b) => a.order - b.order);
+  const messages = new Array<TradeMessage>(all.length);
+  for (let i = 0; i < all.length; i++) messages[i] = all[i]!.message;
   const names = options.tokenNames;
   if (names) {
     for (const m of messages) {
@@ -69,6 +76,18 @@ export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptio
     }
   }
   return messages;
+}
+
+let programs: IndexedProgram[] | undefined;
+
+/** The four programs the decoder indexes, with the codecs and older layouts their decoders use. */
+function tradePrograms(): IndexedProgram[] {
+  return [
+    { codec: pumpCodec(), legacy: [] },
+    { codec: launchlabCodec(), legacy: launchlabLegacyLayouts() },
+    { codec: pumpswapCodec(), legacy: [] },
+    { codec: raydiumCpmmCodec(), legacy: [] },
+  ];
 }
 
 /**

@@ -1,9 +1,9 @@
 import { decodeInstructionArgs } from './anchor-values.js';
 import type { LegacyLayout } from './event-decode.js';
 import { launchlabCodec } from './idl.js';
-import { SOL_DECIMALS, WSOL_MINT, account, common, defined, isLetsbonk, mintDecimals, programCalls, ui } from './program.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, eventNamed, isLetsbonk, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
 import type { ProgramCall } from './program.js';
-import type { DecodeOptions } from './program.js';
+import type { CallIndex, DecodeOptions } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { BonkMessage } from './types.js';
 
@@ -27,6 +27,12 @@ function legacyLayouts(): LegacyLayout[] {
 }
 
 let legacy: LegacyLayout[] | undefined;
+
+/** The older LaunchLab event layouts the decoder accepts (built once from the IDL). */
+export function launchlabLegacyLayouts(): LegacyLayout[] {
+  legacy ??= legacyLayouts();
+  return legacy;
+}
 
 const CREATE = /^initialize(_v\d+|_with_token_2022)?$/;
 const BUY = /^buy_exact_(in|out)$/;
@@ -65,13 +71,13 @@ function tradeAccounts(call: ProgramCall): Record<string, string | undefined> {
  * `base_mint_param` from the instruction args, PoolCreateEvent fields),
  * buy_exact_in/out → BUY and sell_exact_in/out → SELL (TradeEvent). Mapping:
  * buy: sol_amount = amount_in, token_amount = amount_out; sell: token_amount =
- * amount_in, sol_amount = amount_out.
+ * amount_in, sol_amount = amount_out. `index`: the transaction's calls from
+ * indexProgramCalls (else they are looked up here).
  */
-export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: BonkMessage }[] {
+export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOptions = {}, index?: CallIndex): { order: number; message: BonkMessage }[] {
   const codec = launchlabCodec();
-  legacy ??= legacyLayouts();
   const out: { order: number; message: BonkMessage }[] = [];
-  for (const call of programCalls(tx, codec, legacy, options)) {
+  for (const call of index?.get(codec) ?? programCalls(tx, codec, launchlabLegacyLayouts(), options)) {
     const n = call.def.name;
     const migrate = MIGRATE.exec(n);
     if (migrate) {
@@ -80,9 +86,7 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
       const platformConfig = account(call, 'platform_config') ?? null;
       const baseVault = account(call, 'base_vault');
       const quoteVault = account(call, 'quote_vault');
-      const message = {
-        ...common(tx, call, 'bonk', 'MIGRATE'),
-        ...defined({
+      const message = putDefined(common(tx, call, 'bonk', 'MIGRATE'), {
           payer: account(call, 'payer'),
           pool_state: account(call, 'pool_state'),
           base_mint: account(call, 'base_mint'),
@@ -94,19 +98,16 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
           amm_pool: account(call, migrate[1] === 'amm' ? 'amm_pool' : 'cpswap_pool'),
           base_amount: vaultOutflow(tx, baseVault),
           quote_amount: vaultOutflow(tx, quoteVault),
-        }),
-        platform_config: platformConfig,
-        is_letsbonk: isLetsbonk(platformConfig, options),
-      } as BonkMessage;
+        }) as BonkMessage;
+      message.platform_config = platformConfig;
+      message.is_letsbonk = isLetsbonk(platformConfig, options);
       out.push({ order: call.order, message });
       continue;
     }
     if (CREATE.test(n)) {
-      const ev = call.events.find((e) => e.name === 'PoolCreateEvent');
+      const ev = eventNamed(call, 'PoolCreateEvent');
       const args = decodeInstructionArgs(codec, call.ix.data ?? new Uint8Array(), n);
-      const message = {
-        ...common(tx, call, 'bonk', 'CREATE'),
-        ...defined({
+      const message = putDefined(common(tx, call, 'bonk', 'CREATE'), {
           payer: account(call, 'payer'),
           creator: account(call, 'creator'),
           pool_state: account(call, 'pool_state'),
@@ -116,16 +117,15 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
           quote_vault: account(call, 'quote_vault'),
           global_config: account(call, 'global_config'),
           platform_config: account(call, 'platform_config'),
-        }),
-        ...(ev?.values ?? {}),
-        ...args,
-        is_letsbonk: isLetsbonk(account(call, 'platform_config'), options),
-      } as BonkMessage;
+        }) as BonkMessage;
+      put(message, ev?.values);
+      put(message, args);
+      message.is_letsbonk = isLetsbonk(account(call, 'platform_config'), options);
       out.push({ order: call.order, message });
       continue;
     }
     if (!BUY.test(n) && !SELL.test(n)) continue;
-    const ev = call.events.find((e) => e.name === 'TradeEvent');
+    const ev = eventNamed(call, 'TradeEvent');
     if (!ev) continue;
     const v = ev.values;
     const isBuy = v.trade_direction === 'Buy' || (v.trade_direction === undefined && BUY.test(n));
@@ -150,15 +150,13 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
         else derived.price_quote = price;
       }
     }
-    const message = {
-      ...common(tx, call, 'bonk', isBuy ? 'BUY' : 'SELL'),
-      ...defined(accounts),
-      ...v,
-      side: isBuy ? 'buy' : 'sell',
-      ...defined({ sol_amount: solAmount, token_amount: tokenAmount }),
-      ...defined(derived),
-      is_letsbonk: isLetsbonk(accounts.platform_config, options),
-    } as BonkMessage;
+    const message = putDefined(common(tx, call, 'bonk', isBuy ? 'BUY' : 'SELL'), accounts) as BonkMessage;
+    put(message, v);
+    message.side = isBuy ? 'buy' : 'sell';
+    if (solAmount !== undefined) message.sol_amount = solAmount as string;
+    if (tokenAmount !== undefined) message.token_amount = tokenAmount as string;
+    putDefined(message, derived);
+    message.is_letsbonk = isLetsbonk(accounts.platform_config, options);
     out.push({ order: call.order, message });
   }
   return out;

@@ -1,7 +1,7 @@
 import { decodeInstructionArgs } from './anchor-values.js';
 import { pumpCodec } from './idl.js';
-import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
-import type { DecodeOptions } from './program.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, defined, eventNamed, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
+import type { CallIndex, DecodeOptions } from './program.js';
 import type { DecodedValue } from './borsh-tolerant.js';
 import type { NormalizedTransaction } from './transaction.js';
 import { PUMPFUN_MESSAGE_TYPE, type PumpfunMessage, type PumpfunTradeData } from './types.js';
@@ -46,6 +46,17 @@ function tradeData(
   };
 }
 
+/** A token's name and symbol: from a CreateEvent of this transaction, else from `options.tokenNames`. */
+function nameOf(names: ReadonlyMap<string, { name?: string; symbol?: string }>, options: DecodeOptions, mint: DecodedValue | undefined): { name?: string; symbol?: string } | undefined {
+  return typeof mint === 'string' ? (names.get(mint) ?? options.tokenNames?.get(mint)) : undefined;
+}
+
+/** Sets `name` / `symbol` on a message when known (= `...defined({name, symbol})`). */
+function putName(message: PumpfunMessage, meta: { name?: string | undefined; symbol?: string | undefined } | undefined): void {
+  if (meta?.name !== undefined) message.name = meta.name;
+  if (meta?.symbol !== undefined) message.symbol = meta.symbol;
+}
+
 const CREATE = /^create(_v\d+)?$/;
 const MIGRATE = /^migrate(_v\d+)?$/;
 const BUY = /^buy/;
@@ -61,11 +72,12 @@ const SELL = /^sell/;
  * found (truncated logs, no emit_cpi) yields nothing. Every message also gets
  * `type` ({@link PUMPFUN_MESSAGE_TYPE}) and `data` ({@link PumpfunTradeData});
  * a token's name and symbol come from a CreateEvent in the same transaction,
- * else from `options.tokenNames`.
+ * else from `options.tokenNames`. `index`: the transaction's calls from
+ * indexProgramCalls (else they are looked up here).
  */
-export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpfunMessage }[] {
+export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions = {}, index?: CallIndex): { order: number; message: PumpfunMessage }[] {
   const codec = pumpCodec();
-  const calls = programCalls(tx, codec, [], options);
+  const calls = index?.get(codec) ?? programCalls(tx, codec, [], options);
   const names = new Map<string, { name?: string; symbol?: string }>();
   for (const c of calls) {
     for (const e of c.events) {
@@ -74,44 +86,36 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
       }
     }
   }
-  const nameOf = (mint: DecodedValue | undefined): { name?: string; symbol?: string } | undefined =>
-    typeof mint === 'string' ? (names.get(mint) ?? options.tokenNames?.get(mint)) : undefined;
   const out: { order: number; message: PumpfunMessage }[] = [];
   for (const call of calls) {
     const n = call.def.name;
-    const complete = call.events.find((e) => e.name === 'CompleteEvent');
+    const complete = eventNamed(call, 'CompleteEvent');
     if (complete) {
       // Same instruction as the completing BUY: sorted just after it; messageId adds `:COMPLETE`.
       const bondingCurve = (complete.values.bonding_curve as string | undefined) ?? (account(call, 'bonding_curve') as string);
-      const meta = nameOf(complete.values.mint);
-      const message = {
-        ...common(tx, call, 'pumpfun', 'COMPLETE'),
-        ...complete.values,
-        bonding_curve: bondingCurve,
-        ...defined({ name: meta?.name, symbol: meta?.symbol }),
-        type: PUMPFUN_MESSAGE_TYPE,
-        data: tradeData(tx, { symbol: meta?.symbol, price: undefined, volume: undefined, side: null, eventTimestamp: complete.values.timestamp, bondingCurve }),
-      } as PumpfunMessage;
+      const meta = nameOf(names, options, complete.values.mint);
+      const message = put(common(tx, call, 'pumpfun', 'COMPLETE'), complete.values) as PumpfunMessage;
+      message.bonding_curve = bondingCurve;
+      putName(message, meta);
+      message.type = PUMPFUN_MESSAGE_TYPE;
+      message.data = tradeData(tx, { symbol: meta?.symbol, price: undefined, volume: undefined, side: null, eventTimestamp: complete.values.timestamp, bondingCurve });
       out.push({ order: call.order + 0.5, message });
     }
     if (MIGRATE.test(n)) {
       // No event = nothing moved (e.g. a bot's late migrate logs "Bonding curve already migrated").
-      const ev = call.events.find((e) => e.name === 'CompletePumpAmmMigrationEvent');
+      const ev = eventNamed(call, 'CompletePumpAmmMigrationEvent');
       if (!ev) continue;
-      const message = {
-        ...common(tx, call, 'pumpfun', 'MIGRATE'),
-        ...defined({
-          mint: account(call, 'mint') ?? account(call, 'base_mint'),
-          bonding_curve: account(call, 'bonding_curve'),
-          pool: account(call, 'pool'),
-          user: account(call, 'user'),
-          withdraw_authority: account(call, 'withdraw_authority'),
-          quote_mint: account(call, 'quote_mint'),
-        }),
-        ...ev.values,
-      } as PumpfunMessage;
-      const mint = nameOf(message.mint);
-      Object.assign(message, defined({ name: mint?.name, symbol: mint?.symbol }));
+      const message = putDefined(common(tx, call, 'pumpfun', 'MIGRATE'), {
+        mint: account(call, 'mint') ?? account(call, 'base_mint'),
+        bonding_curve: account(call, 'bonding_curve'),
+        pool: account(call, 'pool'),
+        user: account(call, 'user'),
+        withdraw_authority: account(call, 'withdraw_authority'),
+        quote_mint: account(call, 'quote_mint'),
+      }) as PumpfunMessage;
+      put(message, ev.values);
+      const mint = nameOf(names, options, message.mint);
+      putName(message, mint);
       const solUi = ui(message.sol_amount, SOL_DECIMALS);
       if (solUi !== undefined) message.sol_amount_ui = solUi;
       message.type = PUMPFUN_MESSAGE_TYPE;
@@ -120,21 +124,17 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
       continue;
     }
     if (CREATE.test(n)) {
-      const ev = call.events.find((e) => e.name === 'CreateEvent');
+      const ev = eventNamed(call, 'CreateEvent');
+      // Without a CreateEvent (older transactions): the create arguments the data holds (an
+      // argument an older layout lacks, e.g. `creator`, stays absent) and the accounts.
       const base = ev
         ? ev.values
-        : defined({
-            ...decodeInstructionArgs(codec, call.ix.data ?? new Uint8Array(), n),
-            mint: account(call, 'mint'),
-            user: account(call, 'user'),
-          });
+        : defined(put(decodeInstructionArgs(codec, call.ix.data ?? new Uint8Array(), n), { mint: account(call, 'mint'), user: account(call, 'user') }));
       const bondingCurve = account(call, 'bonding_curve') ?? (base.bonding_curve as string);
-      const message = {
-        ...common(tx, call, 'pumpfun', 'CREATE'),
-        ...base,
-        bonding_curve: bondingCurve,
-        type: PUMPFUN_MESSAGE_TYPE,
-        data: tradeData(tx, {
+      const message = put(common(tx, call, 'pumpfun', 'CREATE'), base) as PumpfunMessage;
+      message.bonding_curve = bondingCurve;
+      message.type = PUMPFUN_MESSAGE_TYPE;
+      message.data = tradeData(tx, {
           symbol: typeof base.symbol === 'string' ? base.symbol : undefined,
           // The curve's initial price, when the CreateEvent states its reserves (2025+).
           price: ev ? curvePriceSol(ev.values) : undefined,
@@ -142,13 +142,12 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
           side: null,
           eventTimestamp: base.timestamp,
           bondingCurve,
-        }),
-      } as PumpfunMessage;
+        });
       out.push({ order: call.order, message });
       continue;
     }
     if (!BUY.test(n) && !SELL.test(n)) continue;
-    const ev = call.events.find((e) => e.name === 'TradeEvent');
+    const ev = eventNamed(call, 'TradeEvent');
     if (!ev) continue;
     const v = ev.values;
     const isBuy = typeof v.is_buy === 'boolean' ? v.is_buy : BUY.test(n);
@@ -170,18 +169,16 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
         if (vQuote !== undefined && vTok) derived.price_quote = vQuote / vTok;
       }
     }
-    const meta = nameOf(v.mint);
+    const meta = nameOf(names, options, v.mint);
     const side = isBuy ? 'buy' : 'sell';
     const bondingCurve = account(call, 'bonding_curve') as string;
-    const message = {
-      ...common(tx, call, 'pumpfun', isBuy ? 'BUY' : 'SELL'),
-      ...v,
-      side,
-      bonding_curve: bondingCurve,
-      ...defined(derived),
-      ...defined({ name: meta?.name, symbol: meta?.symbol }),
-      type: PUMPFUN_MESSAGE_TYPE,
-      data: tradeData(tx, {
+    const message = put(common(tx, call, 'pumpfun', isBuy ? 'BUY' : 'SELL'), v) as PumpfunMessage;
+    message.side = side;
+    message.bonding_curve = bondingCurve;
+    putDefined(message, derived);
+    putName(message, meta);
+    message.type = PUMPFUN_MESSAGE_TYPE;
+    message.data = tradeData(tx, {
         symbol: meta?.symbol,
         price: derived.price_sol,
         // Non-SOL curves move no SOL (sol_amount 0): their volume is in quote_amount, not here.
@@ -189,8 +186,7 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
         side,
         eventTimestamp: v.timestamp,
         bondingCurve,
-      }),
-    } as PumpfunMessage;
+      });
     out.push({ order: call.order, message });
   }
   return out;

@@ -2,22 +2,28 @@ import type { DecodedValue } from './borsh-tolerant.js';
 import type { DecodedEvent } from './event-decode.js';
 import { pumpAmmCodec, pumpCodec } from './idl.js';
 import type { ProgramCodec } from './idl.js';
-import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
-import type { DecodeOptions, ProgramCall } from './program.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, eventNamed, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
+import type { CallIndex, DecodeOptions, ProgramCall } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { PumpswapMessage } from './types.js';
 
 const BUY = /^buy/;
 const SELL = /^sell/;
 
-/** Instruction → message kind and the event that carries its amounts. */
-const KINDS: { test: (name: string) => boolean; type: PumpswapMessage['transaction_type']; event: string }[] = [
-  { test: (n) => BUY.test(n), type: 'BUY', event: 'BuyEvent' },
-  { test: (n) => SELL.test(n), type: 'SELL', event: 'SellEvent' },
-  { test: (n) => n === 'create_pool', type: 'CREATE_POOL', event: 'CreatePoolEvent' },
-  { test: (n) => n === 'deposit', type: 'DEPOSIT', event: 'DepositEvent' },
-  { test: (n) => n === 'withdraw', type: 'WITHDRAW', event: 'WithdrawEvent' },
-];
+/** Instruction → message kind and the event that carries its amounts (first match wins). */
+function kindOf(n: string): { type: PumpswapMessage['transaction_type']; event: string } | undefined {
+  if (BUY.test(n)) return KIND_BUY;
+  if (SELL.test(n)) return KIND_SELL;
+  if (n === 'create_pool') return KIND_CREATE_POOL;
+  if (n === 'deposit') return KIND_DEPOSIT;
+  if (n === 'withdraw') return KIND_WITHDRAW;
+  return undefined;
+}
+const KIND_BUY = { type: 'BUY', event: 'BuyEvent' } as const;
+const KIND_SELL = { type: 'SELL', event: 'SellEvent' } as const;
+const KIND_CREATE_POOL = { type: 'CREATE_POOL', event: 'CreatePoolEvent' } as const;
+const KIND_DEPOSIT = { type: 'DEPOSIT', event: 'DepositEvent' } as const;
+const KIND_WITHDRAW = { type: 'WITHDRAW', event: 'WithdrawEvent' } as const;
 
 const big = (v: DecodedValue | undefined): bigint | undefined => (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : undefined);
 
@@ -57,6 +63,15 @@ export function pumpswapCodec(): ProgramCodec {
   }
   extendedCodec = { ...base, eventsByDisc };
   return extendedCodec;
+}
+
+const str = (x: DecodedValue | undefined): string | null => (typeof x === 'string' ? x : null);
+
+/** a − b as a decimal string when both are integers and a ≥ b, else null. */
+function diff(a: DecodedValue | undefined, b: DecodedValue | undefined): string | null {
+  const x = big(a);
+  const y = big(b);
+  return x !== undefined && y !== undefined && x >= y ? (x - y).toString() : null;
 }
 
 /**
@@ -161,12 +176,6 @@ function swapFields(
   acc: { base_mint?: string | undefined; quote_mint?: string | undefined },
   userQuote: DecodedValue | undefined,
 ): Pick<PumpswapMessage, 'tokenIn' | 'tokenOut' | 'amountIn' | 'amountOut' | 'fee'> {
-  const str = (x: DecodedValue | undefined): string | null => (typeof x === 'string' ? x : null);
-  const diff = (a: DecodedValue | undefined, b: DecodedValue | undefined): string | null => {
-    const x = big(a);
-    const y = big(b);
-    return x !== undefined && y !== undefined && x >= y ? (x - y).toString() : null;
-  };
   if (type === 'BUY') {
     return {
       tokenIn: acc.quote_mint ?? null,
@@ -189,9 +198,10 @@ function swapFields(
 }
 
 /** Token names known from pump.fun CreateEvents in the same transaction (a create and a PumpSwap trade together). */
-function pumpfunNames(tx: NormalizedTransaction, options: DecodeOptions): Map<string, { name?: string; symbol?: string }> {
+function pumpfunNames(tx: NormalizedTransaction, options: DecodeOptions, index: CallIndex | undefined): Map<string, { name?: string; symbol?: string }> {
   const names = new Map<string, { name?: string; symbol?: string }>();
-  for (const c of programCalls(tx, pumpCodec(), [], options)) {
+  const codec = pumpCodec();
+  for (const c of index?.get(codec) ?? programCalls(tx, codec, [], options)) {
     for (const e of c.events) {
       if (e.name === 'CreateEvent' && typeof e.values.mint === 'string') {
         names.set(e.values.mint, { name: e.values.name as string | undefined, symbol: e.values.symbol as string | undefined });
@@ -235,13 +245,14 @@ function accounts(call: ProgramCall, type: PumpswapMessage['transaction_type']):
  * base reserves after, in human units (docs/decoding.md). Product spec §3 fields: `tokenIn`,
  * `tokenOut`, `amountIn`, `amountOut`, `fee` ({@link swapFields}), `txHash` (= signature),
  * `poolAddress` (= pool) and the event's `timestamp`. name/symbol also come from
- * `options.tokenNames` when the transaction holds no CreateEvent of the mint.
+ * `options.tokenNames` when the transaction holds no CreateEvent of the mint. `index`: the
+ * transaction's calls from indexProgramCalls (else they are looked up here).
  */
-export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: PumpswapMessage }[] {
+export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions = {}, index?: CallIndex): { order: number; message: PumpswapMessage }[] {
   const codec = pumpswapCodec();
-  const calls = programCalls(tx, codec, [], options);
+  const calls = index?.get(codec) ?? programCalls(tx, codec, [], options);
   if (calls.length === 0) return [];
-  const names = pumpfunNames(tx, options);
+  const names = pumpfunNames(tx, options, index);
   // Decimals announced by CreatePoolEvents in this transaction (for mints with no token balance entry).
   const announced = new Map<string, number>();
   for (const c of calls) {
@@ -257,9 +268,9 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
 
   const out: { order: number; message: PumpswapMessage }[] = [];
   for (const call of calls) {
-    const kind = KINDS.find((k) => k.test(call.def.name));
+    const kind = kindOf(call.def.name);
     if (!kind) continue;
-    const ev: DecodedEvent | undefined = call.events.find((e) => e.name === kind.event);
+    const ev: DecodedEvent | undefined = eventNamed(call, kind.event);
     if (!ev) continue;
     const v = ev.values;
     const acc = accounts(call, kind.type);
@@ -285,17 +296,16 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
       derived[solQuoted ? 'price_sol' : 'price_quote'] = price;
     }
     const meta = acc.mint ? (names.get(acc.mint) ?? options.tokenNames?.get(acc.mint)) : undefined;
-    const message = {
-      ...common(tx, call, 'pumpswap', kind.type),
-      ...v,
-      ...defined(acc),
-      ...(kind.type === 'BUY' ? { side: 'buy' } : kind.type === 'SELL' ? { side: 'sell' } : {}),
-      ...defined(derived),
-      ...defined({ name: meta?.name, symbol: meta?.symbol }),
-      ...swapFields(kind.type, v, call.def.name, acc, moved.quote),
-      txHash: tx.signature,
-      poolAddress: acc.pool,
-    } as PumpswapMessage;
+    const message = put(common(tx, call, 'pumpswap', kind.type), v) as PumpswapMessage;
+    putDefined(message, acc);
+    if (kind.type === 'BUY') message.side = 'buy';
+    else if (kind.type === 'SELL') message.side = 'sell';
+    putDefined(message, derived);
+    if (meta?.name !== undefined) message.name = meta.name;
+    if (meta?.symbol !== undefined) message.symbol = meta.symbol;
+    put(message, swapFields(kind.type, v, call.def.name, acc, moved.quote));
+    message.txHash = tx.signature;
+    message.poolAddress = acc.pool as string;
     out.push({ order: call.order, message });
   }
   return out;

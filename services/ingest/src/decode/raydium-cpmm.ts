@@ -1,8 +1,8 @@
 import { decodeInstructionArgs } from './anchor-values.js';
 import type { DecodedValue } from './borsh-tolerant.js';
 import { raydiumCpmmCodec } from './idl.js';
-import { SOL_DECIMALS, WSOL_MINT, account, common, defined, mintDecimals, programCalls, ui } from './program.js';
-import type { DecodeOptions, ProgramCall } from './program.js';
+import { SOL_DECIMALS, WSOL_MINT, account, common, eventNamed, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
+import type { CallIndex, DecodeOptions, ProgramCall } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { RaydiumCpmmMessage } from './types.js';
 
@@ -86,19 +86,14 @@ function swapMessage(tx: NormalizedTransaction, call: ProgramCall, v: Record<str
       derived.price_sol = pair.sol === 'in' ? priceSol(inAfter, outAfter, tokenDecimals) : priceSol(outAfter, inAfter, tokenDecimals);
     }
   }
-  return {
-    ...common(tx, call, 'raydium_cpmm', 'SWAP'),
-    ...defined(acc),
-    ...defined({
-      amount_in: amountIn?.toString(),
-      amount_out: amountOut?.toString(),
-    }),
-    // Both limits on every SWAP (product spec §3 names both); the one the instruction lacks is null.
-    minimum_amount_out: exactIn ? (args.minimum_amount_out ?? null) : null,
-    max_amount_in: exactIn ? null : (args.max_amount_in ?? null),
-    ...v,
-    ...defined(derived),
-  } as RaydiumCpmmMessage;
+  const message = putDefined(common(tx, call, 'raydium_cpmm', 'SWAP'), acc) as RaydiumCpmmMessage;
+  if (amountIn !== undefined) message.amount_in = amountIn.toString();
+  if (amountOut !== undefined) message.amount_out = amountOut.toString();
+  // Both limits on every SWAP (product spec §3 names both); the one the instruction lacks is null.
+  message.minimum_amount_out = exactIn ? ((args.minimum_amount_out as string | undefined) ?? null) : null;
+  message.max_amount_in = exactIn ? null : ((args.max_amount_in as string | undefined) ?? null);
+  put(message, v);
+  return putDefined(message, derived);
 }
 
 /** Accounts deposit and withdraw share (IDL names). */
@@ -150,15 +145,16 @@ function pairDerived(
  *    open_time arguments);
  *  - deposit → DEPOSIT, withdraw → WITHDRAW (LpChangeEvent + accounts + args).
  * Other instructions (fee collection, admin) produce nothing; instructions the
- * IDL does not know (e.g. collect_creator_fee) go to options.onUnknownInstruction.
+ * IDL does not know (e.g. collect_creator_fee) go to options.onUnknownInstruction. `index`: the
+ * transaction's calls from indexProgramCalls (else they are looked up here).
  */
-export function decodeRaydiumCpmm(tx: NormalizedTransaction, options: DecodeOptions = {}): { order: number; message: RaydiumCpmmMessage }[] {
+export function decodeRaydiumCpmm(tx: NormalizedTransaction, options: DecodeOptions = {}, index?: CallIndex): { order: number; message: RaydiumCpmmMessage }[] {
   const codec = raydiumCpmmCodec();
   const out: { order: number; message: RaydiumCpmmMessage }[] = [];
-  for (const call of programCalls(tx, codec, [], options)) {
+  for (const call of index?.get(codec) ?? programCalls(tx, codec, [], options)) {
     const n = call.def.name;
     if (n === 'swap_base_input' || n === 'swap_base_output') {
-      const ev = call.events.find((e) => e.name === 'SwapEvent');
+      const ev = eventNamed(call, 'SwapEvent');
       if (!ev) continue;
       out.push({ order: call.order, message: swapMessage(tx, call, ev.values) });
       continue;
@@ -183,17 +179,14 @@ export function decodeRaydiumCpmm(tx: NormalizedTransaction, options: DecodeOpti
       // transfer fee withheld on the way in, which the instruction does not state).
       const a0 = big(args.init_amount_0);
       const a1 = big(args.init_amount_1);
-      const message = {
-        ...common(tx, call, 'raydium_cpmm', 'CREATE_POOL'),
-        ...defined(acc),
-        ...args,
-        ...defined(pairDerived(tx, acc.token_0_mint, acc.token_1_mint, [args.init_amount_0, args.init_amount_1], a0 !== undefined && a1 !== undefined ? [a0, a1] : undefined)),
-      } as RaydiumCpmmMessage;
+      const message = putDefined(common(tx, call, 'raydium_cpmm', 'CREATE_POOL'), acc) as RaydiumCpmmMessage;
+      put(message, args);
+      putDefined(message, pairDerived(tx, acc.token_0_mint, acc.token_1_mint, [args.init_amount_0, args.init_amount_1], a0 !== undefined && a1 !== undefined ? [a0, a1] : undefined));
       out.push({ order: call.order, message });
       continue;
     }
     if (n === 'deposit' || n === 'withdraw') {
-      const ev = call.events.find((e) => e.name === 'LpChangeEvent');
+      const ev = eventNamed(call, 'LpChangeEvent');
       if (!ev) continue;
       const v = ev.values;
       const args = decodeInstructionArgs(codec, call.ix.data ?? new Uint8Array(), n);
@@ -206,13 +199,10 @@ export function decodeRaydiumCpmm(tx: NormalizedTransaction, options: DecodeOpti
       // Fee-excluded reserves after: *_vault_before ± the amounts the vaults received / sent.
       const after: [bigint, bigint] | undefined =
         b0 !== undefined && b1 !== undefined && m0 !== undefined && m1 !== undefined ? [b0 + sign * m0, b1 + sign * m1] : undefined;
-      const message = {
-        ...common(tx, call, 'raydium_cpmm', n === 'deposit' ? 'DEPOSIT' : 'WITHDRAW'),
-        ...defined(acc),
-        ...args,
-        ...v,
-        ...defined(pairDerived(tx, acc.vault_0_mint, acc.vault_1_mint, [v.token_0_amount, v.token_1_amount], after)),
-      } as RaydiumCpmmMessage;
+      const message = putDefined(common(tx, call, 'raydium_cpmm', n === 'deposit' ? 'DEPOSIT' : 'WITHDRAW'), acc) as RaydiumCpmmMessage;
+      put(message, args);
+      put(message, v);
+      putDefined(message, pairDerived(tx, acc.vault_0_mint, acc.vault_1_mint, [v.token_0_amount, v.token_1_amount], after));
       out.push({ order: call.order, message });
     }
   }

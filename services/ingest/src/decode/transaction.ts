@@ -82,7 +82,6 @@ type Obj = Record<string, unknown>;
  */
 class Base58DataInstruction implements NormalizedInstruction {
   #encoded: string;
-  #what: string;
   #data: Uint8Array | undefined;
   constructor(
     readonly programId: string,
@@ -90,15 +89,24 @@ class Base58DataInstruction implements NormalizedInstruction {
     encoded: string,
     readonly path: number[],
     public stackHeight: number | null,
-    what: string,
   ) {
     this.#encoded = encoded;
-    this.#what = what;
   }
 
   get data(): Uint8Array {
-    return (this.#data ??= decodeBase58(this.#encoded, this.#what));
+    return (this.#data ??= decodeBase58(this.#encoded, `${whatOf(this.path)}.data`));
   }
+}
+
+/** How errors name the instruction at `path` ("instruction 3", "inner instruction 3.1"); built only when failing. */
+function whatOf(path: readonly number[]): string {
+  return path.length === 1 ? `instruction ${path[0]}` : `inner instruction ${path[0]}.${path[1]}`;
+}
+
+/** `list` itself when every entry is a string (the usual case: no copy), else a copy of its strings. */
+function stringsOnly(list: unknown[]): string[] {
+  for (const x of list) if (typeof x !== 'string') return list.filter((l): l is string => typeof l === 'string');
+  return list as string[];
 }
 
 function isObj(v: unknown): v is Obj {
@@ -151,37 +159,37 @@ function loadedAddresses(meta: Obj): string[] {
 }
 
 /** Resolves account index `i` (module level, not a per-call closure: this runs per instruction). */
-function keyAt(keys: string[], i: unknown, what: string): string {
-  if (typeof i !== 'number') fail(`${what} has a non-numeric account index`);
+function keyAt(keys: string[], i: unknown, path: readonly number[]): string {
+  if (typeof i !== 'number') fail(`${whatOf(path)} has a non-numeric account index`);
   const k = keys[i];
-  if (k === undefined) fail(`${what} refers to account ${i} but the transaction has ${keys.length}`);
+  if (k === undefined) fail(`${whatOf(path)} refers to account ${i} but the transaction has ${keys.length}`);
   return k;
 }
 
-function keysAt(keys: string[], indices: unknown[], what: string): string[] {
+function keysAt(keys: string[], indices: unknown[], path: readonly number[]): string[] {
   const out = new Array<string>(indices.length);
-  for (let j = 0; j < indices.length; j++) out[j] = keyAt(keys, indices[j], what);
+  for (let j = 0; j < indices.length; j++) out[j] = keyAt(keys, indices[j], path);
   return out;
 }
 
 /** A compiled (index-based) instruction from json/base64 encodings, or a jsonParsed one. */
-function resolveInstruction(raw: unknown, keys: string[], path: number[], what: string): NormalizedInstruction {
-  if (!isObj(raw)) fail(`${what} is not an object`);
+function resolveInstruction(raw: unknown, keys: string[], path: number[]): NormalizedInstruction {
+  if (!isObj(raw)) fail(`${whatOf(path)} is not an object`);
   const stackHeight = typeof raw.stackHeight === 'number' ? raw.stackHeight : null;
   if (typeof raw.programIdIndex === 'number') {
     const accounts = raw.accounts;
-    if (!Array.isArray(accounts)) fail(`${what}.accounts is not an array`);
-    if (typeof raw.data !== 'string') fail(`${what}.data is not a base58 string`);
-    return new Base58DataInstruction(keyAt(keys, raw.programIdIndex, what), keysAt(keys, accounts, what), raw.data, path, stackHeight, `${what}.data`);
+    if (!Array.isArray(accounts)) fail(`${whatOf(path)}.accounts is not an array`);
+    if (typeof raw.data !== 'string') fail(`${whatOf(path)}.data is not a base58 string`);
+    return new Base58DataInstruction(keyAt(keys, raw.programIdIndex, path), keysAt(keys, accounts, path), raw.data, path, stackHeight);
   }
   if (typeof raw.programId === 'string') {
     if ('parsed' in raw) return { programId: raw.programId, accounts: [], data: null, path, stackHeight };
     const accounts = raw.accounts;
-    if (!Array.isArray(accounts) || !accounts.every((a) => typeof a === 'string')) fail(`${what}.accounts is not a list of addresses`);
-    if (typeof raw.data !== 'string') fail(`${what}.data is not a base58 string`);
-    return new Base58DataInstruction(raw.programId, accounts as string[], raw.data, path, stackHeight, `${what}.data`);
+    if (!Array.isArray(accounts) || !accounts.every((a) => typeof a === 'string')) fail(`${whatOf(path)}.accounts is not a list of addresses`);
+    if (typeof raw.data !== 'string') fail(`${whatOf(path)}.data is not a base58 string`);
+    return new Base58DataInstruction(raw.programId, accounts as string[], raw.data, path, stackHeight);
   }
-  return fail(`${what} has neither programIdIndex nor programId`);
+  return fail(`${whatOf(path)} has neither programIdIndex nor programId`);
 }
 
 /**
@@ -264,7 +272,7 @@ export function normalizeTransaction(input: unknown, commitment: Commitment = GE
         });
         return { programId, accounts, data: ix.data, path: [i], stackHeight: 1 };
       })
-    : outerRaw.map((raw, i) => resolveInstruction(raw, accountKeys, [i], `instruction ${i}`));
+    : outerRaw.map((raw, i) => resolveInstruction(raw, accountKeys, [i]));
 
   const nodes: InstructionNode[] = outer.map((o) => {
     o.stackHeight ??= 1; // mutated, not spread: lazy instructions keep their `data` getter
@@ -280,13 +288,12 @@ export function normalizeTransaction(input: unknown, commitment: Commitment = GE
       const node = nodes[group.index];
       if (!node) fail(`meta.innerInstructions refers to instruction ${group.index} of ${nodes.length}`);
       const idx = group.index;
-      group.instructions.forEach((raw, j) => {
-        node.inner.push(resolveInstruction(raw, accountKeys, [idx, j], `inner instruction ${idx}.${j}`));
-      });
+      const list = group.instructions as unknown[];
+      for (let j = 0; j < list.length; j++) node.inner.push(resolveInstruction(list[j], accountKeys, [idx, j]));
     }
   }
 
-  const logs = Array.isArray(meta.logMessages) ? meta.logMessages.filter((l): l is string => typeof l === 'string') : null;
+  const logs = Array.isArray(meta.logMessages) ? stringsOnly(meta.logMessages) : null;
   const slot = typeof root.slot === 'number' ? root.slot : null;
   const blockTimeMs = typeof root.blockTime === 'number' ? root.blockTime * 1000 : null;
   return {
