@@ -8,6 +8,16 @@
  *           transactions; and the prefilter alone over real transactions that
  *           touch none of the four programs. Baseline measured in the same run:
  *           bare JSON.parse of the same texts (the floor any JSON source pays).
+ *           The Yellowstone path live ingest pays (scripts/bench/decode-yellowstone.ts):
+ *           each trade transaction's `SubscribeUpdate` protobuf bytes (built once with
+ *           the client's own codec) → SubscribeUpdate.decode → normalise → decode →
+ *           JSON.stringify; its baseline, same run: SubscribeUpdate.decode alone.
+ *           The peer solana-dex-parser (scripts/bench/decode-peer.ts) on the same
+ *           texts: JSON.parse → web3.js response objects → parseAll (our four
+ *           programs) → JSON.stringify, and parseAll → JSON.stringify alone; a
+ *           different output, compared to the JSON.parse baseline.
+ *           All these paths run in alternating 50 ms slices over the same span
+ *           (scripts/bench/decode-rate.ts), each for --seconds in total.
  *
  *   token-price  token-price's consumer hot path against the Redis at REDIS_URL (default
  *           127.0.0.1:6379): interpret + one Lua apply per message, awaited one after
@@ -37,6 +47,7 @@ import { createClient } from 'redis';
 import { BUNDLED_RECORDING_DIR, decodeNormalized, loadRecording, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
 import { TokenStore, WINDOW_MS, interpretTrade, type TradeUpdate } from '@tradewind/token-price';
 import { fanoutSuite } from './bench/fanout.js';
+import { interleavedRates, rateCase } from './bench/decode-rate.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const TRADE_DIR = join(repo, 'services/ingest/recording');
@@ -92,22 +103,10 @@ function corpus(dir: string): { name: string; text: string }[] {
     .map((f) => ({ name: f, text: JSON.stringify(JSON.parse(readFileSync(join(dir, f), 'utf8'))) }));
 }
 
-/** Runs `fn` over `items` repeatedly for `seconds` (after a 0.5 s warm-up); returns items per second. */
-function rate<T>(items: readonly T[], seconds: number, fn: (item: T) => void): number {
-  const run = (ms: number): number => {
-    let n = 0;
-    const t0 = performance.now();
-    while (performance.now() - t0 < ms) {
-      for (const it of items) fn(it);
-      n += items.length;
-    }
-    return (n / (performance.now() - t0)) * 1000;
-  };
-  run(500);
-  return run(seconds * 1000);
-}
-
-function decodeSuite(seconds: number): Record<string, number | string> {
+async function decodeSuite(seconds: number): Promise<Record<string, number | string>> {
+  // Loaded here, not at the top: web3.js, solana-dex-parser and grpc-js are only the decode suite's.
+  const { PEER_VERSION, peerInput, peerParse, peerResultJson } = await import('./bench/decode-peer.js');
+  const { decodeSubscribeUpdate, subscribeUpdateBytes, yellowstoneMessages } = await import('./bench/decode-yellowstone.js');
   const trades = corpus(TRADE_DIR);
   const others = corpus(NON_TRADE_DIR);
   const texts = trades.map((t) => t.text);
@@ -117,17 +116,42 @@ function decodeSuite(seconds: number): Record<string, number | string> {
   const avg = (xs: string[]) => Math.round(xs.reduce((a, x) => a + x.length, 0) / xs.length);
   console.log(`decode: ${texts.length} real trade transactions (${messages} messages, avg ${avg(texts)} B compact JSON), ${otherTexts.length} real non-trade transactions (avg ${avg(otherTexts)} B)`);
 
-  const parseRate = rate(texts, seconds, (t) => JSON.parse(t));
   const pipeline = (t: string): void => {
     if (!mayTouchPrograms(t)) return;
     for (const m of decodeNormalized(normalizeTransaction(JSON.parse(t)))) JSON.stringify(m);
   };
-  const decodeRate = rate(texts, seconds, pipeline);
-  const filterRate = rate(otherTexts, seconds, (t) => mayTouchPrograms(t));
   const rejected = otherTexts.filter((t) => !mayTouchPrograms(t)).length;
   // Mainnet-like mix: for every trade transaction, 9 that touch none of the programs.
   const mix = texts.flatMap((t, i) => [t, ...Array.from({ length: 9 }, (_, j) => otherTexts[(i * 9 + j) % otherTexts.length] ?? '')]);
-  const mixRate = rate(mix, seconds, pipeline);
+  // Yellowstone: the same trade transactions as protobuf SubscribeUpdate bytes, at ingest's default
+  // Yellowstone commitment (processed).
+  const updates = texts.map((t) => subscribeUpdateBytes(JSON.parse(t)));
+  // Peer: solana-dex-parser on the same texts, from the text as an RPC client receives it; and its
+  // own share, parseAll + serialise on web3.js objects built once (what a web3.js Connection user holds).
+  let peerRecords = 0;
+  for (const t of texts) {
+    const res = peerParse(peerInput(JSON.parse(t)));
+    peerRecords += res.trades.length + res.memeEvents.length + res.liquidities.length;
+  }
+  const peerInputs = texts.map((t) => peerInput(JSON.parse(t)));
+
+  // All paths in alternating slices over the same span, so the shared machine's load hits each alike.
+  const rates = interleavedRates(
+    {
+      parse: rateCase(texts, (t) => JSON.parse(t)),
+      decode: rateCase(texts, pipeline),
+      filter: rateCase(otherTexts, (t) => mayTouchPrograms(t)),
+      mix: rateCase(mix, pipeline),
+      proto: rateCase(updates, (u) => decodeSubscribeUpdate(u.bytes)),
+      yellowstone: rateCase(updates, (u) => {
+        for (const m of yellowstoneMessages(u, 'processed')) JSON.stringify(m);
+      }),
+      peer: rateCase(texts, (t) => peerResultJson(peerParse(peerInput(JSON.parse(t))))),
+      peerParse: rateCase(peerInputs, (tx) => peerResultJson(peerParse(tx))),
+    },
+    { seconds },
+  );
+  const { parse: parseRate, decode: decodeRate, filter: filterRate, mix: mixRate, proto: protoRate, yellowstone: yellowstoneRate, peer: peerRate, peerParse: peerParseRate } = rates;
 
   // Cost split, measured separately so the timers do not slow the rates above.
   const split = { filter: 0, parse: 0, normalize: 0, decode: 0, serialize: 0 };
@@ -163,8 +187,15 @@ function decodeSuite(seconds: number): Record<string, number | string> {
   console.log(`  filter+parse+decode+serialize   ${r(decodeRate).toLocaleString('en')} tx/s  (${(decodeRate / parseRate).toFixed(2)} × baseline)`);
   console.log(`  prefilter over non-trade txs    ${r(filterRate).toLocaleString('en')} tx/s  (${(filterRate / parseRate).toFixed(2)} × baseline; ${rejected}/${otherTexts.length} rejected)`);
   console.log(`  mix 1 trade : 9 non-trade       ${r(mixRate).toLocaleString('en')} tx/s`);
+  console.log(`  Yellowstone (${updates.length} SubscribeUpdate messages, avg ${Math.round(updates.reduce((a, u) => a + u.bytes.length, 0) / updates.length)} B protobuf)`);
+  console.log(`    baseline protobuf decode only ${r(protoRate).toLocaleString('en')} tx/s`);
+  console.log(`    bytes→decode+normalize+decode+serialize ${r(yellowstoneRate).toLocaleString('en')} tx/s  (${(yellowstoneRate / protoRate).toFixed(2)} × protobuf baseline; ${(yellowstoneRate / decodeRate).toFixed(2)} × the JSON path above)`);
+  console.log(`  peer solana-dex-parser ${PEER_VERSION} (different output: one ParseResult per tx, ${peerRecords} trade/meme/liquidity records vs our ${messages} messages)`);
+  console.log(`    parse+web3.js objects+parseAll+serialize ${r(peerRate).toLocaleString('en')} tx/s  (${(peerRate / parseRate).toFixed(3)} × JSON.parse baseline; ours ${(decodeRate / peerRate).toFixed(2)} × the peer)`);
+  console.log(`    parseAll+serialize only (web3.js objects built once) ${r(peerParseRate).toLocaleString('en')} tx/s  (${(peerParseRate / parseRate).toFixed(3)} × JSON.parse baseline)`);
   console.log(`  per trade tx: filter ${us(split.filter)} µs (${pct(split.filter)}), parse ${us(split.parse)} µs (${pct(split.parse)}), normalize ${us(split.normalize)} µs (${pct(split.normalize)}), decode ${us(split.decode)} µs (${pct(split.decode)}), serialize ${us(split.serialize)} µs (${pct(split.serialize)})`);
-  console.log(`  target 20,000 tx/s on one core: decode ${decodeRate >= 20_000 ? 'met' : 'NOT met'} (${(decodeRate / 20_000).toFixed(2)} ×), filter ${filterRate >= 20_000 ? 'met' : 'NOT met'} (${(filterRate / 20_000).toFixed(2)} ×)`);
+  console.log(`  target 20,000 tx/s on one core: decode ${decodeRate >= 20_000 ? 'met' : 'NOT met'} (${(decodeRate / 20_000).toFixed(2)} ×), filter ${filterRate >= 20_000 ? 'met' : 'NOT met'} (${(filterRate / 20_000).toFixed(2)} ×), Yellowstone ${yellowstoneRate >= 20_000 ? 'met' : 'NOT met'} (${(yellowstoneRate / 20_000).toFixed(2)} ×)`);
+  console.log(`  target decode ≥ 0.5 × JSON.parse baseline: ${decodeRate / parseRate >= 0.5 ? 'met' : 'NOT met'} (${(decodeRate / parseRate).toFixed(2)} ×)`);
   return {
     decode_tx_per_s: r(decodeRate),
     filter_tx_per_s: r(filterRate),
@@ -179,6 +210,16 @@ function decodeSuite(seconds: number): Record<string, number | string> {
     serialize_us: us(split.serialize),
     trade_transactions: texts.length,
     non_trade_transactions: otherTexts.length,
+    yellowstone_tx_per_s: r(yellowstoneRate),
+    yellowstone_baseline_tx_per_s: r(protoRate),
+    yellowstone_vs_baseline: Number((yellowstoneRate / protoRate).toFixed(3)),
+    yellowstone_vs_decode: Number((yellowstoneRate / decodeRate).toFixed(3)),
+    peer_tx_per_s: r(peerRate),
+    peer_vs_baseline: Number((peerRate / parseRate).toFixed(3)),
+    decode_vs_peer: Number((decodeRate / peerRate).toFixed(3)),
+    peer_parse_only_tx_per_s: r(peerParseRate),
+    peer_parse_only_vs_baseline: Number((peerParseRate / parseRate).toFixed(3)),
+    peer: `solana-dex-parser@${PEER_VERSION}`,
   };
 }
 
