@@ -44,7 +44,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
-import { BUNDLED_RECORDING_DIR, decodeNormalized, loadRecording, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
+import { BUNDLED_RECORDING_DIR, createDeriver, decodeNormalized, loadRecording, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
 import { TokenStore, WINDOW_MS, interpretTrade, type TradeUpdate } from '@tradewind/token-price';
 import { fanoutSuite } from './bench/fanout.js';
 import { interleavedRates, rateCase } from './bench/decode-rate.js';
@@ -116,9 +116,14 @@ async function decodeSuite(seconds: number): Promise<Record<string, number | str
   const avg = (xs: string[]) => Math.round(xs.reduce((a, x) => a + x.length, 0) / xs.length);
   console.log(`decode: ${texts.length} real trade transactions (${messages} messages, avg ${avg(texts)} B compact JSON), ${otherTexts.length} real non-trade transactions (avg ${avg(otherTexts)} B)`);
 
+  // What ingest runs per transaction: decode, then the derived fields (SOL/USD reference with a
+  // configured fallback, so the USD fields are computed too), then one JSON text per message.
+  const derive = createDeriver({ fallbackUsdPerSol: 150 });
   const pipeline = (t: string): void => {
     if (!mayTouchPrograms(t)) return;
-    for (const m of decodeNormalized(normalizeTransaction(JSON.parse(t)))) JSON.stringify(m);
+    const msgs = decodeNormalized(normalizeTransaction(JSON.parse(t)));
+    derive(msgs, Date.now());
+    for (const m of msgs) JSON.stringify(m);
   };
   const rejected = otherTexts.filter((t) => !mayTouchPrograms(t)).length;
   // Mainnet-like mix: for every trade transaction, 9 that touch none of the programs.
@@ -144,7 +149,9 @@ async function decodeSuite(seconds: number): Promise<Record<string, number | str
       mix: rateCase(mix, pipeline),
       proto: rateCase(updates, (u) => decodeSubscribeUpdate(u.bytes)),
       yellowstone: rateCase(updates, (u) => {
-        for (const m of yellowstoneMessages(u, 'processed')) JSON.stringify(m);
+        const msgs = yellowstoneMessages(u, 'processed');
+        derive(msgs, Date.now());
+        for (const m of msgs) JSON.stringify(m);
       }),
       peer: rateCase(texts, (t) => peerResultJson(peerParse(peerInput(JSON.parse(t))))),
       peerParse: rateCase(peerInputs, (tx) => peerResultJson(peerParse(tx))),
@@ -167,6 +174,7 @@ async function decodeSuite(seconds: number): Promise<Record<string, number | str
       const tx = normalizeTransaction(raw);
       const d = performance.now();
       const msgs = decodeNormalized(tx);
+      derive(msgs, Date.now());
       const e = performance.now();
       for (const m of msgs) JSON.stringify(m);
       const f = performance.now();
@@ -184,16 +192,16 @@ async function decodeSuite(seconds: number): Promise<Record<string, number | str
 
   const r = (x: number) => Math.round(x);
   console.log(`  baseline JSON.parse only        ${r(parseRate).toLocaleString('en')} tx/s`);
-  console.log(`  filter+parse+decode+serialize   ${r(decodeRate).toLocaleString('en')} tx/s  (${(decodeRate / parseRate).toFixed(2)} × baseline)`);
+  console.log(`  filter+parse+decode+derive+serialize   ${r(decodeRate).toLocaleString('en')} tx/s  (${(decodeRate / parseRate).toFixed(2)} × baseline)`);
   console.log(`  prefilter over non-trade txs    ${r(filterRate).toLocaleString('en')} tx/s  (${(filterRate / parseRate).toFixed(2)} × baseline; ${rejected}/${otherTexts.length} rejected)`);
   console.log(`  mix 1 trade : 9 non-trade       ${r(mixRate).toLocaleString('en')} tx/s`);
   console.log(`  Yellowstone (${updates.length} SubscribeUpdate messages, avg ${Math.round(updates.reduce((a, u) => a + u.bytes.length, 0) / updates.length)} B protobuf)`);
   console.log(`    baseline protobuf decode only ${r(protoRate).toLocaleString('en')} tx/s`);
-  console.log(`    bytes→decode+normalize+decode+serialize ${r(yellowstoneRate).toLocaleString('en')} tx/s  (${(yellowstoneRate / protoRate).toFixed(2)} × protobuf baseline; ${(yellowstoneRate / decodeRate).toFixed(2)} × the JSON path above)`);
+  console.log(`    bytes→decode+normalize+decode+derive+serialize ${r(yellowstoneRate).toLocaleString('en')} tx/s  (${(yellowstoneRate / protoRate).toFixed(2)} × protobuf baseline; ${(yellowstoneRate / decodeRate).toFixed(2)} × the JSON path above)`);
   console.log(`  peer solana-dex-parser ${PEER_VERSION} (different output: one ParseResult per tx, ${peerRecords} trade/meme/liquidity records vs our ${messages} messages)`);
   console.log(`    parse+web3.js objects+parseAll+serialize ${r(peerRate).toLocaleString('en')} tx/s  (${(peerRate / parseRate).toFixed(3)} × JSON.parse baseline; ours ${(decodeRate / peerRate).toFixed(2)} × the peer)`);
   console.log(`    parseAll+serialize only (web3.js objects built once) ${r(peerParseRate).toLocaleString('en')} tx/s  (${(peerParseRate / parseRate).toFixed(3)} × JSON.parse baseline)`);
-  console.log(`  per trade tx: filter ${us(split.filter)} µs (${pct(split.filter)}), parse ${us(split.parse)} µs (${pct(split.parse)}), normalize ${us(split.normalize)} µs (${pct(split.normalize)}), decode ${us(split.decode)} µs (${pct(split.decode)}), serialize ${us(split.serialize)} µs (${pct(split.serialize)})`);
+  console.log(`  per trade tx: filter ${us(split.filter)} µs (${pct(split.filter)}), parse ${us(split.parse)} µs (${pct(split.parse)}), normalize ${us(split.normalize)} µs (${pct(split.normalize)}), decode+derive ${us(split.decode)} µs (${pct(split.decode)}), serialize ${us(split.serialize)} µs (${pct(split.serialize)})`);
   console.log(`  target 20,000 tx/s on one core: decode ${decodeRate >= 20_000 ? 'met' : 'NOT met'} (${(decodeRate / 20_000).toFixed(2)} ×), filter ${filterRate >= 20_000 ? 'met' : 'NOT met'} (${(filterRate / 20_000).toFixed(2)} ×), Yellowstone ${yellowstoneRate >= 20_000 ? 'met' : 'NOT met'} (${(yellowstoneRate / 20_000).toFixed(2)} ×)`);
   console.log(`  target decode ≥ 0.5 × JSON.parse baseline: ${decodeRate / parseRate >= 0.5 ? 'met' : 'NOT met'} (${(decodeRate / parseRate).toFixed(2)} ×)`);
   return {

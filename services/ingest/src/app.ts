@@ -9,7 +9,7 @@ import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } f
 import type { IngestConfig } from './config.js';
 import { decodeNormalized, messageId, subjectOf, TokenNameCache, type DecodeOptions, type TradeMessage } from './decode/index.js';
 import { createUnknownReporter } from './decode/unknown-report.js';
-import { addDerivedFields, SolUsdReference } from './decode/derived.js';
+import { createDeriver } from './decode/derived.js';
 import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
 import { loadRecording } from './replay/recording.js';
@@ -54,17 +54,13 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     onUnknown: createUnknownReporter(deps.registry, logger),
   };
   // SOL/USD for price_usd / market_cap_usd: our own WSOL/USDC and WSOL/USDT swaps, else the configured fallback.
-  const solUsd = new SolUsdReference({
+  // Derived fields (docs/decoding.md "Derived fields") on one transaction's messages, right after decoding.
+  const derive = createDeriver({
     fallbackUsdPerSol: config.SOL_USD_FALLBACK,
     minSwapLamports: config.SOL_USD_MIN_SWAP_SOL === undefined ? undefined : BigInt(Math.round(config.SOL_USD_MIN_SWAP_SOL * 1e9)),
     windowSize: config.SOL_USD_WINDOW,
     maxStreamAgeMs: config.SOL_USD_MAX_AGE_MS,
   });
-  /** Derived fields (docs/decoding.md "Derived fields") on one transaction's messages, right after decoding. */
-  const derive = (messages: readonly TradeMessage[], atMs: number): void => {
-    solUsd.observe(messages, atMs);
-    addDerivedFields(messages, { solUsd: solUsd.current(atMs) });
-  };
   const abort = new AbortController();
   let running: Promise<void> | undefined;
   let failed = false;

@@ -309,3 +309,19 @@ export class SolUsdReference {
     return this.#fallback;
   }
 }
+
+/**
+ * What ingest runs on each transaction's messages right after decoding (live and replay alike):
+ * feeds the SOL/USD reference with them, then adds the derived fields. `atMs` is the time the
+ * messages are taken to be observed (live: now; replay: the block time). Mutates the messages.
+ */
+export type Deriver = (messages: readonly TradeMessage[], atMs: number) => void;
+
+/** A {@link Deriver} with its own {@link SolUsdReference} built from `options`. */
+export function createDeriver(options: SolUsdReferenceOptions = {}): Deriver {
+  const solUsd = new SolUsdReference(options);
+  return (messages, atMs) => {
+    solUsd.observe(messages, atMs);
+    addDerivedFields(messages, { solUsd: solUsd.current(atMs) });
+  };
+}
