@@ -14,6 +14,8 @@ const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 const POW58 = [1, 58, 58 ** 2, 58 ** 3, 58 ** 4, 58 ** 5];
+/** {@link decodeBase58}'s limbs for inputs up to ~2,780 characters (2 KiB of bytes). */
+const decodeScratch = new Uint32Array(1024);
 
 /**
  * Decodes a base58 string to bytes.
@@ -23,8 +25,11 @@ export function decodeBase58(s: string): Uint8Array {
   const n = s.length;
   let zeros = 0;
   while (zeros < n && s.charCodeAt(zeros) === 49 /* '1' */) zeros++;
-  // Little-endian 16-bit limbs; log(58)/log(65536) ≈ 0.3662 limbs per character.
-  const limbs = new Uint32Array(Math.ceil((n - zeros) * 0.3662) + 2);
+  // Little-endian 16-bit limbs; log(58)/log(65536) ≈ 0.3662 limbs per character. A reused
+  // scratch array for the usual lengths (a typed-array allocation per call costs more than the
+  // arithmetic of a 33-character instruction data); only `used` limbs are ever read.
+  const need = Math.ceil((n - zeros) * 0.3662) + 2;
+  const limbs = need <= decodeScratch.length ? decodeScratch : new Uint32Array(need);
   let used = 0;
   let i = zeros;
   while (i < n) {

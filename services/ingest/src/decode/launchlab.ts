@@ -3,6 +3,7 @@ import type { LegacyLayout } from './event-decode.js';
 import { launchlabCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, eventNamed, isLetsbonk, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
 import type { ProgramCall } from './program.js';
+import { merge } from './shape.js';
 import type { CallIndex, DecodeOptions } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { BonkMessage } from './types.js';
@@ -150,8 +151,7 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
         else derived.price_quote = price;
       }
     }
-    const message = putDefined(common(tx, call, 'bonk', isBuy ? 'BUY' : 'SELL'), accounts) as BonkMessage;
-    put(message, v);
+    const message = merge(putDefined(common(tx, call, 'bonk', isBuy ? 'BUY' : 'SELL'), accounts), v) as BonkMessage;
     message.side = isBuy ? 'buy' : 'sell';
     if (solAmount !== undefined) message.sol_amount = solAmount as string;
     if (tokenAmount !== undefined) message.token_amount = tokenAmount as string;

@@ -39,4 +39,16 @@ describe('mayTouchPrograms', () => {
     // A program that is nowhere in the transaction is still rejected after reading the wire keys.
     expect(mayTouchPrograms(text, ['JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4'])).toBe(false);
   });
+
+  it('when ids are asked for, then each id is found wherever it is, ids are taken literally, and an empty list matches nothing', () => {
+    const ids = ['6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P', 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C'];
+    const json = (keys: string[]): string => JSON.stringify({ transaction: { message: { accountKeys: keys } }, meta: {} });
+    expect(mayTouchPrograms(json(['JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4', ids[1]!]), ids)).toBe(true);
+    expect(mayTouchPrograms(json([ids[0]!]), ids)).toBe(true);
+    expect(mayTouchPrograms(json(['JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4']), ids)).toBe(false);
+    // Regex metacharacters in an id are literal: "a.c" must not match "abc".
+    expect(mayTouchPrograms(json(['abc']), ['a.c'])).toBe(false);
+    expect(mayTouchPrograms(json(['a.c']), ['a.c'])).toBe(true);
+    expect(mayTouchPrograms(json(['abc']), [])).toBe(false);
+  });
 });

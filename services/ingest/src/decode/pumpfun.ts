@@ -2,6 +2,7 @@ import { decodeInstructionArgs } from './anchor-values.js';
 import { pumpCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, defined, eventNamed, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
 import type { CallIndex, DecodeOptions } from './program.js';
+import { merge } from './shape.js';
 import type { DecodedValue } from './borsh-tolerant.js';
 import type { NormalizedTransaction } from './transaction.js';
 import { PUMPFUN_MESSAGE_TYPE, type PumpfunMessage, type PumpfunTradeData } from './types.js';
@@ -94,7 +95,7 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
       // Same instruction as the completing BUY: sorted just after it; messageId adds `:COMPLETE`.
       const bondingCurve = (complete.values.bonding_curve as string | undefined) ?? (account(call, 'bonding_curve') as string);
       const meta = nameOf(names, options, complete.values.mint);
-      const message = put(common(tx, call, 'pumpfun', 'COMPLETE'), complete.values) as PumpfunMessage;
+      const message = merge(common(tx, call, 'pumpfun', 'COMPLETE'), complete.values) as PumpfunMessage;
       message.bonding_curve = bondingCurve;
       putName(message, meta);
       message.type = PUMPFUN_MESSAGE_TYPE;
@@ -131,7 +132,7 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
         ? ev.values
         : defined(put(decodeInstructionArgs(codec, call.ix.data ?? new Uint8Array(), n), { mint: account(call, 'mint'), user: account(call, 'user') }));
       const bondingCurve = account(call, 'bonding_curve') ?? (base.bonding_curve as string);
-      const message = put(common(tx, call, 'pumpfun', 'CREATE'), base) as PumpfunMessage;
+      const message = merge(common(tx, call, 'pumpfun', 'CREATE'), base) as PumpfunMessage;
       message.bonding_curve = bondingCurve;
       message.type = PUMPFUN_MESSAGE_TYPE;
       message.data = tradeData(tx, {
@@ -172,7 +173,7 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
     const meta = nameOf(names, options, v.mint);
     const side = isBuy ? 'buy' : 'sell';
     const bondingCurve = account(call, 'bonding_curve') as string;
-    const message = put(common(tx, call, 'pumpfun', isBuy ? 'BUY' : 'SELL'), v) as PumpfunMessage;
+    const message = merge(common(tx, call, 'pumpfun', isBuy ? 'BUY' : 'SELL'), v) as PumpfunMessage;
     message.side = side;
     message.bonding_curve = bondingCurve;
     putDefined(message, derived);

@@ -3,6 +3,7 @@ import type { DecodedEvent } from './event-decode.js';
 import { pumpAmmCodec, pumpCodec } from './idl.js';
 import type { ProgramCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, eventNamed, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
+import { merge } from './shape.js';
 import type { CallIndex, DecodeOptions, ProgramCall } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { PumpswapMessage } from './types.js';
@@ -296,7 +297,7 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
       derived[solQuoted ? 'price_sol' : 'price_quote'] = price;
     }
     const meta = acc.mint ? (names.get(acc.mint) ?? options.tokenNames?.get(acc.mint)) : undefined;
-    const message = put(common(tx, call, 'pumpswap', kind.type), v) as PumpswapMessage;
+    const message = merge(common(tx, call, 'pumpswap', kind.type), v) as PumpswapMessage;
     putDefined(message, acc);
     if (kind.type === 'BUY') message.side = 'buy';
     else if (kind.type === 'SELL') message.side = 'sell';

@@ -2,6 +2,7 @@ import { decodeInstructionArgs } from './anchor-values.js';
 import type { DecodedValue } from './borsh-tolerant.js';
 import { raydiumCpmmCodec } from './idl.js';
 import { SOL_DECIMALS, WSOL_MINT, account, common, eventNamed, mintDecimals, programCalls, put, putDefined, ui } from './program.js';
+import { merge } from './shape.js';
 import type { CallIndex, DecodeOptions, ProgramCall } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { RaydiumCpmmMessage } from './types.js';
@@ -92,8 +93,7 @@ function swapMessage(tx: NormalizedTransaction, call: ProgramCall, v: Record<str
   // Both limits on every SWAP (product spec §3 names both); the one the instruction lacks is null.
   message.minimum_amount_out = exactIn ? ((args.minimum_amount_out as string | undefined) ?? null) : null;
   message.max_amount_in = exactIn ? null : ((args.max_amount_in as string | undefined) ?? null);
-  put(message, v);
-  return putDefined(message, derived);
+  return putDefined(merge(message, v), derived);
 }
 
 /** Accounts deposit and withdraw share (IDL names). */

@@ -119,7 +119,8 @@ function fail(reason: string, cause?: unknown): never {
 
 function numArray(v: unknown, what: string): number[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number')) fail(`${what} is not an array of numbers`);
+  if (!Array.isArray(v)) fail(`${what} is not an array of numbers`);
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'number') fail(`${what} is not an array of numbers`);
   return v as number[];
 }
 
@@ -135,27 +136,47 @@ function decodeBase58(s: unknown, what: string): Uint8Array {
 function tokenBalances(v: unknown, what: string): TokenBalance[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) fail(`${what} is not an array`);
-  return v.map((b, i) => {
+  const out = new Array<TokenBalance>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const b: unknown = v[i];
     if (!isObj(b) || typeof b.accountIndex !== 'number' || typeof b.mint !== 'string' || !isObj(b.uiTokenAmount)) {
       fail(`${what}[${i}] is not a token balance`);
     }
     const ui = b.uiTokenAmount;
     if (typeof ui.amount !== 'string' || typeof ui.decimals !== 'number') fail(`${what}[${i}].uiTokenAmount lacks amount/decimals`);
-    return {
+    out[i] = {
       accountIndex: b.accountIndex,
       mint: b.mint,
       owner: typeof b.owner === 'string' ? b.owner : null,
       amount: ui.amount,
       decimals: ui.decimals,
     };
-  });
+  }
+  return out;
 }
 
 function loadedAddresses(meta: Obj): string[] {
   const la = meta.loadedAddresses;
   if (!isObj(la)) return [];
-  const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  return [...list(la.writable), ...list(la.readonly)];
+  const out: string[] = [];
+  pushStrings(out, la.writable);
+  pushStrings(out, la.readonly);
+  return out;
+}
+
+/** Appends the strings of `v` (when it is an array) to `out`: a loop, not a per-call closure. */
+function pushStrings(out: string[], v: unknown): void {
+  if (!Array.isArray(v)) return;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (typeof x === 'string') out.push(x);
+  }
+}
+
+/** Whether every entry of `list` is a string. */
+function allStrings(list: unknown[]): boolean {
+  for (let i = 0; i < list.length; i++) if (typeof list[i] !== 'string') return false;
+  return true;
 }
 
 /** Resolves account index `i` (module level, not a per-call closure: this runs per instruction). */
@@ -190,6 +211,13 @@ function resolveInstruction(raw: unknown, keys: string[], path: number[]): Norma
     return new Base58DataInstruction(raw.programId, accounts as string[], raw.data, path, stackHeight);
   }
   return fail(`${whatOf(path)} has neither programIdIndex nor programId`);
+}
+
+/** The top-level instructions of a json/jsonParsed message, resolved (a loop, not a per-call closure). */
+function resolveAll(raw: unknown[], keys: string[]): NormalizedInstruction[] {
+  const out = new Array<NormalizedInstruction>(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = resolveInstruction(raw[i], keys, [i]);
+  return out;
 }
 
 /**
@@ -247,8 +275,8 @@ export function normalizeTransaction(input: unknown, commitment: Commitment = GE
     signature = sigs[0];
     const keys = msg.accountKeys;
     if (!Array.isArray(keys)) fail('message.accountKeys is not an array');
-    if (keys.every((k) => typeof k === 'string')) {
-      accountKeys = [...(keys as string[]), ...loaded];
+    if (allStrings(keys)) {
+      accountKeys = (keys as string[]).concat(loaded);
     } else if (keys.every((k) => isObj(k) && typeof k.pubkey === 'string')) {
       // jsonParsed lists every account, lookup-table ones included (source: "lookupTable").
       accountKeys = (keys as { pubkey: string }[]).map((k) => k.pubkey);
@@ -272,12 +300,14 @@ export function normalizeTransaction(input: unknown, commitment: Commitment = GE
         });
         return { programId, accounts, data: ix.data, path: [i], stackHeight: 1 };
       })
-    : outerRaw.map((raw, i) => resolveInstruction(raw, accountKeys, [i]));
+    : resolveAll(outerRaw, accountKeys);
 
-  const nodes: InstructionNode[] = outer.map((o) => {
+  const nodes = new Array<InstructionNode>(outer.length);
+  for (let i = 0; i < outer.length; i++) {
+    const o = outer[i]!;
     o.stackHeight ??= 1; // mutated, not spread: lazy instructions keep their `data` getter
-    return { outer: o, inner: [] };
-  });
+    nodes[i] = { outer: o, inner: [] };
+  }
   const innerRaw = meta.innerInstructions;
   if (innerRaw !== undefined && innerRaw !== null) {
     if (!Array.isArray(innerRaw)) fail('meta.innerInstructions is not an array');
