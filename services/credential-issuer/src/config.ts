@@ -19,7 +19,7 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   NATS_PUBLIC_URL: urlWithScheme(['nats', 'tls']).default('nats://localhost:4223'),
   /**
    * The WebSocket URL handed to subscribers (`ws_connection`). Unset: derived from NATS_PUBLIC_URL
-   * (nats→ws, tls→wss, port 4223→9223; ARCHITECTURE §4). Set it when ws-fanout sits behind an
+   * (nats→ws, tls→wss, port 4223→9223; docs/architecture.md §4). Set it when ws-fanout sits behind an
    * ingress host of its own, e.g. `wss://ws.tradewind.example`.
    */
   WS_PUBLIC_URL: optionalUrl(['ws', 'wss']),

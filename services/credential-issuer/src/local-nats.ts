@@ -27,7 +27,7 @@ export interface LocalNats {
  * Creates identities (first run) and the server config under `<stateDir>/nats/`, starts
  * nats-server and waits until it accepts connections.
  * @param options.host bind address (default 127.0.0.1).
- * @param options.port client port (ARCHITECTURE §4: 4223); options.monitorPort (8223).
+ * @param options.port client port (docs/architecture.md §4: 4223); options.monitorPort (8223).
  * @param options.logFile where the server logs (default `<stateDir>/nats/nats-server.log`).
  * @throws Error when the binary is missing or the server does not listen within 15 s.
  */

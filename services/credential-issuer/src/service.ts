@@ -34,7 +34,7 @@ type CustomerRow = Selectable<CustomersTable>;
 export interface NatsCredentialsView {
   /** Native NATS URL, e.g. `nats://localhost:4223`. */
   nats_connection: string;
-  /** WebSocket URL derived from it (ARCHITECTURE §4: nats→ws, tls→wss, 4223→9223). */
+  /** WebSocket URL derived from it (docs/architecture.md §4: nats→ws, tls→wss, 4223→9223). */
   ws_connection: string;
   user_jwt: string;
   /** The NKey seed (`SU…`): a secret, shown only to its owner, never logged. */

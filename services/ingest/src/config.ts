@@ -104,7 +104,7 @@ export const IngestConfigSchema = CommonConfig.extend({
   REPLAY_TRANSACTIONS_PER_SECOND: z.coerce.number().positive().max(100_000).default(3),
   /** Start again from the first transaction after the last one. */
   REPLAY_LOOP: Bool.default(true),
-  /** TRADES retention in ms (ARCHITECTURE §5 default 24 h): what Pro replay can read. */
+  /** TRADES retention in ms (docs/architecture.md §5 default 24 h): what Pro replay can read. */
   TRADES_MAX_AGE_MS: PositiveInt.default(24 * 60 * 60 * 1000),
   /** Nats-Msg-Id duplicate window of TRADES in ms. */
   TRADES_DUPLICATE_WINDOW_MS: PositiveInt.default(2 * 60 * 1000),

@@ -1,5 +1,5 @@
 /**
- * Consumer helper for the EVENTS stream (ARCHITECTURE §5, STYLE "Events"): a durable pull
+ * Consumer helper for the EVENTS stream (docs/architecture.md §5, docs/style.md §9): a durable pull
  * consumer whose handler runs inside a PostgreSQL transaction together with
  *   - `processed_events` (consumer, event id): a second delivery of the same event id is acked
  *     without running the handler again, and

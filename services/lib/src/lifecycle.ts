@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown on SIGTERM/SIGINT (STYLE.md): mark not ready, wait a short
+ * Graceful shutdown on SIGTERM/SIGINT (docs/style.md §8): mark not ready, wait a short
  * delay so load balancers notice, run the service's stop steps, exit 0 — all
  * under a deadline; past the deadline the process exits 1.
  */

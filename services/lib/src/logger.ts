@@ -1,5 +1,5 @@
 /**
- * pino JSON logging with the fields STYLE.md requires (`service`, `version`)
+ * pino JSON logging with the fields docs/style.md §6 requires (`service`, `version`)
  * and redaction of credentials, so seeds and tokens never reach a log line.
  */
 import { pino, type Logger } from 'pino';

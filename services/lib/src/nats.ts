@@ -46,7 +46,7 @@ export async function connectNats(options: {
   return nc;
 }
 
-/** Settings of the TRADES stream; defaults per ARCHITECTURE §5. */
+/** Settings of the TRADES stream; defaults per docs/architecture.md §5. */
 export interface TradesStreamOptions {
   /** Retention by age in ms (default 24 h); this is what Pro replay can read. */
   maxAgeMs: number;

@@ -1,5 +1,5 @@
 /**
- * Transactional outbox (ARCHITECTURE §5). A producer writes its own rows and the event into
+ * Transactional outbox (docs/architecture.md §5). A producer writes its own rows and the event into
  * `<schema>.outbox` in one PostgreSQL transaction ({@link appendEvent}); the relay
  * ({@link createOutboxRelay}) publishes unpublished rows to JetStream in insertion order with
  * `Nats-Msg-Id` = the outbox id (= the event id), then marks them published.

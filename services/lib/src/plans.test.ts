@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS, annualSavingPercent, annualTotalUsd, cheapestPlanFor, maxAnnualSavingPercent } from './plans.js';
 
-describe('plans catalogue (ARCHITECTURE §8)', () => {
+describe('plans catalogue (docs/architecture.md §8)', () => {
   it('when read, then prices, limits and subjects are the published ones', () => {
     expect([PLANS.starter.monthlyUsd, PLANS.plus.monthlyUsd, PLANS.pro.monthlyUsd]).toEqual([0, 15, 35]);
     expect([PLANS.plus.annualMonthlyUsd, PLANS.pro.annualMonthlyUsd]).toEqual([12, 28]);

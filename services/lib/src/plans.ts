@@ -1,6 +1,6 @@
 /**
  * The plans catalogue: the single source of truth for prices, limits and
- * entitlements (ARCHITECTURE §8). The web app, billing, credential-issuer and
+ * entitlements (docs/architecture.md §8). The web app, billing, credential-issuer and
  * ws-fanout all read it from here.
  */
 import { TRADE_SUBJECTS, type TradeSubject } from './subjects.js';

@@ -1,5 +1,5 @@
 /**
- * JetStream stream and subject names (ARCHITECTURE §5).
+ * JetStream stream and subject names (docs/architecture.md §5).
  */
 import { AppError } from './errors.js';
 

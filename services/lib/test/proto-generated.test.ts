@@ -1,5 +1,5 @@
 /**
- * CI check (STYLE "Generated code"): regenerating proto/ with the repository's buf.gen.yaml must
+ * CI check (docs/style.md §11): regenerating proto/ with the repository's buf.gen.yaml must
  * reproduce services/lib/src/gen byte for byte, and `buf lint` must pass. Fails when someone edits
  * generated code by hand or changes a .proto without running `npm run proto`.
  */

@@ -6,7 +6,7 @@ import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tra
 
 export const WsFanoutConfigSchema = CommonConfig.extend({
   ADMIN_PORT: Port.default(9301),
-  /** WebSocket listen port (ARCHITECTURE §4). */
+  /** WebSocket listen port (docs/architecture.md §4). */
   PORT: Port.default(9223),
   HOST: z.string().min(1).default('0.0.0.0'),
   NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),

@@ -5,7 +5,7 @@
  * Fields required only for some `transaction_type`s (the schemas' `allOf` if/then) are optional here.
  */
 /**
- * One LetsBonk.fun / Raydium LaunchLab pool create, buy or sell (ARCHITECTURE §6). Instruction accounts by IDL name, instruction args for CREATE, and the PoolCreateEvent / TradeEvent fields (IDL services/ingest/idl/raydium_launchpad.json). u64 are decimal strings, pubkeys base58; fields an event layout lacks are absent. Message schema version 2 (schema_version). Product spec §3 Bonk CREATE and BUY/SELL fields are all present under their spec names (docs/decoding.md, field table).
+ * One LetsBonk.fun / Raydium LaunchLab pool create, buy or sell (docs/architecture.md §6). Instruction accounts by IDL name, instruction args for CREATE, and the PoolCreateEvent / TradeEvent fields (IDL services/ingest/idl/raydium_launchpad.json). u64 are decimal strings, pubkeys base58; fields an event layout lacks are absent. Message schema version 2 (schema_version). Product spec §3 Bonk CREATE and BUY/SELL fields are all present under their spec names (docs/decoding.md, field table).
  */
 export interface BasicBonkTradeMessage {
   /**
@@ -299,7 +299,7 @@ export interface BasicBonkTradeMessage {
 }
 
 /**
- * One pump.fun create/buy/sell (ARCHITECTURE §6). Every field of the program's TradeEvent / CreateEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump.json); fields an older event layout lacks are absent. u64/i64 are decimal strings, pubkeys base58. Message schema version 2 (schema_version). Product spec §3 names ("Pump.fun trade: type, data {symbol, price, volume, side, timestamp, txHash, poolAddress}") are type and data, on every kind.
+ * One pump.fun create/buy/sell (docs/architecture.md §6). Every field of the program's TradeEvent / CreateEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump.json); fields an older event layout lacks are absent. u64/i64 are decimal strings, pubkeys base58. Message schema version 2 (schema_version). Product spec §3 names ("Pump.fun trade: type, data {symbol, price, volume, side, timestamp, txHash, poolAddress}") are type and data, on every kind.
  */
 export interface BasicPumpfunTradeMessage {
   /**
@@ -354,7 +354,7 @@ export interface BasicPumpfunTradeMessage {
      */
     symbol: string | null;
     /**
-     * Unit: SOL per whole token (a float, like every derived human-unit value, ARCHITECTURE §6; the exact inputs are the raw reserve strings). Spot price of the bonding curve right after the instruction: (virtual_sol_reserves / 1e9) / (virtual_token_reserves / 1e6), the same value as price_sol. CREATE: the curve's initial price from the CreateEvent's reserves (2025+ events; null for 2024 CreateEvents, which carry none). null on COMPLETE and MIGRATE, and on curves quoted in another mint (price_quote gives their price in quote units).
+     * Unit: SOL per whole token (a float, like every derived human-unit value, docs/architecture.md §6; the exact inputs are the raw reserve strings). Spot price of the bonding curve right after the instruction: (virtual_sol_reserves / 1e9) / (virtual_token_reserves / 1e6), the same value as price_sol. CREATE: the curve's initial price from the CreateEvent's reserves (2025+ events; null for 2024 CreateEvents, which carry none). null on COMPLETE and MIGRATE, and on curves quoted in another mint (price_quote gives their price in quote units).
      */
     price: number | null;
     /**
@@ -651,7 +651,7 @@ export interface BasicPumpfunTradeMessage {
 }
 
 /**
- * One PumpSwap buy, sell, pool creation, deposit or withdraw (ARCHITECTURE §6). Every field of the program's BuyEvent / SellEvent / CreatePoolEvent / DepositEvent / WithdrawEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump_amm.json, plus creator_fee_unclaimed, which 2026-10 Buy/SellEvents append after it); fields an older event layout lacks (2025 352-byte Buy/SellEvent, 325-byte CreatePoolEvent) are absent. Plus instruction accounts, side, mint and derived human-unit values. u64/i64/i128 are decimal strings, pubkeys base58. Formulas: docs/decoding.md. Message schema version 2 (schema_version). Product spec §3 ("PumpSwap swap: tokenIn, tokenOut, amountIn, amountOut, timestamp, txHash, poolAddress, fee"): those names on every kind; on CREATE_POOL, DEPOSIT and WITHDRAW, which are not swaps, tokenIn, tokenOut, amountIn, amountOut and fee are null.
+ * One PumpSwap buy, sell, pool creation, deposit or withdraw (docs/architecture.md §6). Every field of the program's BuyEvent / SellEvent / CreatePoolEvent / DepositEvent / WithdrawEvent that the event bytes carry, snake_case as in the IDL (@pump-fun/pump-sdk src/idl/pump_amm.json, plus creator_fee_unclaimed, which 2026-10 Buy/SellEvents append after it); fields an older event layout lacks (2025 352-byte Buy/SellEvent, 325-byte CreatePoolEvent) are absent. Plus instruction accounts, side, mint and derived human-unit values. u64/i64/i128 are decimal strings, pubkeys base58. Formulas: docs/decoding.md. Message schema version 2 (schema_version). Product spec §3 ("PumpSwap swap: tokenIn, tokenOut, amountIn, amountOut, timestamp, txHash, poolAddress, fee"): those names on every kind; on CREATE_POOL, DEPOSIT and WITHDRAW, which are not swaps, tokenIn, tokenOut, amountIn, amountOut and fee are null.
  */
 export interface PremiumPumpswapTradeMessage {
   /**
@@ -1085,7 +1085,7 @@ export interface PremiumPumpswapTradeMessage {
 }
 
 /**
- * One Raydium CPMM swap, pool creation, deposit or withdraw (ARCHITECTURE §6). Instruction accounts by IDL name (input_mint / output_mint for input_token_mint / output_token_mint), the instruction's limits, and the SwapEvent / LpChangeEvent fields the event bytes carry (IDL services/ingest/idl/raydium_cp_swap.json); fields an older layout lacks (2024 81-byte SwapEvent: input_mint, output_mint, trade_fee, creator_fee, creator_fee_on_input in the event) are absent from the event part. u64 are decimal strings, pubkeys base58. Formulas: docs/decoding.md. Message schema version 2 (schema_version). Product spec §3 Raydium CPMM swap fields are all present on SWAP; the limit the instruction does not have (minimum_amount_out or max_amount_in) is null.
+ * One Raydium CPMM swap, pool creation, deposit or withdraw (docs/architecture.md §6). Instruction accounts by IDL name (input_mint / output_mint for input_token_mint / output_token_mint), the instruction's limits, and the SwapEvent / LpChangeEvent fields the event bytes carry (IDL services/ingest/idl/raydium_cp_swap.json); fields an older layout lacks (2024 81-byte SwapEvent: input_mint, output_mint, trade_fee, creator_fee, creator_fee_on_input in the event) are absent from the event part. u64 are decimal strings, pubkeys base58. Formulas: docs/decoding.md. Message schema version 2 (schema_version). Product spec §3 Raydium CPMM swap fields are all present on SWAP; the limit the instruction does not have (minimum_amount_out or max_amount_in) is null.
  */
 export interface PremiumRaydiumTradeMessage {
   /**

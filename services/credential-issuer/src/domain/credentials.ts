@@ -13,7 +13,7 @@ import { planSubscribeSubjects } from './plan-subjects.js';
 export interface UserCredentials {
   /** Native NATS URL, e.g. `nats://localhost:4223`. */
   readonly nats_connection: string;
-  /** WebSocket URL derived from it (ARCHITECTURE §4): scheme nats→ws (tls→wss), port 4223→9223. */
+  /** WebSocket URL derived from it (docs/architecture.md §4): scheme nats→ws (tls→wss), port 4223→9223. */
   readonly ws_url: string;
   readonly user_jwt: string;
   /** The NKey seed (`SU…`): a secret; never logged. */

@@ -4,7 +4,7 @@
  *
  * nats-server limits connections per *account* (`limits.conn`), never per user JWT, so every
  * customer gets an account, signed by the operator, with
- *  - `limits.conn` = the plan's connections (ARCHITECTURE §8),
+ *  - `limits.conn` = the plan's connections (docs/architecture.md §8),
  *  - stream imports of exactly the plan's TRADES subjects and their per-mint subjects
  *    (`<subject>.mint.>`, domain/plan-subjects.ts) from the TRADEWIND account,
  *  - `default_permissions`: subscribe to those subjects only, publish nothing — except, on a

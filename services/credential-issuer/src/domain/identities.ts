@@ -1,5 +1,5 @@
 /**
- * The NATS operator-mode identities Tradewind runs on (ARCHITECTURE §8):
+ * The NATS operator-mode identities Tradewind runs on (docs/architecture.md §8):
  *
  * - operator `tradewind`, the trust anchor every server and ws-fanout pod is configured with;
  * - account `SYS`, the system account (server events, resolver claim updates and lookups);

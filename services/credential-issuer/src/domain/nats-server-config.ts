@@ -9,7 +9,7 @@ import { operatorAccounts, type NatsIdentities } from './identities.js';
 /** Path of the config template in the repository. */
 export const NATS_CONFIG_TEMPLATE = fileURLToPath(new URL('../../../../deploy/nats/nats-server.conf.tmpl', import.meta.url));
 
-/** Where and how the rendered server listens. Ports per ARCHITECTURE §4: 4223 clients, 8223 monitoring. */
+/** Where and how the rendered server listens. Ports per docs/architecture.md §4: 4223 clients, 8223 monitoring. */
 export interface NatsServerSettings {
   serverName: string;
   host: string;

@@ -1,6 +1,6 @@
 /**
  * Transaction decoder: Solana getTransaction results → trade messages
- * (ARCHITECTURE §6) for pump.fun (subject `basic.pumpfun`), LetsBonk.fun /
+ * (docs/architecture.md §6) for pump.fun (subject `basic.pumpfun`), LetsBonk.fun /
  * Raydium LaunchLab (subject `basic.bonk`), PumpSwap (`premium.pumpswap`) and
  * Raydium CPMM (`premium.raydium`). See docs/decoding.md.
  */
@@ -19,7 +19,7 @@ import type { BonkMessage, PumpfunMessage, PumpfunTradeData, PumpswapMessage, Ra
 export { DecodeError, normalizeTransaction, TokenNameCache, DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, TRADE_MESSAGE_SCHEMA_VERSION, PUMPFUN_MESSAGE_TYPE };
 export type { BonkMessage, DecodeOptions, UnknownItem, NormalizedTransaction, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TokenName, TradeMessage };
 
-/** NATS subjects of the TRADES stream (ARCHITECTURE §5). */
+/** NATS subjects of the TRADES stream (docs/architecture.md §5). */
 export type TradeSubject = 'basic.pumpfun' | 'basic.bonk' | 'premium.pumpswap' | 'premium.raydium';
 
 const SUBJECTS: Record<TradeMessage['source'], TradeSubject> = {
@@ -91,7 +91,7 @@ function tradePrograms(): IndexedProgram[] {
 }
 
 /**
- * NATS subject of a message (ARCHITECTURE §5) by its `source`: pumpfun →
+ * NATS subject of a message (docs/architecture.md §5) by its `source`: pumpfun →
  * `basic.pumpfun`, bonk → `basic.bonk`, pumpswap → `premium.pumpswap`,
  * raydium_cpmm → `premium.raydium`.
  */
@@ -100,7 +100,7 @@ export function subjectOf(message: TradeMessage): TradeSubject {
 }
 
 /**
- * Message id used as `Nats-Msg-Id` (ARCHITECTURE §5):
+ * Message id used as `Nats-Msg-Id` (docs/architecture.md §5):
  * `${signature}:${instruction_path.join('.')}`, e.g. `5Ed…:3.0`. A COMPLETE
  * comes from the same instruction as the BUY that filled the curve, so its id
  * gets a `:COMPLETE` suffix to stay distinct.

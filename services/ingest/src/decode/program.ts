@@ -207,7 +207,7 @@ export function account(call: ProgramCall, name: string): string | undefined {
   return i < 0 ? undefined : call.ix.accounts[i];
 }
 
-/** Common message fields (ARCHITECTURE §6). */
+/** Common message fields (docs/architecture.md §6). */
 export function common(
   tx: NormalizedTransaction,
   call: ProgramCall,

@@ -28,7 +28,7 @@ export const COMMITMENTS: readonly Commitment[] = ['processed', 'confirmed', 'fi
  */
 export const TRADE_MESSAGE_SCHEMA_VERSION = 2;
 
-/** Fields every trade message carries (ARCHITECTURE §6). */
+/** Fields every trade message carries (docs/architecture.md §6). */
 export interface CommonMessageFields {
   /** Launchpad or AMM the trade happened on. */
   source: 'pumpfun' | 'bonk' | 'pumpswap' | 'raydium_cpmm';

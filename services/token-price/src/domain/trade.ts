@@ -1,5 +1,5 @@
 /**
- * Pure: one TRADES message (ARCHITECTURE §6, the JSON Schemas in services/ingest/schemas/) →
+ * Pure: one TRADES message (docs/architecture.md §6, the JSON Schemas in services/ingest/schemas/) →
  * what it tells token-price. No I/O.
  */
 
@@ -82,7 +82,7 @@ export type TradeUpdate =
     }
   | { readonly kind: 'ignored'; readonly reason: string };
 
-/** A message that is not a trade message of ARCHITECTURE §6 (or contradicts itself). */
+/** A message that is not a trade message of docs/architecture.md §6 (or contradicts itself). */
 export class InvalidTradeMessage extends Error {
   constructor(readonly reason: string, message: string) {
     super(message);

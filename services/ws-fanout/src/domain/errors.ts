@@ -1,5 +1,5 @@
 /**
- * WebSocket protocol errors (ARCHITECTURE §7). Each has a stable `code` sent to the
+ * WebSocket protocol errors (docs/architecture.md §7). Each has a stable `code` sent to the
  * client in `{"type":"error","code","message"}` and, when fatal, a 4xxx close code.
  */
 import { AppError, type ErrorCode } from '@tradewind/lib';

@@ -1,6 +1,6 @@
 /**
  * Control requests per minute per user (auth, subscribe, unsubscribe), shared by every ws-fanout
- * process through Redis; the limit is the plan's `requestsPerMinute` (ARCHITECTURE §8: starter
+ * process through Redis; the limit is the plan's `requestsPerMinute` (docs/architecture.md §8: starter
  * 100, plus 1,000, pro 10,000).
  *
  * Sliding-window counter: one counter per user per fixed window (`tw:ws:rpm:<user>:<window>`),

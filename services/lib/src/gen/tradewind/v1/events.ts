@@ -13,7 +13,7 @@ export const protobufPackage = "tradewind.v1";
 export const protobufFileName = "tradewind/v1/events.proto";
 
 /**
- * Event payloads carried on the JetStream stream EVENTS (ARCHITECTURE.md §5).
+ * Event payloads carried on the JetStream stream EVENTS (docs/architecture.md §5).
  * One message type per subject; the subject names the type:
  *   user.created         -> UserCreated
  *   subscription.changed -> SubscriptionChanged
