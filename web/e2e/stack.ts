@@ -4,7 +4,7 @@
  * server. Ports are npm start's fixed ones (8080, 9223, 4223, …): the e2e run needs them free.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase, isListening, type TestDatabase } from '@tradewind/lib';
@@ -50,6 +50,15 @@ export async function startLocalStack(timeoutMs = 240_000): Promise<LocalStack> 
       clearTimeout(timer);
     }
     await db.drop().catch(() => undefined);
+    // The services' logs of this run are kept in artifacts/e2e-logs/ (CI keeps artifacts/), so a
+    // failure seen only in CI can be read afterwards.
+    const keep = join(import.meta.dirname, '../../artifacts/e2e-logs');
+    try {
+      rmSync(keep, { recursive: true, force: true });
+      cpSync(join(stateDir, 'logs'), keep, { recursive: true });
+    } catch {
+      // no logs written (the stack never started)
+    }
     rmSync(stateDir, { recursive: true, force: true });
   };
 
