@@ -50,8 +50,7 @@ export function decodeTransaction(input: unknown, options: DecodeOptions = {}): 
  * {@link NormalizedTransaction}. One pass: the calls of the four programs (with
  * their events) are indexed in one walk and each program's decoder gets its own.
  * What a known program's IDL lacks (a newer instruction, event or trailing event
- * fields) is reported through `options.onUnknown` (instructions also through
- * `options.onUnknownInstruction`) and skipped; the rest is decoded. Every pump.fun
+ * fields) is reported through `options.onUnknown` and skipped; the rest is decoded. Every pump.fun
  * CREATE decoded is added to `options.tokenNames` (after this transaction's own
  * messages are built, which take names from the transaction itself first); a
  * failed transaction adds nothing.

@@ -127,7 +127,7 @@ describe('LaunchLab MIGRATE and LetsBonk classification', () => {
   it('when a LaunchLab instruction is not in the IDL, then it is reported and skipped', () => {
     const seen: string[] = [];
     const unknown: NormalizedInstruction = { programId: LAUNCHLAB, accounts: [], data: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]), path: [0], stackHeight: 1 };
-    expect(decodeNormalized(txWith([{ outer: unknown, inner: [] }]), { onUnknownInstruction: (p, d) => seen.push(`${p}:${d}`) })).toEqual([]);
+    expect(decodeNormalized(txWith([{ outer: unknown, inner: [] }]), { onUnknown: (u) => { if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`); } })).toEqual([]);
     expect(seen).toEqual([`${LAUNCHLAB}:0102030405060708`]);
   });
 });

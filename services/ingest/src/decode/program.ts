@@ -27,6 +27,7 @@ export const SOL_DECIMALS = 9;
 export interface UnknownItem {
   programId: string;
   kind: 'instruction' | 'event' | 'event_fields' | 'event_layout';
+  /** What was not known: for an instruction, its 8-byte discriminator in hex (the data's first bytes when shorter). */
   name: string;
   /** Signature of the transaction it was found in. */
   signature: string;
@@ -34,12 +35,6 @@ export interface UnknownItem {
 
 /** Hooks a caller (ingest's metrics) passes to the decoder. */
 export interface DecodeOptions {
-  /**
-   * Called once per instruction of a known program whose 8-byte discriminator
-   * (hex) is not in the program's IDL (a newer instruction, or data too short
-   * to be an Anchor instruction). The instruction is skipped, never fatal.
-   */
-  onUnknownInstruction?: (programId: string, discriminatorHex: string) => void;
   /**
    * Called for everything of a known program the decoder had to skip or could only partly read
    * (see {@link UnknownItem}): the rest of the transaction is still decoded. Ingest counts these in
@@ -125,8 +120,8 @@ export type CallIndex = ReadonlyMap<ProgramCodec, ProgramCall[]>;
  * its IDL instruction by discriminator and decodes the events it emitted (one
  * replay of the log for all programs; the emit_cpi form per program only when
  * an instruction has no log event). Instructions, events and event fields a
- * program's IDL does not know go to `options.onUnknown` (and instructions to
- * `options.onUnknownInstruction`); the rest is still decoded.
+ * program's IDL does not know go to `options.onUnknown` (an instruction as kind
+ * `instruction` named by its 8-byte discriminator in hex); the rest is still decoded.
  */
 export function indexProgramCalls(tx: NormalizedTransaction, programs: readonly IndexedProgram[], options: DecodeOptions = {}): CallIndex {
   const index = new Map<ProgramCodec, ProgramCall[]>();
@@ -153,7 +148,6 @@ export function indexProgramCalls(tx: NormalizedTransaction, programs: readonly 
     const def = byDiscriminator(codec.instructionsByDisc, data);
     if (!def) {
       const disc = Buffer.from(data.length < 8 ? data : data.subarray(0, 8)).toString('hex');
-      options.onUnknownInstruction?.(programId, disc);
       options.onUnknown?.({ programId, kind: 'instruction', name: disc, signature: tx.signature });
       continue;
     }

@@ -271,10 +271,10 @@ describe('decodePumpswap on synthetic transactions', () => {
     expect(decodePumpswap(syntheticTx(outer, null))).toEqual([]);
   });
 
-  it('when an instruction is not in the IDL, then onUnknownInstruction gets its discriminator and nothing is produced', () => {
+  it('when an instruction is not in the IDL, then onUnknown reports it as an instruction with its discriminator and nothing is produced', () => {
     const seen: string[] = [];
     const outer = { programId: PUMP_AMM, accounts: [], data: hex('0102030405060708ff'), path: [0], stackHeight: 1 };
-    expect(decodePumpswap(syntheticTx(outer, null), { onUnknownInstruction: (p, d) => seen.push(`${p}:${d}`) })).toEqual([]);
+    expect(decodePumpswap(syntheticTx(outer, null), { onUnknown: (u) => { if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`); } })).toEqual([]);
     expect(seen).toEqual([`${PUMP_AMM}:0102030405060708`]);
   });
 });

@@ -145,7 +145,7 @@ function pairDerived(
  *    open_time arguments);
  *  - deposit → DEPOSIT, withdraw → WITHDRAW (LpChangeEvent + accounts + args).
  * Other instructions (fee collection, admin) produce nothing; instructions the
- * IDL does not know (e.g. collect_creator_fee) go to options.onUnknownInstruction. `index`: the
+ * IDL does not know (e.g. collect_creator_fee) go to options.onUnknown. `index`: the
  * transaction's calls from indexProgramCalls (else they are looked up here).
  */
 export function decodeRaydiumCpmm(tx: NormalizedTransaction, options: DecodeOptions = {}, index?: CallIndex): { order: number; message: RaydiumCpmmMessage }[] {
