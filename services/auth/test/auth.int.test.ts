@@ -3,8 +3,9 @@ import { decodeJwt } from 'jose';
 import { jetstream } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
-  AuthServiceClient, EVENTS_STREAM, SubscriptionChanged, callUnary, createAccessTokenVerifier, decodeEvent, encodeEvent, grpcCredentials, newEventMeta, AppError,
+  AuthServiceClient, AuthServiceService, EVENTS_STREAM, SubscriptionChanged, callUnary, createAccessTokenVerifier, decodeEvent, encodeEvent, grpcCredentials, newEventMeta, AppError, createLogger,
 } from '@tradewind/lib';
+import { authGrpcService } from '../src/grpc/auth-service.js';
 import { createSessionClient, type Session } from '@tradewind/lib/session-client';
 import type { UserJson } from '../src/index.js';
 import { Browser, signIn, startHarness, type Harness } from './support.js';
@@ -309,22 +310,9 @@ describe('gRPC AuthService', () => {
     }
   });
 
-  it('when UpdateUserMetadata moves a user to plus yearly, then the user record and the next access token carry it', async () => {
-    const { session, browser } = await signedIn('nina@example.com');
-    const c = client();
-    try {
-      const trialEnd = new Date('2026-12-05T00:00:00Z');
-      const res = await callUnary(c.updateUserMetadata.bind(c), { userId: session.user.id, tier: 'plus', billingPeriod: 'yearly', subscriptionStatus: 'trialing', subscriptionType: 'trial', trialEndDate: trialEnd, clearTrialEndDate: false });
-      expect(res.user?.metadata).toMatchObject({ tier: 'plus', billingPeriod: 'yearly', subscriptionStatus: 'trialing', subscriptionType: 'trial', trialEndDate: trialEnd });
-      const next = (await (await browser.post(`${h.publicUrl}/auth/token`)).json()) as Session<UserJson>;
-      expect(next.user).toMatchObject({ plan: 'plus', metadata: { tier: 'plus', billing_period: 'yearly', subscription_type: 'trial', trial_end_date: '2026-12-05T00:00:00.000Z' } });
-      expect(decodeJwt(next.access_token).plan).toBe('plus');
-      const bad = callUnary(c.updateUserMetadata.bind(c), { userId: session.user.id, tier: 'gold', trialEndDate: undefined, clearTrialEndDate: false });
-      await expect(bad).rejects.toBeInstanceOf(AppError);
-      await expect(bad).rejects.toMatchObject({ code: 'invalid_argument' });
-    } finally {
-      c.close();
-    }
+  it('when another service looks for a way to change a plan over gRPC, then there is none: AuthService answers GetUser only (billing owns plan state; it reaches auth as subscription.changed)', () => {
+    expect(Object.keys(AuthServiceService)).toEqual(['getUser']);
+    expect(Object.keys(authGrpcService(h.db, createLogger({ service: 'auth', level: 'silent' })).implementation)).toEqual(['getUser']);
   });
 });
 

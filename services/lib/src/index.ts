@@ -25,7 +25,7 @@ export { startLocalOidcProvider, type LocalOidcProvider } from './local-oidc.js'
 export { ACCESS_TOKEN_AUDIENCE, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, createAccessTokenVerifier, type AccessTokenClaims } from './access-token.js';
 export {
   AuthServiceClient, AuthServiceService, User as AuthUser, UserMetadata as AuthUserMetadata,
-  GetUserRequest, GetUserResponse, UpdateUserMetadataRequest, UpdateUserMetadataResponse,
+  GetUserRequest, GetUserResponse,
   type AuthServiceServer,
 } from './gen/tradewind/v1/auth.js';
 export {

@@ -54,16 +54,6 @@ export async function findUser(db: Kysely<AuthDatabase> | Transaction<AuthDataba
   return (await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined;
 }
 
-/** Applies a metadata change; only defined fields change. @returns the updated user or undefined when absent. */
-export async function updateUserMetadata(
-  db: Kysely<AuthDatabase>,
-  id: string,
-  change: Partial<Pick<UsersTable, 'tier' | 'billing_period' | 'subscription_status' | 'subscription_type' | 'trial_end_date'>>,
-): Promise<UserRow | undefined> {
-  const set = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
-  return (await db.updateTable('users').set({ ...set, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirst()) as UserRow | undefined;
-}
-
 /**
  * Saves a display name the user chose (already validated, see domain/user.ts parseProfileUpdate) and
  * marks it as theirs, so a later sign-in no longer overwrites it with the provider's name.

@@ -105,7 +105,7 @@ export function oauthErrorReason(error: string, description?: string): string {
 }
 
 /**
- * Validates a metadata update (gRPC UpdateUserMetadata).
+ * Validates the plan metadata a `subscription.changed` event carries before auth's projection applies it.
  * @throws AppError('invalid_argument') for an unknown tier, billing period or subscription type.
  */
 export function validateMetadataUpdate(update: { tier?: string | undefined; billingPeriod?: string | undefined; subscriptionType?: string | undefined; subscriptionStatus?: string | undefined }): void {

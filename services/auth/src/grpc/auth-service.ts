@@ -1,8 +1,10 @@
-/** gRPC `tradewind.v1.AuthService` (proto/tradewind/v1/auth.proto): internal user queries. */
-import { AppError, isUuid, AuthServiceService, unary, type AuthServiceServer, type AuthUser, type GetUserRequest, type GetUserResponse, type Kysely, type Logger, type UpdateUserMetadataRequest, type UpdateUserMetadataResponse } from '@tradewind/lib';
+/**
+ * gRPC `tradewind.v1.AuthService` (proto/tradewind/v1/auth.proto): internal user queries. Read
+ * only: plan state belongs to billing and reaches auth as `subscription.changed` (events/).
+ */
+import { AppError, isUuid, AuthServiceService, unary, type AuthServiceServer, type AuthUser, type GetUserRequest, type GetUserResponse, type Kysely, type Logger } from '@tradewind/lib';
 import type { AuthDatabase } from '../db/schema.js';
-import { findUser, updateUserMetadata, type UserRow } from '../db/users.js';
-import { validateMetadataUpdate } from '../domain/user.js';
+import { findUser, type UserRow } from '../db/users.js';
 
 function toProto(row: UserRow): AuthUser {
   return {
@@ -26,18 +28,6 @@ export function authGrpcService(db: Kysely<AuthDatabase>, logger: Logger) {
       requireUuid(request.userId);
       const user = await findUser(db, request.userId);
       if (!user) throw new AppError('not_found', `no user ${request.userId}`);
-      return { user: toProto(user) };
-    }),
-    updateUserMetadata: unary<UpdateUserMetadataRequest, UpdateUserMetadataResponse>(logger, 'UpdateUserMetadata', async (request) => {
-      requireUuid(request.userId);
-      validateMetadataUpdate(request);
-      const user = await updateUserMetadata(db, request.userId, {
-        tier: request.tier, billing_period: request.billingPeriod, subscription_status: request.subscriptionStatus,
-        subscription_type: request.subscriptionType,
-        trial_end_date: request.clearTrialEndDate ? null : request.trialEndDate,
-      });
-      if (!user) throw new AppError('not_found', `no user ${request.userId}`);
-      logger.info({ user_id: user.id, tier: user.tier, billing_period: user.billing_period }, 'user metadata updated');
       return { user: toProto(user) };
     }),
   };
