@@ -21,8 +21,9 @@ export interface TickerResult {
 export interface TickerOptions {
   readonly store: TokenStore;
   readonly logger: Logger;
+  /** The service clock, ms since the epoch: the ticker's "now" for windows, ages and the cache. */
   readonly now: () => number;
-  /** Cache lifetime, ms (≤ 1000). */
+  /** Cache lifetime, ms (≤ 1000), by {@link TickerOptions.now}. */
   readonly cacheMs: number;
   /** SOL_USD_PRICE: used when the stream has given no rate within `solUsdMaxAgeMs`. */
   readonly configuredSolUsd: number | undefined;
@@ -95,7 +96,8 @@ export function createTicker(options: TickerOptions): Ticker {
 
   return {
     list(limit) {
-      const now = Date.now();
+      // The service clock (injectable), like the data: a test can hold it still and step it.
+      const now = options.now();
       const hit = cache.get(limit);
       if (hit && now - hit.at < options.cacheMs) return hit.result;
       const result = compute(limit);
