@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Installs and starts what the suite needs when the machine lacks it (scripts/test-env.ts).
+    globalSetup: ['scripts/test-env.ts'],
     projects: [
       {
         extends: true,

@@ -3,7 +3,7 @@
  * package (PostgreSQL binaries from npm, no system install) with its data in a persistent
  * directory, listening on 127.0.0.1 only.
  *
- *   tsx scripts/local-postgres.ts --data-dir <dir> [--port 5433] [--database tradewind]
+ *   tsx scripts/local-postgres.ts --data-dir <dir> [--port 5433] [--database tradewind] [--no-durability]
  *
  * First run: initdb (user postgres, password postgres, scram-sha-256) — as root, the server runs
  * as a system user `postgres`, created when missing (PostgreSQL refuses to run as root). Every
@@ -44,6 +44,9 @@ async function main(): Promise<void> {
       'data-dir': { type: 'string' },
       port: { type: 'string', default: process.env.LOCAL_POSTGRES_PORT ?? '5433' },
       database: { type: 'string', default: 'tradewind' },
+      // For throw-away test servers (scripts/test-env.ts): no fsync, no synchronous commit. A crash
+      // may lose the last commits or corrupt the cluster, which a test run's temporary data can afford.
+      'no-durability': { type: 'boolean', default: false },
     },
   });
   if (!values['data-dir']) throw new Error('--data-dir is required');
@@ -67,7 +70,7 @@ async function main(): Promise<void> {
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', ...(values['no-durability'] ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
     onLog: (message) => process.stdout.write(message.endsWith('\n') ? message : `${message}\n`),
     onError: (error) => process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`),
   });

@@ -19,13 +19,14 @@
  * LOCAL_OIDC_PORT (8091), STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT (8092), PUBLIC_URL (http://localhost:8080), REPLAY_TRANSACTIONS_PER_SECOND and
  * the services' own variables, which are passed through.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { isListening, waitForPort } from '@tradewind/lib';
 import { issueUserCredentials, startLocalNats, type LocalNats } from '@tradewind/credential-issuer';
 import { ensureAccessTokenKeyFile } from './lib/access-token-key.js';
+import { ensureSystemPrograms } from './lib/system-packages.js';
 import { loadRouteTable, startIngressProxy, type IngressProxy } from './ingress-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -67,33 +68,16 @@ let nats: LocalNats | undefined;
 let ingress: IngressProxy | undefined;
 let stopping = false;
 
-function isDebianLike(): boolean {
-  try {
-    const os = readFileSync('/etc/os-release', 'utf8');
-    return /^(ID|ID_LIKE)=.*(debian|ubuntu)/m.test(os);
-  } catch {
-    return false;
-  }
-}
-
-function has(binary: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' }).status === 0;
-}
-
 /** Makes sure nats-server and (when needed) redis-server exist; installs them with apt as root. */
 function ensureSystemPackages(): void {
-  const missing: string[] = [];
-  if (!has(process.env.NATS_SERVER_BIN ?? 'nats-server')) missing.push('nats-server');
-  if (!process.env.REDIS_URL && !has('redis-server')) missing.push('redis-server');
-  if (missing.length === 0) return;
-  const command = `apt-get update && apt-get install -y ${missing.join(' ')}`;
-  if (process.getuid?.() === 0 && isDebianLike() && has('apt-get')) {
-    say(`Installing ${missing.join(', ')} with apt…`);
-    const r = spawnSync('sh', ['-c', command], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    if (r.status !== 0) throw new Error(`apt-get failed (exit ${r.status}); run: sudo ${command}`);
-    return;
+  try {
+    ensureSystemPrograms([
+      { command: process.env.NATS_SERVER_BIN ?? 'nats-server', pkg: 'nats-server' },
+      ...(process.env.REDIS_URL ? [] : [{ command: 'redis-server', pkg: 'redis-server' }]),
+    ], say);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n(on other systems install nats-server ≥ 2.9 and redis-server from your package manager, or set REDIS_URL)`, { cause: err });
   }
-  throw new Error(`missing ${missing.join(', ')}. Install ${missing.length > 1 ? 'them' : 'it'} first:\n  sudo sh -c '${command}'\n(on other systems install nats-server ≥ 2.9 and redis-server from your package manager, or set REDIS_URL)`);
 }
 
 /** @param options.ipc open an IPC channel (the child reports readiness with `process.send`). */
