@@ -132,9 +132,32 @@ export interface IngressProxyOptions {
   upstreamHost?: string;
   /** Gives up on an upstream that sent nothing for this long, ms (default 60 000, ingress-nginx's proxy-read-timeout). */
   upstreamIdleTimeoutMs?: number;
+  /**
+   * Closes a kept-alive upstream connection after it was idle this long, ms (default
+   * {@link UPSTREAM_KEEP_ALIVE_IDLE_MS}). It must be shorter than the services' own keep-alive
+   * timeout, so the proxy never sends a request on a connection the service is closing.
+   */
+  upstreamKeepAliveIdleMs?: number;
   /** Receives one entry per finished request. */
   log?: (entry: AccessLogEntry) => void;
 }
+
+/**
+ * Default of {@link IngressProxyOptions.upstreamKeepAliveIdleMs}: below Node's default keep-alive
+ * timeout of 5 s (http.Server.keepAliveTimeout), the shortest any upstream could have; every
+ * Tradewind service keeps connections 72 s (fastify's default; the web server's
+ * HTTP_KEEP_ALIVE_TIMEOUT_MS).
+ */
+export const UPSTREAM_KEEP_ALIVE_IDLE_MS = 4_000;
+
+/**
+ * Errors of a connection the upstream closed as the request went out on it (the keep-alive race):
+ * nothing was processed, so an idempotent request is sent once more on a new connection, as
+ * ingress-nginx does (proxy_next_upstream error, non_idempotent off).
+ */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+/** Methods RFC 9110 §9.2.2 calls idempotent and that carry no body here: safe to send twice. */
+const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Errors meaning "nothing accepts connections there": the service is not running. */
@@ -179,7 +202,8 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
   const log = options.log ?? (() => undefined);
   // Keep-alive to the services (without an agent http-proxy sends "connection: close" upstream,
   // which comes back and closes the browser's connection after every request).
-  const agent = new Agent({ keepAlive: true });
+  // Idle connections are closed before the services close them (see upstreamKeepAliveIdleMs).
+  const agent = new Agent({ keepAlive: true, timeout: options.upstreamKeepAliveIdleMs ?? UPSTREAM_KEEP_ALIVE_IDLE_MS });
   // changeOrigin false: the service sees the browser's Host, as behind the Kubernetes Ingress.
   const proxy = createProxyServer({ agent, xfwd: false, changeOrigin: false, proxyTimeout: options.upstreamIdleTimeoutMs ?? 60_000 });
   const upgraded = new Set<Socket>();
@@ -197,16 +221,25 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
       time: new Date().toISOString(), request_id: requestId, method: req.method ?? '', path, upstream: service,
       status: res.headersSent ? res.statusCode : 499, duration_ms: Math.round(performance.now() - started),
     }));
-    proxy.web(req, res, { target: target(service) }, (err) => {
-      const e = err as Error & { code?: string };
-      if (res.headersSent) {
-        res.destroy(e);
-        return;
-      }
-      const body = unavailableBody(service, e);
-      res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
-      res.end(body);
-    });
+    let retried = false;
+    const forward = (): void => {
+      proxy.web(req, res, { target: target(service) }, (err) => {
+        const e = err as Error & { code?: string };
+        if (res.headersSent) {
+          res.destroy(e);
+          return;
+        }
+        if (!retried && e.code && STALE_CONNECTION.has(e.code) && RETRYABLE_METHODS.has(req.method ?? '')) {
+          retried = true;
+          forward();
+          return;
+        }
+        const body = unavailableBody(service, e);
+        res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+        res.end(body);
+      });
+    };
+    forward();
   });
 
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {

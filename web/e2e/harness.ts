@@ -14,6 +14,14 @@ export const ORIGIN = 'http://localhost:8080';
 export const SHOTS_DIR = resolve(import.meta.dirname, '../../artifacts/screenshots');
 /** The two widths every route is checked and photographed at (px): a phone and a laptop. */
 export const WIDTHS = [390, 1280] as const;
+/**
+ * Screenshots stop this far down the page, px. The API reference is ~96,000 px tall at 390 px and
+ * the articles 20,000–40,000: capturing and PNG-encoding all of it took Chromium several seconds
+ * of both cores, long enough under load for the 10 s step timeout (a capture timed out in a
+ * fresh-clone run) and for the page's own requests to stall behind it. The top of a page is what
+ * a reviewer looks at; overflow and content checks cover the whole page.
+ */
+export const SHOT_MAX_HEIGHT_PX = 8_000;
 
 /** Resource errors the browser logs for answers the app handles itself (signed-out session probe, the 404 page). */
 const EXPECTED_RESOURCE_ERROR = /Failed to load resource: the server responded with a status of (401|404)/;
@@ -159,7 +167,7 @@ export function shotFile(path: string, width: number): string {
 
 /**
  * Opens `path` at each of {@link WIDTHS}: its one h1 shows, the page does not overflow the width, and
- * a full-page screenshot is written ({@link shotFile}; `shotAs` names it after another path, e.g. a
+ * a full-page screenshot (its top {@link SHOT_MAX_HEIGHT_PX}) is written ({@link shotFile}; `shotAs` names it after another path, e.g. a
  * redirect's source). `check` then runs for page-specific assertions (after the screenshot, so a
  * failing check still leaves the picture of what failed).
  */
@@ -173,7 +181,8 @@ export async function visitAtWidths(v: Visitor, path: string, check?: (width: nu
     expect(overflow, `${path} at ${width}px overflows by ${overflow}px`).toBeLessThanOrEqual(0);
     expect(await page.locator('h1').count(), `${path} has one h1`).toBe(1);
     await page.waitForTimeout(300); // data and CSS transitions (the sidebar after a resize) settle
-    await page.screenshot({ path: shotFile(shotAs, width), fullPage: true });
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.screenshot({ path: shotFile(shotAs, width), fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, SHOT_MAX_HEIGHT_PX) } });
     await check?.(width);
   }
 }
