@@ -1,5 +1,6 @@
 /**
- * `npm run creds -- --plan starter|plus|pro [--email you@example.com]`
+ * `npm run -s creds -- --plan starter|plus|pro [--email you@example.com]` (`-s` keeps npm's
+ * `> tradewind creds` banner off stdout, so `> file` or `| jq` gets only the JSON)
  *
  * Issues NATS credentials for one subscriber from the local operator state and prints
  * `{"nats_connection", "ws_url", "user_jwt", "user_nkey_seed"}` as one JSON object on stdout.
@@ -9,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { isPlanId } from '@tradewind/lib';
 import { issueUserCredentials, loadCredentialIssuerConfig, loadNatsIdentities } from '@tradewind/credential-issuer';
 
-const USAGE = 'usage: npm run creds -- --plan starter|plus|pro [--email you@example.com]\n';
+const USAGE = 'usage: npm run -s creds -- --plan starter|plus|pro [--email you@example.com]\n';
 
 async function main(): Promise<number> {
   let values: { plan?: string | undefined; email?: string | undefined; help?: boolean | undefined };

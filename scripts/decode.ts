@@ -1,5 +1,6 @@
 /**
- * `npm run decode -- <file or dir>...`: decodes recorded getTransaction results
+ * `npm run -s decode -- <file or dir>...` (`-s` keeps npm's `> tradewind decode` banner off
+ * stdout; `tsx scripts/decode.ts` works too): decodes recorded getTransaction results
  * into trade messages. Directories are walked recursively for *.json. stdout:
  * one JSON trade message per line and nothing else. stderr: `<path>: <reason>`
  * for every input that is not a readable transaction. Exit 0 when every input
@@ -22,7 +23,7 @@ function jsonFiles(path: string): string[] {
 
 function main(args: string[]): number {
   if (args.length === 0) {
-    process.stderr.write('usage: npm run decode -- <transaction.json | directory>...\n');
+    process.stderr.write('usage: npm run -s decode -- <transaction.json | directory>...\n');
     return 2;
   }
   let failed = false;
@@ -50,4 +51,10 @@ function main(args: string[]): number {
   return failed ? 1 : 0;
 }
 
+// A reader that stops early (`| head`) closes the pipe: end quietly with the status so far
+// instead of an unhandled EPIPE stack trace on stderr.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit();
+});
 process.exitCode = main(process.argv.slice(2));

@@ -491,7 +491,7 @@ Tradewind is running: the first trade reached a WebSocket client ${firstAt} s af
 
 ${source}
 
-Starter credentials (also in ${join(stateDir, 'example-creds.json')}; more with: npm run creds -- --plan pro):
+Starter credentials (also in ${join(stateDir, 'example-creds.json')}; more with: npm run -s creds -- --plan pro):
 ${JSON.stringify(example)}
 
 Watch trades — paste this in another terminal, from this directory:

@@ -268,7 +268,7 @@ def backoff_delay(attempt):
 async def main():
     jwt, seed, file_url = load_credentials(os.environ)
     if not jwt or not seed:
-        log("No credentials. Set TRADEWIND_CREDS to a .creds file (dashboard -> Download .creds, or the JSON of `npm run creds -- --plan starter`),")
+        log("No credentials. Set TRADEWIND_CREDS to a .creds file (dashboard -> Download .creds, or the JSON of `npm run -s creds -- --plan starter`),")
         log("or TRADEWIND_JWT and TRADEWIND_NKEY_SEED.")
         return 2
     url = os.environ.get("TRADEWIND_WS_URL") or file_url or DEFAULT_WS_URL

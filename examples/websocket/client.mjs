@@ -69,7 +69,7 @@ async function main() {
     return 2;
   }
   if (!creds) {
-    log('No credentials. Set TRADEWIND_CREDS to a .creds file (dashboard → Download .creds, or the JSON of `npm run creds -- --plan starter`),');
+    log('No credentials. Set TRADEWIND_CREDS to a .creds file (dashboard → Download .creds, or the JSON of `npm run -s creds -- --plan starter`),');
     log('or TRADEWIND_JWT and TRADEWIND_NKEY_SEED.');
     return 2;
   }

@@ -50,4 +50,22 @@ describe('scripts/decode.ts', () => {
     expect(none.stdout).toBe('');
     expect(none.stderr).toMatch(/usage/);
   });
+
+  it('when the reader closes the pipe early (| head -n 1), then one trade line and no EPIPE trace on stderr', () => {
+    // Ten copies of the recording (≈ 680 KB of trades) overflow the 64 KB pipe buffer, so writes
+    // continue after head has exited and the pipe is closed.
+    const dirs = Array.from({ length: 10 }, () => `'${recording}'`).join(' ');
+    const r = spawnSync('sh', ['-c', `'${process.execPath}' --import tsx scripts/decode.ts ${dirs} | head -n 1`], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect((JSON.parse(r.stdout) as Record<string, unknown>).source).toBeDefined();
+  });
+
+  it('when run as `npm run -s decode`, then stdout is only JSON (no npm banner, no .npmrc needed)', () => {
+    const r = spawnSync('npm', ['run', '-s', 'decode', '--', join(recording, 'launchlab')], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    for (const line of lines) expect((JSON.parse(line) as Record<string, unknown>).source).toBe('bonk');
+  });
 });

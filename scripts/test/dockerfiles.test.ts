@@ -160,7 +160,23 @@ function stagesFeeding(stages: Stage[], stage: Stage, seen = new Set<string>()):
   return feeding;
 }
 
-const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[]; engines: { node: string } };
+
+/**
+ * The default of the global `ARG NODE_IMAGE=<image>` (before the first FROM; the parser drops
+ * global ARGs), or undefined when the Dockerfile has none.
+ */
+function nodeImageDefault(text: string): string | undefined {
+  const head = text.slice(0, text.search(/^FROM\s/im));
+  return /^ARG\s+NODE_IMAGE=(\S+)\s*$/m.exec(head)?.[1];
+}
+
+/** The major of the root package.json `engines.node` lower bound (`>=22` → 22). */
+function enginesMajor(range: string): number {
+  const match = /^>=\s*(\d+)(?:\.\d+)*$/.exec(range.trim());
+  if (!match) throw new Error(`engines.node ${JSON.stringify(range)}: expected ">=<major>"`);
+  return Number(match[1]);
+}
 const services = readdirSync(join(ROOT, 'services')).filter((name) => name !== 'lib' && existsSync(join(ROOT, 'services', name, 'package.json'))).sort();
 const images = [
   ...services.map((svc) => ({ name: svc, workspace: `services/${svc}`, dockerfile: `services/${svc}/Dockerfile`, config: `services/${svc}/src/config.ts`, main: `services/${svc}/src/main.ts` })),
@@ -181,7 +197,8 @@ describe('.dockerignore', () => {
 
   it.each([
     'package.json', 'package-lock.json', 'services/lib/src/index.ts', 'services/lib/src/gen/tradewind/v1/auth.ts',
-    'services/lib/src/testing/ports.ts', 'services/ingest/idl/raydium_cp_swap.json', 'web/src/App.tsx', 'examples/websocket/README.md',
+    'services/lib/src/testing/ports.ts', 'services/ingest/idl/raydium_cp_swap.json', 'services/ingest/idl/pump.json',
+    'services/ingest/idl/pump_amm.json', 'web/src/App.tsx', 'examples/websocket/README.md',
   ])('when the context is sent, then %s is in it', (path) => {
     expect(ignored(path)).toBe(false);
   });
@@ -198,6 +215,14 @@ describe('Dockerfiles', () => {
     const dev = stages.find((s) => s.name === 'dev');
     const all = (stage: Stage, keyword: string) => stage.instructions.filter((i) => i.keyword === keyword);
     const last = (stage: Stage, keyword: string) => all(stage, keyword).at(-1);
+
+    it('then every stage is built on the Debian slim Node image of the engines major (ARG NODE_IMAGE) or on an earlier stage', () => {
+      const base = nodeImageDefault(readFileSync(join(ROOT, image.dockerfile), 'utf8'));
+      expect(base, 'ARG NODE_IMAGE=… before the first FROM').toBe(`node:${enginesMajor(rootPackage.engines.node)}-bookworm-slim`);
+      stages.forEach((stage, i) => {
+        expect(['${NODE_IMAGE}', ...stages.slice(0, i).map((s) => s.name)], `FROM ${stage.base} AS ${stage.name}`).toContain(stage.base);
+      });
+    });
 
     it('then it has a dev target and ends with the runtime stage (the default target)', () => {
       expect(dev, 'a stage named dev').toBeDefined();
@@ -277,6 +302,14 @@ describe('the test itself', () => {
     const stages = parseDockerfile(text);
     expect(stages.map((s) => s.name)).toEqual(['dev', 'runtime']);
     expect(stages[1]!.instructions.filter((i) => i.keyword === 'USER')).toEqual([]);
+  });
+
+  it('when the Node image is given as a global ARG, then its default is read; engines ">=22" gives major 22', () => {
+    expect(nodeImageDefault('# syntax=docker/dockerfile:1\nARG NODE_IMAGE=node:20-bookworm-slim\nFROM ${NODE_IMAGE} AS a\nARG NODE_IMAGE=x\n')).toBe('node:20-bookworm-slim');
+    expect(nodeImageDefault('FROM node:22\nARG NODE_IMAGE=node:22-bookworm-slim\n')).toBeUndefined();
+    expect(enginesMajor('>=22')).toBe(22);
+    expect(enginesMajor('>= 22.12.0')).toBe(22);
+    expect(() => enginesMajor('^22')).toThrow(/expected/);
   });
 
   it('when an instruction spans lines, then it is one instruction with its flags split off', () => {

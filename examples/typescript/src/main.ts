@@ -121,7 +121,7 @@ async function main(): Promise<number> {
   const { values, positionals } = parseArgs({ options: { replay: { type: 'string' } }, allowPositionals: true });
   const creds = loadCredentials(process.env);
   if (!creds) {
-    log('No credentials. Set TRADEWIND_CREDS to a .creds file (dashboard → Download .creds, or the JSON of `npm run creds -- --plan starter`),');
+    log('No credentials. Set TRADEWIND_CREDS to a .creds file (dashboard → Download .creds, or the JSON of `npm run -s creds -- --plan starter`),');
     log('or TRADEWIND_JWT and TRADEWIND_NKEY_SEED.');
     return 2;
   }

@@ -1,8 +1,6 @@
 import { BorshEventCoder, BorshInstructionCoder } from '@coral-xyz/anchor';
 import type { Idl } from '@coral-xyz/anchor';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { typeMap } from './borsh-tolerant.js';
 import type { IdlTypeDefEntry, IdlTypeRef } from './borsh-tolerant.js';
@@ -102,35 +100,18 @@ function buildCodec(idl: LoadedIdl): ProgramCodec {
 }
 
 /**
- * Location of the official pump.fun IDL shipped in @pump-fun/pump-sdk
- * (`src/idl/pump.json`). The file is outside the package's `exports` map, so the
- * package entry point is resolved and the package directory found by walking up.
+ * Location of the official pump.fun IDL (`pump` 0.1.0, address 6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P),
+ * vendored in this repo as services/ingest/idl/pump.json: a byte-identical copy of
+ * `src/idl/pump.json` of the npm package @pump-fun/pump-sdk 2.0.0 (MIT; see SOURCES.md there).
  */
-export function pumpIdlPath(): string {
-  return pumpSdkIdlPath('pump.json');
-}
+export const pumpIdlPath = fileURLToPath(new URL('../../idl/pump.json', import.meta.url));
 
 /**
- * Location of the official PumpSwap (pump_amm) IDL shipped in @pump-fun/pump-sdk
- * (`src/idl/pump_amm.json`), found the same way as {@link pumpIdlPath}.
+ * Location of the official PumpSwap IDL (`pump_amm` 0.1.0, address pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA),
+ * vendored as services/ingest/idl/pump_amm.json: a byte-identical copy of @pump-fun/pump-sdk
+ * 2.0.0 `src/idl/pump_amm.json` (MIT; see SOURCES.md there).
  */
-export function pumpAmmIdlPath(): string {
-  return pumpSdkIdlPath('pump_amm.json');
-}
-
-function pumpSdkIdlPath(file: string): string {
-  const require = createRequire(import.meta.url);
-  let dir = dirname(require.resolve('@pump-fun/pump-sdk'));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === '@pump-fun/pump-sdk') {
-      return join(dir, 'src', 'idl', file);
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the @pump-fun/pump-sdk package directory');
-    dir = up;
-  }
-}
+export const pumpAmmIdlPath = fileURLToPath(new URL('../../idl/pump_amm.json', import.meta.url));
 
 /** Location of the LaunchLab IDL kept in this repo (services/ingest/idl, see SOURCES.md there). */
 export const launchlabIdlPath = fileURLToPath(new URL('../../idl/raydium_launchpad.json', import.meta.url));
@@ -148,7 +129,7 @@ let raydiumCpmm: ProgramCodec | undefined;
 
 /** pump.fun program codec (IDL `pump`, address 6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P). Loaded once. */
 export function pumpCodec(): ProgramCodec {
-  pump ??= buildCodec(JSON.parse(readFileSync(pumpIdlPath(), 'utf8')) as LoadedIdl);
+  pump ??= buildCodec(JSON.parse(readFileSync(pumpIdlPath, 'utf8')) as LoadedIdl);
   return pump;
 }
 
@@ -160,7 +141,7 @@ export function launchlabCodec(): ProgramCodec {
 
 /** PumpSwap codec (IDL `pump_amm`, address pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA). Loaded once. */
 export function pumpAmmCodec(): ProgramCodec {
-  pumpAmm ??= buildCodec(JSON.parse(readFileSync(pumpAmmIdlPath(), 'utf8')) as LoadedIdl);
+  pumpAmm ??= buildCodec(JSON.parse(readFileSync(pumpAmmIdlPath, 'utf8')) as LoadedIdl);
   return pumpAmm;
 }
 

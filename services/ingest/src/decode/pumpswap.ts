@@ -48,7 +48,7 @@ const TRADE_EVENT_TAIL: { name: string; type: string }[] = [{ name: 'creator_fee
 let extendedCodec: ProgramCodec | undefined;
 
 /**
- * The PumpSwap codec used for messages: the installed IDL (@pump-fun/pump-sdk
+ * The PumpSwap codec used for messages: the vendored IDL (services/ingest/idl/pump_amm.json, a copy of @pump-fun/pump-sdk 2.0.0
  * `src/idl/pump_amm.json`) with {@link TRADE_EVENT_TAIL} appended to BuyEvent and SellEvent
  * when that IDL ends them with `holder_rewards` and lacks the field. Events without the trailing
  * bytes (2025, early 2026) still decode as prefixes, the new field absent.
