@@ -346,10 +346,27 @@ export class TradewindClient {
       const text = messageText(event.data);
       this.#onFrame(text === undefined ? { kind: 'invalid', reason: 'not a text frame' } : parseServerFrame(text));
     };
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+    };
     ws.onclose = (event) => {
       if (this.#ws === ws) this.#linkDown(event.code, event.reason);
     };
-    ws.onerror = () => undefined; // a close event follows with the code
+    ws.onerror = () => {
+      // After the connection was established a close event follows with the code. A connection that
+      // fails before it opens is ended here: Node 22's built-in WebSocket (undici 6) fires only
+      // `error` then, never `close`, and stays CONNECTING, so waiting for `close` would wait forever.
+      // (Runtimes that do send the close event find the handlers detached by then.)
+      if (opened || this.#ws !== ws) return;
+      // Detach first: closing a CONNECTING socket may dispatch another error event synchronously.
+      this.#linkDown(1006, 'connection failed');
+      try {
+        ws.close();
+      } catch {
+        // not closable in this state; it is detached anyway
+      }
+    };
     this.#armWatchdog();
   }
 
