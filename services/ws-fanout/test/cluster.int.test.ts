@@ -18,6 +18,8 @@ const READINESS_DELAY_MS = 1000;
 const WAIT_MS = 20_000;
 /** Each test's bound: a few waits on conditions (vitest's default 30 s would cut one short before it reports). */
 const TEST_MS = 60_000;
+/** How long the cluster may take to become ready at the start, ms (the hook allows 10 s more for the NATS/Redis setup). */
+const STARTUP_MS = 80_000;
 
 interface Service {
   readonly proc: ChildProcess;
@@ -112,8 +114,11 @@ beforeAll(async () => {
   process.once('exit', killService); // the workers follow when the primary's IPC channel closes
   env = await startTestEnv();
   svc = await startService();
-  await waitFor('/readyz 200', async () => svc.proc.exitCode === null ? (await get('/readyz')).status === 200 : Promise.reject(new Error(`exited: ${svc.output}`)));
-}, 90_000);
+  // Startup gets the hook's budget, not WAIT_MS: three processes (primary and two workers) compile
+  // ws-fanout with tsx on a cold cache in a fresh clone, which took more than 20 s on a loaded
+  // 2-core machine (a fresh-clone CI run failed here with both workers forked and not yet ready).
+  await waitFor('/readyz 200', async () => svc.proc.exitCode === null ? (await get('/readyz')).status === 200 : Promise.reject(new Error(`exited: ${svc.output}`)), STARTUP_MS);
+}, STARTUP_MS + 10_000);
 
 afterAll(async () => {
   killService();
