@@ -21,6 +21,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createProxyServer } from 'http-proxy-3';
+import { defaultPort } from '@tradewind/lib';
 
 /** `deploy/routes.json`, next to this repository's scripts. */
 export const DEFAULT_ROUTES_FILE = resolve(import.meta.dirname, '..', 'deploy', 'routes.json');
@@ -292,7 +293,7 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
 }
 
 async function main(): Promise<void> {
-  const port = Number(process.env.INGRESS_PORT ?? 8080);
+  const port = Number(process.env.INGRESS_PORT ?? defaultPort('ingress', 'http'));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`INGRESS_PORT: must be an integer 0-65535, got "${process.env.INGRESS_PORT}"`);
   const table = loadRouteTable(process.env.ROUTES_FILE ?? DEFAULT_ROUTES_FILE);
   const write = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);

@@ -9,13 +9,13 @@
  *
  * Logs pino JSON lines to stdout (the issuer on start); SIGTERM/SIGINT stop it.
  */
-import { createLogger, startLocalOidcProvider } from '@tradewind/lib';
+import { createLogger, defaultPort, startLocalOidcProvider } from '@tradewind/lib';
 
 const logger = createLogger({ service: 'local-oidc', level: process.env.LOG_LEVEL ?? 'info' });
 
 async function main(): Promise<void> {
   if (process.env.NODE_ENV === 'production') throw new Error('the local OpenID Connect provider is refused when NODE_ENV=production');
-  const raw = process.env.LOCAL_OIDC_PORT ?? '8091';
+  const raw = process.env.LOCAL_OIDC_PORT ?? String(defaultPort('local-oidc', 'http'));
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`LOCAL_OIDC_PORT: must be an integer 0-65535, got "${raw}"`);
 

@@ -3,27 +3,27 @@
  *
  * Installs what is missing (nats-server, redis-server through apt when run as root on
  * Debian/Ubuntu; otherwise prints the exact command), creates the NATS operator keys in the
- * state directory on first run, starts nats-server (operator mode, JetStream, :4223), a private
+ * state directory on first run, starts nats-server (operator mode, JetStream), a private
  * redis-server (unless REDIS_URL is set), an embedded PostgreSQL (unless DATABASE_URL is set;
  * scripts/local-postgres.ts), the local OpenID Connect provider (unless GOOGLE_CLIENT_ID is set;
  * scripts/local-oidc.ts), then credential-issuer, ingest, ws-fanout, auth and billing (which runs
- * the labelled local Stripe stand-in on :8092 unless STRIPE_SECRET_KEY is set), and the local
- * ingress proxy on :8080 (scripts/ingress-proxy.ts, routes from deploy/routes.json); waits until
+ * the labelled local Stripe stand-in unless STRIPE_SECRET_KEY is set), and the local
+ * ingress proxy (scripts/ingress-proxy.ts, routes from deploy/routes.json); waits until
  * each is ready, checks that a trade reaches a WebSocket client, and prints the URLs and a
  * ready-to-paste example. Ctrl-C (or SIGTERM) stops the proxy, then the services, then the
  * servers they depend on, PostgreSQL last, and leaves no process behind; a run that was killed
  * hard is cleaned up by the next one (pids.json, postgres's postmaster.pid).
  *
- * Environment: TRADEWIND_STATE_DIR (default .tradewind), REDIS_URL, LOCAL_REDIS_PORT (6390),
- * DATABASE_URL, LOCAL_POSTGRES_PORT (5433), GOOGLE_CLIENT_ID/GOOGLE_CLIENT_SECRET,
- * LOCAL_OIDC_PORT (8091), STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT (8092), PUBLIC_URL (http://localhost:8080), REPLAY_TRANSACTIONS_PER_SECOND and
- * the services' own variables, which are passed through.
+ * Environment: TRADEWIND_STATE_DIR (default .tradewind), REDIS_URL, LOCAL_REDIS_PORT,
+ * DATABASE_URL, LOCAL_POSTGRES_PORT, GOOGLE_CLIENT_ID/GOOGLE_CLIENT_SECRET,
+ * LOCAL_OIDC_PORT, STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT, PUBLIC_URL (http://localhost:<ingress port>), REPLAY_TRANSACTIONS_PER_SECOND and
+ * the services' own variables, which are passed through. Every port's default is in deploy/services.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import WebSocket from 'ws';
-import { isListening, waitForPort } from '@tradewind/lib';
+import { defaultPort, isListening, waitForPort } from '@tradewind/lib';
 import { issueUserCredentials, startLocalNats, type LocalNats } from '@tradewind/credential-issuer';
 import { ensureAccessTokenKeyFile } from './lib/access-token-key.js';
 import { ensureSystemPrograms } from './lib/system-packages.js';
@@ -32,14 +32,21 @@ import { loadRouteTable, startIngressProxy, type IngressProxy } from './ingress-
 const root = resolve(import.meta.dirname, '..');
 const stateDir = resolve(root, process.env.TRADEWIND_STATE_DIR ?? '.tradewind');
 const logDir = join(stateDir, 'logs');
+/**
+ * Every port npm start listens on or hands to a service: the local defaults of deploy/services.json
+ * (docs/architecture.md §4), the one place they are written down.
+ */
 const PORTS = {
-  nats: 4223, natsMonitor: 8223, ws: 9223, ingress: 8080,
-  auth: { http: 8081, grpc: 50051 },
-  billing: { http: 8082, grpc: 50052 },
-  credentialIssuer: 8083,
-  tokenPrice: { http: 8084, grpc: 50054 },
-  web: 5173,
-  admin: { ingest: 9303, 'credential-issuer': 9302, 'ws-fanout': 9301, auth: 9304, billing: 9305, 'token-price': 9306, web: 9307 },
+  nats: defaultPort('nats', 'nats'), natsMonitor: defaultPort('nats', 'monitor'), ws: defaultPort('ws-fanout', 'websocket'), ingress: defaultPort('ingress', 'http'),
+  auth: { http: defaultPort('auth', 'http'), grpc: defaultPort('auth', 'grpc') },
+  billing: { http: defaultPort('billing', 'http'), grpc: defaultPort('billing', 'grpc') },
+  credentialIssuer: defaultPort('credential-issuer', 'http'),
+  tokenPrice: { http: defaultPort('token-price', 'http'), grpc: defaultPort('token-price', 'grpc') },
+  web: defaultPort('web', 'http'),
+  admin: {
+    ingest: defaultPort('ingest', 'admin'), 'credential-issuer': defaultPort('credential-issuer', 'admin'), 'ws-fanout': defaultPort('ws-fanout', 'admin'),
+    auth: defaultPort('auth', 'admin'), billing: defaultPort('billing', 'admin'), 'token-price': defaultPort('token-price', 'admin'), web: defaultPort('web', 'admin'),
+  },
 } as const;
 
 /** A port from the environment; exits with a clear message on a bad value. */
@@ -53,10 +60,10 @@ function portFromEnv(name: string, fallback: number): number {
   }
   return port;
 }
-const redisPort = portFromEnv('LOCAL_REDIS_PORT', 6390);
-const postgresPort = portFromEnv('LOCAL_POSTGRES_PORT', 5433);
-const oidcPort = portFromEnv('LOCAL_OIDC_PORT', 8091);
-const localStripePort = portFromEnv('LOCAL_STRIPE_PORT', 8092);
+const redisPort = portFromEnv('LOCAL_REDIS_PORT', defaultPort('redis', 'redis'));
+const postgresPort = portFromEnv('LOCAL_POSTGRES_PORT', defaultPort('postgres', 'postgres'));
+const oidcPort = portFromEnv('LOCAL_OIDC_PORT', defaultPort('local-oidc', 'http'));
+const localStripePort = portFromEnv('LOCAL_STRIPE_PORT', defaultPort('local-stripe', 'http'));
 const postgresDataDir = join(stateDir, 'postgres');
 const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${PORTS.ingress}`;
 const t0 = Date.now();
@@ -393,7 +400,7 @@ async function main(): Promise<void> {
   const services: Array<[name: Exclude<keyof typeof PORTS.admin, 'web'>, env: NodeJS.ProcessEnv]> = [
     ['credential-issuer', {
       ...common, ADMIN_PORT: String(PORTS.admin['credential-issuer']), PORT: String(PORTS.credentialIssuer), DATABASE_URL: authEnv.DATABASE_URL,
-      PUBLIC_URL: publicUrl, AUTH_JWKS_URL: billingEnv.AUTH_JWKS_URL, NATS_PUBLIC_URL: 'nats://localhost:4223',
+      PUBLIC_URL: publicUrl, AUTH_JWKS_URL: billingEnv.AUTH_JWKS_URL, NATS_PUBLIC_URL: `nats://localhost:${PORTS.nats}`,
     }],
     ['ingest', { ...common, ADMIN_PORT: String(PORTS.admin.ingest), NATS_CREDS: join(natsDir, 'service.creds') }],
     ['ws-fanout', {
@@ -432,7 +439,7 @@ async function main(): Promise<void> {
   });
   say(`Local ingress proxy on ${PORTS.ingress} (routes from deploy/routes.json).`);
 
-  const example = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: 'nats://localhost:4223', email: 'example@localhost', ttlSeconds: 30 * 24 * 3600 });
+  const example = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: `nats://localhost:${PORTS.nats}`, email: 'example@localhost', ttlSeconds: 30 * 24 * 3600 });
   writeFileSync(join(stateDir, 'example-creds.json'), JSON.stringify(example, null, 2), { mode: 0o600 });
   const probe = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: nats.url, email: 'start-check@localhost', ttlSeconds: 600 });
   const firstTrade = await firstTradeOverWebSocket(probe, 60_000);
@@ -466,7 +473,7 @@ every message carries "replayed": true. For live Solana data set INGEST_SOURCE=y
       ? `Prices from our own trades; USD at SOL_USD_PRICE=${process.env.SOL_USD_PRICE} until the stream shows a WSOL/USDC swap.`
       : `Prices from our own trades, in SOL. USD figures are null: the recording has no WSOL/USDC swap
               to read SOL/USD from; set SOL_USD_PRICE (USD per SOL) or BIRDEYE_API_KEY (docs/token-price.md).`;
-  const client = `node -e "const ws=new (require('ws'))('ws://localhost:9223');ws.on('open',()=>ws.send(JSON.stringify({jwt:'${example.user_jwt}',nkey:'${example.user_nkey_seed}'})));ws.on('message',m=>{const d=JSON.parse(m);if(d.type==='authenticated'){ws.send(JSON.stringify({subject:'basic.pumpfun'}));ws.send(JSON.stringify({subject:'basic.bonk'}))}console.log(m.toString())})"`;
+  const client = `node -e "const ws=new (require('ws'))('ws://localhost:${PORTS.ws}');ws.on('open',()=>ws.send(JSON.stringify({jwt:'${example.user_jwt}',nkey:'${example.user_nkey_seed}'})));ws.on('message',m=>{const d=JSON.parse(m);if(d.type==='authenticated'){ws.send(JSON.stringify({subject:'basic.pumpfun'}));ws.send(JSON.stringify({subject:'basic.bonk'}))}console.log(m.toString())})"`;
   say(`
 Tradewind is running: the first trade reached a WebSocket client ${firstAt} s after start.
 

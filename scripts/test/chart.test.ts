@@ -136,7 +136,10 @@ const validateValues = ajv.compile(JSON.parse(readFileSync(join(CHART, 'values.s
 const schemaErrors = (v: unknown) => (validateValues(v) ? [] : (validateValues.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
 
 const COMPONENTS = ['auth', 'billing', 'credential-issuer', 'token-price', 'ingest', 'ws-fanout', 'web'] as const;
-const ADMIN_PORTS: Record<string, number> = { 'ws-fanout': 9301, 'credential-issuer': 9302, ingest: 9303, auth: 9304, billing: 9305, 'token-price': 9306, web: 9307 };
+/** deploy/services.json: each component's ports by role (values.yaml's copy is compared with it in scripts/test/services-manifest.test.ts). */
+const MANIFEST_PORTS = Object.fromEntries(Object.entries((JSON.parse(readFileSync(join(ROOT, 'deploy/services.json'), 'utf8')) as { components: Record<string, { ports: Record<string, { port: number }> }> }).components)
+  .map(([name, c]) => [name, Object.fromEntries(Object.entries(c.ports).map(([role, p]) => [role, p.port]))])) as Record<string, Record<string, number>>;
+const ADMIN_PORTS: Record<string, number> = Object.fromEntries(COMPONENTS.map((name) => [name, MANIFEST_PORTS[name]!.admin!]));
 
 describe('values.schema.json', () => {
   it('when the shipped values files are checked, then each (merged over values.yaml, as Helm does) is valid', () => {
@@ -292,6 +295,23 @@ describe('rendered manifests', () => {
     }
   });
 
+  it.each(scenarios)('when rendered with %s, then each component\'s container ports, Service ports and port variables are the manifest\'s', (_name, files) => {
+    const objects = render(files);
+    for (const name of COMPONENTS) {
+      const fullname = `tradewind-${name}`;
+      const main = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === fullname)!.spec.template.spec.containers[0];
+      const expected = MANIFEST_PORTS[name]!;
+      const containerPorts = Object.fromEntries(main.ports.map((p: any) => [p.name, p.containerPort]));
+      // billing's development pods also carry the local Stripe stand-in's port.
+      expect(containerPorts, name).toEqual(files.includes('values-dev.yaml') && name === 'billing' ? { ...expected, 'local-stripe': MANIFEST_PORTS['local-stripe']!.http } : expected);
+      const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === fullname)!;
+      for (const p of service.spec.ports) expect(p.port, `${name} Service port ${p.name}`).toBe(containerPorts[p.name]);
+      const env = Object.fromEntries(main.env.map((e: any) => [e.name, e.value]));
+      for (const role of ['http', 'websocket']) if (expected[role]) expect(env.PORT, `${name} PORT`).toBe(String(expected[role]));
+      if (expected.grpc) expect(env.GRPC_PORT, `${name} GRPC_PORT`).toBe(String(expected.grpc));
+    }
+  });
+
   it('when rendered with defaults, then the Ingress routes exactly the route table and ws-fanout autoscales on CPU and connections per pod', () => {
     const objects = render();
     // No WebSocket ingress: clients reach ws-fanout's Service directly, so X-Forwarded-For is theirs to forge.
@@ -434,20 +454,22 @@ describe('Tiltfile', () => {
   // cannot be rendered here (helm dependency build needs the network).
   const DEPENDENCY_WORKLOADS = ['tradewind-nats', 'tradewind-postgresql', 'tradewind-redis-master'];
 
-  it('when it is parsed, then it is valid Starlark syntax (Python grammar), every image has its Dockerfile and every synced path exists', () => {
+  it('when it is parsed, then it is valid Starlark syntax (Python grammar), every image is built from the root Dockerfile and every synced path exists', () => {
     const parsed = spawnSync('python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: tiltfile, encoding: 'utf8' });
     expect(parsed.status, parsed.stderr).toBe(0);
-    const images = [...tiltfile.matchAll(/^service_image\('([^']+)', '([^']+)', \[([^\]]*)\]\)/gm)];
+    const images = [...tiltfile.matchAll(/^service_image\('([^']+)', \[([^\]]*)\]\)/gm)];
     expect(images.map((m) => m[1]).sort()).toEqual([...COMPONENTS].sort());
+    expect(tiltfile).toContain("dockerfile='Dockerfile'");
     const context = JSON.parse(/^IMAGE_CONTEXT = (\[.*\])$/m.exec(tiltfile)![1]!.replace(/'/g, '"')) as string[];
     const inContext = (path: string) => context.some((c) => path === c || path.startsWith(`${c}/`));
-    for (const [, , dockerfile, sources] of images) {
-      expect(existsSync(join(ROOT, dockerfile!)), dockerfile).toBe(true);
-      // Every file the Dockerfile copies from the build context is inside the context Tilt sends.
-      const copied = readFileSync(join(ROOT, dockerfile!), 'utf8').split('\n').filter((l) => /^COPY\s/.test(l) && !/--from=/.test(l))
-        .flatMap((l) => l.split(/\s+/).slice(1, -1).filter((a) => !a.startsWith('--')));
-      expect(copied.length, dockerfile).toBeGreaterThan(0);
-      for (const src of copied) expect(inContext(src), `${dockerfile}: COPY ${src} is outside the Tiltfile's only=`).toBe(true);
+    // Every file the Dockerfile copies from the build context, for every component's WORKSPACE, is inside the context Tilt sends.
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'deploy/services.json'), 'utf8')) as { components: Record<string, { workspace: string | null }> };
+    const copied = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => /^COPY\s/.test(l) && !/--from=/.test(l))
+      .flatMap((l) => l.split(/\s+/).slice(1, -1).filter((a) => !a.startsWith('--')))
+      .flatMap((src) => (src.includes('${WORKSPACE}') ? COMPONENTS.map((c) => src.replace('${WORKSPACE}', manifest.components[c]!.workspace!)) : [src]));
+    expect(copied.length).toBeGreaterThan(0);
+    for (const src of copied) expect(inContext(src), `Dockerfile: COPY ${src} is outside the Tiltfile's only=`).toBe(true);
+    for (const [, , sources] of images) {
       for (const src of sources!.split(',').map((s) => s.trim().replace(/'/g, '')).filter(Boolean)) expect(existsSync(join(ROOT, src)), src).toBe(true);
     }
   });
@@ -461,6 +483,7 @@ describe('Tiltfile', () => {
     expect([...images].sort()).toEqual(COMPONENTS.map((c) => `tradewind/${c}`).sort());
     const secrets = [...tiltfile.matchAll(/'([a-z0-9-]+):secret'/g)].map((m) => m[1]);
     expect(secrets).toEqual(['tradewind-nats-identities', 'tradewind-nats-auth', 'tradewind-auth-signing-key', 'tradewind-credentials-encryption-key']);
-    for (const port of ["'9223'", "'4223:4222'", 'port=8080']) expect(tiltfile).toContain(port);
+    // The port-forwards come from deploy/services.json (evaluated in scripts/test/services-manifest.test.ts).
+    for (const forward of ["forward('ws-fanout', 'websocket')", "forward('nats', 'nats')", "port=port('ingress', 'http')"]) expect(tiltfile).toContain(forward);
   });
 });

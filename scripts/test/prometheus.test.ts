@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PATHS, REPO_ROOT, listFiles, markdownAnchors, metricNamesIn, readDashboards, readRules, readYaml, topLevelAlternatives,
 } from '../lib/observability.js';
+import { defaultPort } from '@tradewind/lib';
 import { baseName, seriesNames, sourceMetricNames, type SourceMetrics } from '../lib/metric-names.js';
 import { checkPrometheus, PrometheusNotFoundError, rewriteIntervals } from '../prometheus-check.js';
 
@@ -206,10 +207,8 @@ describe('deploy/prometheus rules', () => {
 
   it('when the local config is read, then it scrapes every component as its own job on its npm start admin port', () => {
     const config = readYaml(root, PATHS.prometheusLocalConfig) as { rule_files: string[]; scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> };
-    const startTs = readFileSync(join(root, 'scripts/start.ts'), 'utf8');
-    const admin = /admin:\s*\{([^}]*)\}/.exec(startTs)![1]!;
-    const ports = Object.fromEntries([...admin.matchAll(/'?([a-z-]+)'?:\s*(\d+)/g)].map((m) => [m[1]!, m[2]!]));
-    expect(Object.keys(ports).sort()).toEqual(COMPONENTS);
+    // npm start's admin ports are the services manifest's (deploy/services.json).
+    const ports = Object.fromEntries(COMPONENTS.map((n) => [n, String(defaultPort(n, 'admin'))]));
     expect(config.scrape_configs.map((s) => s.job_name).sort()).toEqual(COMPONENTS);
     for (const sc of config.scrape_configs) expect(sc.static_configs.flatMap((s) => s.targets), sc.job_name).toEqual([`127.0.0.1:${ports[sc.job_name]}`]);
     expect(config.rule_files).toEqual(['rules/*.yml']);

@@ -1,15 +1,52 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import sirv from 'sirv';
 import { APP_PATHS, PUBLIC_PATHS, redirectTarget } from '../src/route-paths';
+
+/** Where the OpenAPI document of the HTTP APIs is served (docs/openapi.md; an Exact route in deploy/routes.json). */
+export const OPENAPI_PATH = '/api/openapi.json';
+/** The generated document (scripts/openapi.ts writes it; committed). */
+export const DEFAULT_OPENAPI_FILE = join(import.meta.dirname, 'openapi.json');
+/** The trade-message JSON Schemas, served at their `$id` paths `/schemas/<subject>.schema.json`. */
+export const DEFAULT_SCHEMAS_DIR = resolve(import.meta.dirname, '..', '..', 'services', 'ingest', 'schemas');
+/** Media type of a JSON Schema (draft 2020-12 §14.1, IANA registration of application/schema+json). */
+export const SCHEMA_CONTENT_TYPE = 'application/schema+json';
+/** Where the message schemas' `$id`s live: `https://tradewind.dev/schemas/<name>.schema.json` (services/ingest/schemas). */
+const SCHEMA_ID_BASE = 'https://tradewind.dev/schemas/';
+
+/** Route classes of {@link WebServerOptions.onRequest} (the `route` label of tradewind_web_http_requests_total). */
+export type WebRoute = 'asset' | 'page' | 'app' | 'redirect' | 'not_found' | 'health' | 'api_document';
 
 /** Options of {@link createWebServer}. */
 export interface WebServerOptions {
   /** The built app (web/dist). */
   distDir: string;
+  /** The OpenAPI document answered at {@link OPENAPI_PATH} (default {@link DEFAULT_OPENAPI_FILE}). */
+  openApiFile?: string;
+  /** The trade-message schemas (default {@link DEFAULT_SCHEMAS_DIR}). */
+  schemasDir?: string;
   /** Called once per request with the path's route class and the status sent. */
-  onRequest?: (route: 'asset' | 'page' | 'app' | 'redirect' | 'not_found' | 'health', status: number) => void;
+  onRequest?: (route: WebRoute, status: number) => void;
+}
+
+/**
+ * The machine-readable documents, read once: the OpenAPI document and each `*.schema.json` by
+ * the path of its `$id`. @throws Error when a file is missing, or a schema's `$id` is not
+ * `https://tradewind.dev/schemas/<its file name>`.
+ */
+function loadDocuments(openApiFile: string, schemasDir: string): Map<string, { body: Buffer; type: string }> {
+  const documents = new Map<string, { body: Buffer; type: string }>();
+  if (!existsSync(openApiFile)) throw new Error(`no OpenAPI document at ${openApiFile}: run npx tsx scripts/openapi.ts`);
+  documents.set(OPENAPI_PATH, { body: readFileSync(openApiFile), type: 'application/json; charset=utf-8' });
+  if (!existsSync(schemasDir)) throw new Error(`no message schemas in ${schemasDir}`);
+  for (const file of readdirSync(schemasDir).filter((f) => f.endsWith('.schema.json')).sort()) {
+    const body = readFileSync(join(schemasDir, file));
+    const id = (JSON.parse(body.toString('utf8')) as { $id?: unknown }).$id;
+    if (id !== `${SCHEMA_ID_BASE}${file}`) throw new Error(`${file}: $id must be ${SCHEMA_ID_BASE}${file}, not ${JSON.stringify(id)}`);
+    documents.set(`/schemas/${file}`, { body, type: SCHEMA_CONTENT_TYPE });
+  }
+  return documents;
 }
 
 /**
@@ -19,13 +56,18 @@ export interface WebServerOptions {
  * pages (dashboard, login, payment), a 301 for a moved page (`/blog/<slug>` of an article, old
  * or current → its `/<slug>`: {@link redirectTarget}), and `404.html` with status 404 for anything else. HTML is
  * always revalidated (`no-cache`). `/healthz` answers 200 while the process runs; `/readyz` when
- * the build is present. @throws Error when `distDir` has no build.
+ * the build is present. The machine-readable documents: the OpenAPI 3.1 document of the HTTP APIs at
+ * `/api/openapi.json` and the trade-message JSON Schemas at their `$id` paths
+ * (`/schemas/<subject>.schema.json`, application/schema+json), both revalidated and readable
+ * cross-origin (`access-control-allow-origin: *`) so API tools and validators can fetch them.
+ * @throws Error when `distDir` has no build, or a document is missing.
  */
 export function createWebServer(options: WebServerOptions): Server {
   const { distDir } = options;
   if (!existsSync(join(distDir, 'index.html')) || !existsSync(join(distDir, 'app.html'))) {
     throw new Error(`no web build in ${distDir}: run npm run build -w web`);
   }
+  const documents = loadDocuments(options.openApiFile ?? DEFAULT_OPENAPI_FILE, options.schemasDir ?? DEFAULT_SCHEMAS_DIR);
   const appShell = readFileSync(join(distDir, 'app.html'));
   const notFound = readFileSync(join(distDir, '404.html'));
   // Every page's HTML, read once: a build is immutable while it is served (sirv, too, indexes
@@ -63,6 +105,16 @@ export function createWebServer(options: WebServerOptions): Server {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
         .end(JSON.stringify({ status: 405, code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` }));
+      return;
+    }
+    const document = documents.get(path);
+    if (document) {
+      res.writeHead(200, {
+        'content-type': document.type, 'content-length': document.body.length, 'cache-control': 'no-cache',
+        'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff',
+      });
+      res.end(req.method === 'HEAD' ? undefined : document.body);
+      options.onRequest?.('api_document', 200);
       return;
     }
     // Moved page: a permanent redirect that keeps the query string, before the app is involved.

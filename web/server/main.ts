@@ -1,18 +1,21 @@
 /**
  * The web app's server process (npm start runs it; the Helm chart runs it in the web image).
- * Environment: PORT (5173), ADMIN_PORT (9307: /metrics, /healthz, /readyz), WEB_DIST_DIR (web/dist), LOG_LEVEL,
+ * Environment: PORT (5173), ADMIN_PORT (9307: /metrics, /healthz, /readyz), WEB_DIST_DIR (web/dist),
+ * WEB_SCHEMAS_DIR (services/ingest/schemas: the trade-message schemas served at /schemas/*), LOG_LEVEL,
  * SHUTDOWN_READINESS_DELAY_MS (0) and SHUTDOWN_DEADLINE_MS (10000) as every service (lib CommonConfig),
  * HTTP_KEEP_ALIVE_TIMEOUT_MS (72000).
  */
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { CommonConfig, Port, counterOnce, createLogger, createRegistry, loadConfig, runMain, serve } from '@tradewind/lib';
-import { createWebServer } from './app';
+import { CommonConfig, Port, counterOnce, createLogger, createRegistry, defaultPort, loadConfig, runMain, serve } from '@tradewind/lib';
+import { DEFAULT_SCHEMAS_DIR, createWebServer } from './app';
 
 const Config = CommonConfig.extend({
-  PORT: Port.default(5173),
-  ADMIN_PORT: Port.default(9307),
+  PORT: Port.default(defaultPort('web', 'http')),
+  ADMIN_PORT: Port.default(defaultPort('web', 'admin')),
   WEB_DIST_DIR: z.string().default(join(resolve(import.meta.dirname, '..'), 'dist')),
+  /** Directory of the trade-message JSON Schemas served at /schemas/<name>.schema.json (default: the repository's services/ingest/schemas; the image must hold them there). */
+  WEB_SCHEMAS_DIR: z.string().default(DEFAULT_SCHEMAS_DIR),
   /**
    * How long an idle keep-alive connection stays open, ms. It must outlast the idle time of the
    * proxy in front (ingress-nginx keeps upstream connections 60 s, upstream-keepalive-timeout; the
@@ -28,7 +31,7 @@ runMain(async () => {
   const logger = createLogger({ service: 'web', level: config.LOG_LEVEL });
   const registry = createRegistry('web');
   const requests = counterOnce(registry, 'tradewind_web_http_requests_total', 'Web requests by route class and status', ['route', 'status']);
-  const server = createWebServer({ distDir: config.WEB_DIST_DIR, onRequest: (route, status) => requests.inc({ route, status: String(status) }) });
+  const server = createWebServer({ distDir: config.WEB_DIST_DIR, schemasDir: config.WEB_SCHEMAS_DIR, onRequest: (route, status) => requests.inc({ route, status: String(status) }) });
   server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
   // Node's guidance: headers of a request on a kept-alive connection may take until the keep-alive ends.
   server.headersTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000;

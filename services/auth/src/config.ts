@@ -1,23 +1,23 @@
 /** auth configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const AuthConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
-  ADMIN_PORT: Port.default(9304),
+  ADMIN_PORT: Port.default(defaultPort('auth', 'admin')),
   /** Public HTTP API (`/auth/*`), reached through the ingress / local proxy. */
-  PORT: Port.default(8081),
+  PORT: Port.default(defaultPort('auth', 'http')),
   HOST: z.string().default('0.0.0.0'),
   /** gRPC (`tradewind.v1.AuthService`); other services dial AUTH_ADDR=host:GRPC_PORT. */
-  GRPC_PORT: Port.default(50051),
+  GRPC_PORT: Port.default(defaultPort('auth', 'grpc')),
   /** PostgreSQL; auth keeps its tables in schema `auth`. */
   DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
   DATABASE_POOL_SIZE: PositiveInt.default(10),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   /** `.creds` file of the services' NATS user (operator mode); unset for a server without auth. */
   NATS_CREDS: optionalString,
   /** Origin the browser uses for the web app and `/auth/*` (the ingress); callback and redirects are built from it. */
-  PUBLIC_URL: urlWithScheme(['http', 'https']).default('http://localhost:8080'),
+  PUBLIC_URL: urlWithScheme(['http', 'https']).default(`http://localhost:${defaultPort('ingress', 'http')}`),
   /** Google OAuth 2.0 client (https://console.cloud.google.com/apis/credentials); redirect URI `<PUBLIC_URL>/auth/callback`. */
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,

@@ -1,28 +1,28 @@
 /** billing configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const BillingConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
-  ADMIN_PORT: Port.default(9305),
+  ADMIN_PORT: Port.default(defaultPort('billing', 'admin')),
   /** Public HTTP API (`/api/checkout-sessions`, `/api/upgrade-preview`, `/api/create-portal-session`, `/api/get-subscription`, `/api/stripe/webhook`). */
-  PORT: Port.default(8082),
+  PORT: Port.default(defaultPort('billing', 'http')),
   HOST: z.string().default('0.0.0.0'),
   /** gRPC (`tradewind.v1.BillingService`); other services dial BILLING_ADDR=host:GRPC_PORT. */
-  GRPC_PORT: Port.default(50052),
+  GRPC_PORT: Port.default(defaultPort('billing', 'grpc')),
   /** PostgreSQL; billing keeps its tables in schema `billing`. */
   DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
   DATABASE_POOL_SIZE: PositiveInt.default(10),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   NATS_CREDS: optionalString,
   /** Origin of the web app (the ingress): checkout return URLs are built from it and cancel URLs must be on it. */
-  PUBLIC_URL: urlWithScheme(['http', 'https']).default('http://localhost:8080'),
+  PUBLIC_URL: urlWithScheme(['http', 'https']).default(`http://localhost:${defaultPort('ingress', 'http')}`),
   /** auth's JWKS, for verifying access tokens locally. */
-  AUTH_JWKS_URL: urlWithScheme(['http', 'https']).default('http://127.0.0.1:8081/auth/.well-known/jwks.json'),
+  AUTH_JWKS_URL: urlWithScheme(['http', 'https']).default(`http://127.0.0.1:${defaultPort('auth', 'http')}/auth/.well-known/jwks.json`),
   /** Issuer of access tokens; default `<PUBLIC_URL>/auth`. */
   AUTH_ISSUER: optionalUrl(['http', 'https']),
   /** auth's gRPC address (host:port), asked for a user billing has not heard of yet. */
-  AUTH_ADDR: z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port').default('127.0.0.1:50051'),
+  AUTH_ADDR: z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port').default(`127.0.0.1:${defaultPort('auth', 'grpc')}`),
   /** Stripe secret key (sk_live_… / sk_test_… / rk_…). Unset: billing runs the labelled local Stripe stand-in (refused in production). */
   STRIPE_SECRET_KEY: optionalString,
   /** Signing secret (whsec_…) of the webhook endpoint `<PUBLIC_URL>/api/stripe/webhook`; required with STRIPE_SECRET_KEY. */
@@ -42,7 +42,7 @@ export const BillingConfigSchema = CommonConfig.extend({
    */
   UPGRADE_PREVIEW_MAX_AGE_SECONDS: PositiveInt.default(1800),
   /** Local Stripe stand-in (only without STRIPE_SECRET_KEY): its port, and the origin browsers use for its pages. */
-  LOCAL_STRIPE_PORT: Port.default(8092),
+  LOCAL_STRIPE_PORT: Port.default(defaultPort('local-stripe', 'http')),
   LOCAL_STRIPE_PUBLIC_URL: optionalUrl(['http', 'https']),
   OUTBOX_POLL_MS: PositiveInt.default(500),
   OUTBOX_BATCH_SIZE: PositiveInt.default(100),

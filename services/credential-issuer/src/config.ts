@@ -1,12 +1,12 @@
 /** credential-issuer configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, NonNegativeNumber, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, NonNegativeNumber, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const CredentialIssuerConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
-  ADMIN_PORT: Port.default(9302),
+  ADMIN_PORT: Port.default(defaultPort('credential-issuer', 'admin')),
   /** Public HTTP API (`GET/POST /api/nats`), behind the ingress (deploy/routes.json). */
-  PORT: Port.default(8083),
+  PORT: Port.default(defaultPort('credential-issuer', 'http')),
   HOST: z.string().min(1).default('0.0.0.0'),
   /** PostgreSQL; credential-issuer keeps its tables in schema `credential_issuer`. */
   DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
@@ -14,9 +14,9 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   /** Directory holding the operator/account keys (`<dir>/nats/identities.json`); a Kubernetes secret mount in production. */
   TRADEWIND_STATE_DIR: z.string().min(1).default('.tradewind'),
   /** Where the services reach NATS. */
-  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   /** The NATS URL handed to subscribers (their `nats_connection`); the WebSocket URL is derived from it. */
-  NATS_PUBLIC_URL: urlWithScheme(['nats', 'tls']).default('nats://localhost:4223'),
+  NATS_PUBLIC_URL: urlWithScheme(['nats', 'tls']).default(`nats://localhost:${defaultPort('nats', 'nats')}`),
   /**
    * The WebSocket URL handed to subscribers (`ws_connection`). Unset: derived from NATS_PUBLIC_URL
    * (nats→ws, tls→wss, port 4223→9223; docs/architecture.md §4). Set it when ws-fanout sits behind an
@@ -33,9 +33,9 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   /** How often accounts the resolver has not confirmed are pushed again, ms. */
   RESOLVER_RESYNC_INTERVAL_MS: PositiveInt.default(30_000),
   /** Origin of the web app (the ingress); access tokens are issued by `<PUBLIC_URL>/auth` unless AUTH_ISSUER says otherwise. */
-  PUBLIC_URL: urlWithScheme(['http', 'https']).default('http://localhost:8080'),
+  PUBLIC_URL: urlWithScheme(['http', 'https']).default(`http://localhost:${defaultPort('ingress', 'http')}`),
   /** auth's JWKS, for verifying access tokens locally. */
-  AUTH_JWKS_URL: urlWithScheme(['http', 'https']).default('http://127.0.0.1:8081/auth/.well-known/jwks.json'),
+  AUTH_JWKS_URL: urlWithScheme(['http', 'https']).default(`http://127.0.0.1:${defaultPort('auth', 'http')}/auth/.well-known/jwks.json`),
   AUTH_ISSUER: optionalUrl(['http', 'https']),
   OUTBOX_POLL_MS: PositiveInt.default(500),
   OUTBOX_BATCH_SIZE: PositiveInt.default(100),

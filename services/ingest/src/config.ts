@@ -1,7 +1,7 @@
 /** ingest configuration; every limit is named here with its default. */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, urlWithScheme } from '@tradewind/lib';
 import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
 import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
 import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, DEFAULT_SOL_USD_WINDOW_SIZE } from './decode/derived.js';
@@ -13,8 +13,8 @@ export const BUNDLED_RECORDING_DIR = fileURLToPath(new URL('../recording', impor
 const Bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const IngestConfigSchema = CommonConfig.extend({
-  ADMIN_PORT: Port.default(9303),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  ADMIN_PORT: Port.default(defaultPort('ingest', 'admin')),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   /** Creds file of the services' user (TRADEWIND account); unset for a server without auth. */
   NATS_CREDS: z.string().min(1).optional(),
   /**

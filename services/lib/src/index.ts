@@ -21,6 +21,10 @@ export { appendEvent, createOutboxRelay, outboxMigration, type OutboxTable, type
 export { createEventConsumer, consumerMigration, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventContext, type EventHandlers } from './event-consumer.js';
 export { unary, fromGrpcError, startGrpcServer, callUnary, Metadata, grpcCredentials, grpcStatus } from './grpc.js';
 export { createHttpApp, errorBody, httpAppError, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
+export {
+  buildOpenApiDocument, openApiOperations, openApiPath, openApiProblems, recordRoutes, DEFAULT_ERROR_RESPONSE, ErrorBodySchema, SECURITY_SCHEMES,
+  type ApiDeclaration, type ApiResponse, type ApiRoute, type ApiSecurity, type HttpMethod, type OpenApiDocument, type OpenApiDocumentOptions,
+} from './openapi.js';
 export { startLocalOidcProvider, type LocalOidcProvider } from './local-oidc.js';
 export { ACCESS_TOKEN_AUDIENCE, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, createAccessTokenVerifier, type AccessTokenClaims } from './access-token.js';
 export {
@@ -37,3 +41,4 @@ export {
   PriceServiceClient, PriceServiceService, Token as PriceToken, UsdSource, ListTokensRequest, ListTokensResponse,
   type PriceServiceServer,
 } from './gen/tradewind/v1/prices.js';
+export { SERVICES_MANIFEST_FILE, ServicesManifestSchema, defaultPort, findServicesManifest, readServicesManifest, servicesManifest, type ManifestComponent, type ManifestPort, type ServicesManifest } from './services-manifest.js';

@@ -1,18 +1,18 @@
 /** token-price configuration: every key validated at start; every limit named here with its default. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 const PositiveNumber = z.coerce.number().positive().finite();
 const optionalPositiveNumber = z.preprocess((v) => (v === '' ? undefined : v), PositiveNumber.optional());
 
 export const TokenPriceConfigSchema = CommonConfig.extend({
-  ADMIN_PORT: Port.default(9306),
+  ADMIN_PORT: Port.default(defaultPort('token-price', 'admin')),
   /** Public HTTP API: `GET /api/birdeye/tokens` (behind the ingress, deploy/routes.json). */
-  PORT: Port.default(8084),
+  PORT: Port.default(defaultPort('token-price', 'http')),
   HOST: z.string().min(1).default('0.0.0.0'),
   /** gRPC (`tradewind.v1.PriceService`); other services dial TOKEN_PRICE_ADDR=host:GRPC_PORT. */
-  GRPC_PORT: Port.default(50054),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default('nats://127.0.0.1:4223'),
+  GRPC_PORT: Port.default(defaultPort('token-price', 'grpc')),
+  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   NATS_CREDS: optionalString,
   REDIS_URL: urlWithScheme(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key token-price writes. */

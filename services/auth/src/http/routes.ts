@@ -12,6 +12,7 @@
  * plus the account routes (http/account.ts: profile name, notifications, notification preferences)
  * and POST /api/newsletter (http/newsletter.ts).
  * Authenticated calls without a valid session answer 401 {"status":401,"message":"No active session"}.
+ * Every route, with its schemas, is declared in http/api.ts (the source of GET /api/openapi.json).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
@@ -28,6 +29,7 @@ import type { UserRow } from '../db/users.js';
 import type { Counter } from 'prom-client';
 import { registerAccountRoutes, type AccountRouteConfig } from './account.js';
 import { registerNewsletterRoutes } from './newsletter.js';
+import { parseRefreshBody } from './api.js';
 
 /** Cookie holding the refresh token (HttpOnly, path /auth). */
 export const REFRESH_COOKIE = 'tw_refresh';
@@ -166,11 +168,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return reply.redirect(`${config.publicUrl}${destinationAfterSignIn(pending)}`, 302);
   });
 
-  app.post<{ Body: { refresh_token?: unknown } | undefined }>('/auth/token', async (request, reply) => {
+  app.post('/auth/token', async (request, reply) => {
     void reply.header('cache-control', 'no-store');
-    const fromBody = request.body && typeof request.body === 'object' ? request.body.refresh_token : undefined;
-    if (fromBody !== undefined && typeof fromBody !== 'string') throw new AppError('invalid_argument', 'refresh_token must be a string');
-    const presented = fromBody ?? request.cookies[REFRESH_COOKIE];
+    const presented = parseRefreshBody(request.body) ?? request.cookies[REFRESH_COOKIE];
     if (!presented) {
       deps.refreshes.inc({ outcome: 'missing' });
       return noSession(reply);
@@ -207,11 +207,11 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return userJson(session.user);
   });
 
-  app.post<{ Body: { refresh_token?: unknown } | undefined }>('/auth/logout', async (request, reply) => {
+  app.post('/auth/logout', async (request, reply) => {
+    const fromBody = parseRefreshBody(request.body);
     let sessionId = (await currentSession(request))?.sessionId;
     if (!sessionId) {
-      const fromBody = request.body && typeof request.body === 'object' ? request.body.refresh_token : undefined;
-      const presented = typeof fromBody === 'string' ? fromBody : request.cookies[REFRESH_COOKIE];
+      const presented = fromBody ?? request.cookies[REFRESH_COOKIE];
       if (presented) sessionId = await sessionOfRefreshToken(deps.db, presented);
     }
     reply.clearCookie(REFRESH_COOKIE, cookieBase);

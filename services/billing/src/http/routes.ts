@@ -6,6 +6,7 @@
  *   POST /api/create-portal-session  (bearer) → {url} of the billing portal
  *   GET  /api/get-subscription       (bearer) → {tier, billing_period, status, next_billing_date, ...}
  *   POST /api/stripe/webhook         Stripe events, verified by signature over the raw body
+ * Every route, with its schemas, is declared in http/api.ts (the source of GET /api/openapi.json).
  * Errors are `{status, code, message}`; calls without a valid session answer exactly
  * 401 {"status":401,"message":"No active session"}.
  */
@@ -15,6 +16,7 @@ import type { Counter } from 'prom-client';
 import { AppError, NO_ACTIVE_SESSION, type AccessTokenClaims } from '@tradewind/lib';
 import { HANDLED_EVENT_TYPES, type BillingService } from '../service.js';
 import type { StripeGateway } from '../stripe/gateway.js';
+import { checkProrationDate } from '../domain/upgrade.js';
 
 export interface RouteDeps {
   service: BillingService;
@@ -50,6 +52,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     // that is sent must be valid.
     const claims = request.headers.authorization ? await caller(request) : undefined;
     if (request.headers.authorization && !claims) return noSession(reply);
+    // The shape of proration_date is checked for every checkout, as the schema (api.ts) states,
+    // not only for a plan change; its age is checked later, against billing's clock.
+    const prorationDate = body.proration_date;
+    if (prorationDate !== undefined && prorationDate !== null) checkProrationDate(prorationDate, typeof prorationDate === 'number' ? prorationDate : 0, Number.POSITIVE_INFINITY);
     return deps.service.createCheckout({
       tier: body.tier, period: body.period, userId: body.userId, cancelUrl: body.cancelUrl, prorationDate: body.proration_date, caller: claims, requestId: request.id,
     });

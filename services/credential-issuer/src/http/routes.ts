@@ -6,12 +6,14 @@
  * Errors are `{error, message}`: 400 for a malformed request, 429 for too many rotations, and
  * 500 "Failed to fetch NATS credentials" / "Failed to rotate NATS credentials" otherwise (the cause
  * is logged, never sent). No valid session: exactly 401 {"status":401,"message":"No active session"},
- * as every Tradewind API.
+ * as every Tradewind API. The query and body are validated with the schemas of http/api.ts (the
+ * source of GET /api/openapi.json).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
 import { AppError, NO_ACTIVE_SESSION, httpAppError, type AccessTokenClaims } from '@tradewind/lib';
 import type { CredentialService } from '../service.js';
+import { NatsQuerySchema, RotateBodySchema } from './api.js';
 
 export interface RouteDeps {
   service: CredentialService;
@@ -52,8 +54,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
     scope.get<{ Querystring: Record<string, unknown> }>('/api/nats', async (request, reply) => {
       const claims = await caller(request, 'fetch');
-      const format = request.query.format ?? 'json';
-      if (format !== 'json' && format !== 'creds') throw new AppError('invalid_argument', `format must be "json" or "creds", not ${JSON.stringify(format)}`);
+      const query = NatsQuerySchema.safeParse({ format: request.query.format });
+      if (!query.success) throw new AppError('invalid_argument', `format must be "json" or "creds", not ${JSON.stringify(request.query.format)}`);
+      const format = query.data.format ?? 'json';
       const credentials = await deps.service.credentials(claims.userId, claims.email);
       deps.requests.inc({ operation: 'fetch', outcome: 'ok' });
       noStore(reply);
@@ -66,7 +69,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     scope.post<{ Body: unknown }>('/api/nats', async (request, reply) => {
       const claims = await caller(request, 'rotate');
       const body = request.body;
-      if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0)) {
+      if (body !== undefined && !RotateBodySchema.safeParse(body).success) {
         throw new AppError('invalid_argument', 'POST /api/nats takes no parameters: send no body or {}');
       }
       const credentials = await deps.service.rotate(claims.userId, claims.email, request.id);

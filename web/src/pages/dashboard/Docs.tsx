@@ -3,6 +3,7 @@ import { PLANS, PLAN_IDS, cheapestPlanFor, type Plan } from '@tradewind/lib/plan
 import { apiFetch, type NatsCredentials } from '../../api';
 import { CodeBlock } from '../../components/docs/CodeBlock';
 import { SchemaTable } from '../../components/docs/SchemaTable';
+import { HttpApiReference } from '../../components/openapi/HttpApiReference';
 import { HTTP_ERRORS, NATS_ERRORS, WS_CONTROL_MESSAGES, WS_ERROR_CODES, WS_LIMITS, WS_OTHER_CLOSE_CODES, type WsLimit } from '../../content/api-reference';
 import { STARTER_TEMPLATES, templateFileUrl } from '../../content/templates';
 import { conditionalRequirements, schemaRows, type JsonSchema } from '../../lib/schema';
@@ -53,6 +54,7 @@ const SECTIONS = [
   { id: 'subjects', title: 'Subjects per plan' },
   { id: 'schemas', title: 'Message schemas' },
   { id: 'errors', title: 'Errors and limits' },
+  { id: 'http-api', title: 'HTTP API' },
   { id: 'samples', title: 'Code samples' },
   { id: 'templates', title: 'Starter templates' },
 ] as const;
@@ -109,7 +111,7 @@ function Json({ value }: { value: string }) {
   return <pre tabIndex={0}><code>{value}</code></pre>;
 }
 
-/** `/dashboard/docs`: the API reference (WebSocket, NATS, subjects, message schemas, errors, limits, samples). */
+/** `/dashboard/docs`: the API reference (WebSocket, NATS, subjects, message schemas, errors, limits, the HTTP API from /api/openapi.json, samples). */
 export default function Docs() {
   const endpoints = useEndpoints();
   const plans = PLAN_IDS.map((id) => PLANS[id]);
@@ -448,6 +450,11 @@ for await (const m of await (await jetstream(nc, opts).consumers.get('TRADES', n
               </tbody>
             </table>
           </div>
+        </section>
+
+        <section id="http-api" aria-labelledby="http-api-h" className="docs-section">
+          <h2 id="http-api-h">HTTP API</h2>
+          <HttpApiReference />
         </section>
 
         <section id="samples" aria-labelledby="samples-h" className="docs-section">
