@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeTransaction } from '../services/ingest/src/decode/index.js';
+import { decodeTransaction } from '@tradewind/ingest/decode';
 
 function jsonFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];

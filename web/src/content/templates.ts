@@ -4,7 +4,7 @@
  * one file not in the repository, the client library's tarball, the build packs from
  * packages/client (web/scripts/build.ts, `writeTemplateFiles`).
  */
-import clientPackageJson from '../../../packages/client/package.json?raw';
+import clientPackageJson from '@tradewind/client/package.json?raw';
 
 /**
  * Version of `@tradewind/client`, read from packages/client/package.json (the one place it is

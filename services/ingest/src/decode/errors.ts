@@ -1,4 +1,4 @@
-import { AppError } from '../../../lib/src/errors.js';
+import { AppError } from '@tradewind/lib/errors';
 
 /**
  * Raised when an input is not a readable Solana transaction (wrong JSON shape,

@@ -1,0 +1,195 @@
+/**
+ * Import boundaries of the Tradewind monorepo (issue 23; docs/style.md §1 and §14).
+ * Checked by scripts/test/boundaries.test.ts with dependency-cruiser over services, packages, web
+ * and scripts.
+ *
+ * Rules in force (all severity "error"):
+ * - no-service-to-other-service: a service's runtime code (services/<svc>/src, tests excluded) imports
+ *   only its own files, @tradewind/lib and npm packages; never another service, packages/, web/ or
+ *   scripts/.
+ * - no-deep-import-into-service: code outside services/<svc>/ (or packages/<pkg>/) reaches it only by its package
+ *   name (`@tradewind/<svc>`, resolved through the package "exports"), never by a relative path such
+ *   as `../services/<svc>/src/...`. Exception: the test-support files listed in TEST_SUPPORT.
+ * - web-only-allowed-packages: web/src (browser code) imports, from the monorepo, only its own files,
+ *   the browser-safe subpaths of @tradewind/lib, @tradewind/client, the trade-message JSON Schemas
+ *   (services/ingest/schemas, as `?raw` text; how they are imported: see ALLOW_LIST) and examples/
+ *   (as `?raw` text).
+ * - web-server-only-allowed-packages: web/server (Node) imports, from the monorepo, only its own
+ *   files, web/src, @tradewind/lib (any entry) and @tradewind/client.
+ * - not-to-unresolvable: every import resolves (one listed exception, a `?raw` import of an exact
+ *   package export that Vite resolves and dependency-cruiser cannot).
+ * - no-circular: no import cycles between modules (type-only imports included).
+ *
+ * ALLOW_LIST holds the violations that exist today and are not fixed yet: each has its reason and
+ * is to be removed. Everything new is checked.
+ */
+
+/**
+ * Test-support files of a service that other workspaces' tests and benches may import by relative
+ * path (they are not part of a service's package entry, and moving them is a separate change).
+ */
+const TEST_SUPPORT = [
+  // Starts NATS, Redis and a ws-fanout app; used by packages/client's integration tests.
+  '^services/ws-fanout/test/support[.]ts$',
+  // A Yellowstone (Geyser) gRPC stand-in; used by scripts/bench/decode-yellowstone.ts.
+  '^services/ingest/test/support/geyser-server[.]ts$',
+  // Converts a recorded transaction to a peer decoder's input; used by scripts/bench/decode-peer.ts.
+  '^services/ingest/test/support/peer-input[.]ts$',
+];
+
+/**
+ * Existing violations, each to be removed. `from`/`to` are path regexes (repository-relative);
+ * `from` has no capture groups.
+ */
+const ALLOW_LIST_ENTRIES = [
+  {
+    // The web docs page bundles the trade-message JSON Schemas as text (`?raw`). They cannot be
+    // imported as `@tradewind/ingest/schemas/*`: the web image's build stage installs only the web
+    // and client workspaces (Dockerfile, `npm ci --workspace web --workspace packages/client`), so
+    // node_modules/@tradewind/ingest does not exist there, and making web depend on @tradewind/ingest
+    // would install ingest's Solana/gRPC dependencies into the web build. To be removed: move the
+    // schemas into @tradewind/lib (e.g. services/lib/schemas, exported as `@tradewind/lib/schemas/*`).
+    rule: 'no-deep-import-into-service',
+    from: '^web/src/pages/dashboard/Docs[.]tsx$',
+    to: '^services/ingest/schemas/[^/]+[.]schema[.]json$',
+  },
+  {
+    // web/server/openapi.test.ts checks web/server/openapi.json against the generator in scripts/
+    // (scripts/openapi.ts, scripts/ingress-proxy.ts). scripts/ is not a package, so it cannot be
+    // imported by name. To be removed: move the test to scripts/test/ (or make scripts a workspace).
+    rule: 'web-server-only-allowed-packages',
+    from: '^web/server/openapi[.]test[.]ts$',
+    to: '^scripts/(openapi|ingress-proxy)[.]ts$',
+  },
+];
+
+/**
+ * The allow-list in force: empty when BOUNDARIES_NO_ALLOW_LIST=1, which scripts/test/boundaries.test.ts
+ * uses to check that every entry still matches a real violation (a fixed one must be removed).
+ */
+const ALLOW_LIST = process.env.BOUNDARIES_NO_ALLOW_LIST === '1' ? [] : ALLOW_LIST_ENTRIES;
+
+/** Subpaths of @tradewind/lib that are safe in a browser bundle (no node: imports). */
+const LIB_BROWSER_SAFE = '^services/lib/src/(plans|subjects|notifications|session-client)[.]ts$';
+
+/** The ALLOW_LIST entries of one rule. */
+function allowed(rule) {
+  return ALLOW_LIST.filter((a) => a.rule === rule);
+}
+
+/** Splits a rule so that the (from, to) pairs in ALLOW_LIST are exempt and nothing else is. */
+function withAllowList(rule) {
+  const entries = allowed(rule.name);
+  if (entries.length === 0) return [rule];
+  // dependency-cruiser cannot express "(from A and to B) is allowed" in one rule, so the rule is split:
+  // sources not in the allow-list get the full rule; each allow-listed source gets the rule minus
+  // its allowed targets.
+  const fromPaths = entries.map((e) => e.from);
+  const out = [{ ...rule, from: { ...rule.from, pathNot: [...toArray(rule.from.pathNot), ...fromPaths] } }];
+  for (const e of entries) {
+    out.push({
+      ...rule,
+      // Lookahead: the source matches both the allow-list entry and the rule's own `from.path`, whose
+      // capture groups ($1 in `to`) keep their numbers (allow-list `from`s have no capture groups).
+      from: { ...rule.from, path: `(?=${e.from})${rule.from.path}` },
+      to: { ...rule.to, pathNot: [...toArray(rule.to.pathNot), e.to] },
+    });
+  }
+  return out;
+}
+
+function toArray(v) {
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+const config = {
+  forbidden: [
+    {
+      name: 'no-service-to-other-service',
+      severity: 'error',
+      comment:
+        'A service imports only its own files, @tradewind/lib and npm packages (docs/style.md §1). Share code through @tradewind/lib.',
+      from: { path: '^services/([^/]+)/src/', pathNot: '[.]test[.]tsx?$' },
+      to: { path: '^(services|packages|web|scripts)/', pathNot: ['^services/$1/', '^services/lib/'] },
+    },
+    ...withAllowList({
+      name: 'no-deep-import-into-service',
+      severity: 'error',
+      comment:
+        'Outside services/<svc>/ (packages/<pkg>/), import it by its package name (@tradewind/<svc>), never by a relative path into its files.',
+      from: { path: '^(services/[^/]+|packages/[^/]+|web|scripts)/' },
+      to: {
+        path: '^(services|packages)/',
+        pathNot: ['^$1/', ...TEST_SUPPORT],
+        dependencyTypesNot: ['aliased-workspace'],
+      },
+    }),
+    {
+      name: 'web-only-allowed-packages',
+      severity: 'error',
+      comment:
+        'web/src imports only its own files, the browser-safe subpaths of @tradewind/lib, @tradewind/client, and as text the ingest JSON Schemas and examples/.',
+      from: { path: '^web/src/' },
+      to: {
+        path: '^(services|packages|scripts|examples|proto|deploy|charts)/',
+        pathNot: [
+          LIB_BROWSER_SAFE,
+          '^packages/client/',
+          // The trade-message JSON Schemas (data, bundled as text); see ALLOW_LIST for how they are imported.
+          '^services/ingest/schemas/[^/]+[.]json$',
+          // The starter templates' sources, bundled as text (`?raw`) so the docs show exactly what
+          // the templates run; they are never executed by the web app.
+          '^examples/',
+        ],
+      },
+    },
+    ...withAllowList({
+      name: 'web-server-only-allowed-packages',
+      severity: 'error',
+      comment: 'web/server (Node) imports only its own files, web/src, @tradewind/lib and @tradewind/client.',
+      from: { path: '^web/server/' },
+      to: {
+        path: '^(services|packages|scripts|examples|proto|deploy|charts)/',
+        pathNot: ['^services/lib/src/', '^packages/client/'],
+      },
+    }),
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment:
+        'Every import resolves; an unresolved one would escape the rules above. Exception: an exact (non-pattern) package export with a Vite `?raw` query, which Vite resolves after stripping the query but dependency-cruiser (enhanced-resolve) does not.',
+      from: {},
+      to: { couldNotResolve: true, pathNot: ['^@tradewind/client/package[.]json[?]raw$'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles make load order matter and modules impossible to test alone.',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules'] },
+    exclude: { path: ['(^|/)node_modules/', '(^|/)dist/', '[.]d[.]ts$'] },
+    tsPreCompilationDeps: true,
+    // Read the dependencies of every package.json up the tree, so that a workspace package imported
+    // by name from services/<svc>/ is typed 'aliased-workspace' (without it: 'undetermined').
+    combinedDependencies: true,
+    preserveSymlinks: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
+    },
+    reporterOptions: {},
+  },
+};
+
+// Not part of dependency-cruiser's configuration (non-enumerable, so its schema check ignores it):
+// the allow-list, for scripts/test/boundaries.test.ts.
+Object.defineProperty(config, 'allowList', { value: ALLOW_LIST_ENTRIES, enumerable: false });
+module.exports = config;
