@@ -22,7 +22,8 @@
  * Run: `npx vitest run --project e2e` (starts the stack: about 80 s on 2 cores). While working on
  * the tests, `TRADEWIND_E2E_ATTACH=1` uses an `npm start` that is already running instead.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page, type Route } from 'playwright-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -1069,5 +1070,64 @@ describe('observability', () => {
     expect(report.rules.filter((r) => r.health !== 'ok' || r.lastError !== '')).toEqual([]);
     expect(report.queries.length).toBeGreaterThan(50);
     expect(report.queries.filter((q) => !q.ok)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Secrets in logs (issue 24): after everything above ran — sign-ins, checkouts with webhooks,
+// credentials issued and used, refused logins — no service log holds a credential or an address.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What must never appear in a log line, by shape: NKey seeds (S + type letter + 56 base32
+ * characters, nats.io nkeys), JWTs (three base64url parts, the first two JSON objects), Stripe
+ * secret/restricted keys and webhook secrets (docs.stripe.com/keys), e-mail addresses.
+ */
+const SECRET_SHAPES: ReadonlyArray<[string, RegExp]> = [
+  ['NKey seed', /\bS[ACNOUPX][A-Z2-7]{56}\b/],
+  ['JWT', /\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{16,}/],
+  ['Stripe key', /\b(?:sk|rk)_(?:test|live)_\w{8,}|\bwhsec_\w{8,}/],
+  ['e-mail address', /[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b/i],
+];
+
+describe('secrets in logs', () => {
+  it('when the run ends, then no service log holds an NKey seed, a JWT, a Stripe key, an e-mail address or this run\'s refresh tokens', async () => {
+    if (stack.attached) return; // an attached stack's logs are not this run's to read
+    const dir = join(stack.stateDir, 'logs');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.log'));
+    expect(files.length).toBeGreaterThanOrEqual(8);
+    // The refresh tokens this run's browsers hold (HttpOnly cookies, never to be logged).
+    const refreshTokens = (await Promise.all([user, visitor].map((v) => v.context.cookies())))
+      .flat().filter((c) => c.name === 'tw_refresh').map((c) => c.value);
+    const found: string[] = [];
+    let lines = 0;
+    for (const file of files) {
+      for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
+        lines += 1;
+        for (const [what, shape] of SECRET_SHAPES) {
+          const m = shape.exec(line);
+          if (m) found.push(`${file}: ${what} ${m[0].slice(0, 12)}…`);
+        }
+        for (const token of refreshTokens) if (line.includes(token)) found.push(`${file}: a refresh token`);
+      }
+    }
+    expect(lines).toBeGreaterThan(100);
+    expect(found).toEqual([]);
+  });
+
+  it('when a log line holds a seed, a JWT, a Stripe key or an address, then the shapes above find it', () => {
+    const samples = [
+      'SUAM6X2DRP3ULA5U2VI7OF7STOV25ZH2CHYCKPS2QEOQWE5PHC726P76DM',
+      'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJleHAiOjE3OTgyNDIyNDgsImF1ZCI6Ik5BVFMifQ.V0sf0NnT8YjshKwS8Dn75k6a69qXE9pL',
+      'sk_test_51Habcdefghijkl', 'whsec_abcdefghijkl', 'e2e-1a2b3c4d@example.test',
+    ];
+    for (const [i, sample] of samples.entries()) {
+      const line = `{"level":30,"msg":"x","value":"${sample}"}`;
+      expect(SECRET_SHAPES.some(([, shape]) => shape.test(line)), `sample ${i}`).toBe(true);
+    }
+    // A mint, a signature and a NATS public key are not secrets and must not trip the check.
+    for (const benign of ['5dNYcCZXEGfGgbdUdq7MMR7KLsNJLLLgL83wLH8Fpump', 'UAQFRHNU6JETWZSXP6DZURBKULCGCFKA5WFJK6QO4FGLHGDZLPRCV5DX']) {
+      expect(SECRET_SHAPES.some(([, shape]) => shape.test(`{"mint":"${benign}"}`)), benign).toBe(false);
+    }
   });
 });
