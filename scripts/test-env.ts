@@ -25,14 +25,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, isListening, waitForPort } from '@tradewind/lib';
+import { freePort, isListening, startNatsServer, waitForPort } from '@tradewind/lib';
 import { ensureSystemPrograms, type SystemProgram } from './lib/system-packages.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
 /** What the suite runs from the system, and the Debian package of each. */
 export const TEST_SYSTEM_PROGRAMS: readonly SystemProgram[] = [
-  { command: process.env.NATS_SERVER_BIN ?? 'nats-server', pkg: 'nats-server' },
+  { command: 'nats-server', pkg: 'nats-server' },
   { command: 'redis-server', pkg: 'redis-server' },
   { command: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', pkg: 'chromium' },
   { command: process.env.PROMTOOL ?? 'promtool', pkg: 'prometheus' },
@@ -53,6 +53,8 @@ interface Started {
 }
 
 const started: Started[] = [];
+/** Servers started through a helper that stops them itself. */
+const stoppers: Array<() => Promise<void>> = [];
 
 function own(): boolean {
   return process.env.TRADEWIND_TEST_OWN_SERVERS === '1';
@@ -72,11 +74,11 @@ async function startServer(name: string, command: string, args: string[], port: 
   }
 }
 
+/** A private `nats-server -js` (the tests' own helper from @tradewind/lib); stopped by {@link teardown}. */
 async function startNats(): Promise<string> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'tw-test-nats-'));
-  await startServer('nats-server', process.env.NATS_SERVER_BIN ?? 'nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], port, dir);
-  return `nats://127.0.0.1:${port}`;
+  const nats = await startNatsServer();
+  stoppers.push(() => nats.stop());
+  return nats.url;
 }
 
 async function startRedis(): Promise<string> {
@@ -138,6 +140,7 @@ export default async function setup(): Promise<() => Promise<void>> {
 
 /** Stops what {@link setup} started (SIGTERM, then SIGKILL after 10 s) and removes their directories. */
 async function teardown(): Promise<void> {
+  await Promise.all(stoppers.splice(0).map((stop) => stop()));
   await Promise.all(started.splice(0).map(async ({ proc, dir }) => {
     if (proc.exitCode === null && proc.signalCode === null) {
       const exited = new Promise<void>((ok) => proc.once('exit', () => ok()));

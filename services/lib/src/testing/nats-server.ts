@@ -22,7 +22,7 @@ export interface TestNatsServer {
 /**
  * Spawns `nats-server -js` on a free port (or `options.port`) with `options.storeDir` (default a
  * new temp dir). Looks for the binary on PATH, then /usr/sbin.
- * @throws when the server does not accept connections within 10 s.
+ * @throws when the server exits or does not accept connections within 10 s (the process is killed and a temporary store removed).
  */
 export async function startNatsServer(options: { port?: number; storeDir?: string } = {}): Promise<TestNatsServer> {
   const port = options.port ?? (await freePort());
@@ -32,7 +32,14 @@ export async function startNatsServer(options: { port?: number; storeDir?: strin
     env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/usr/local/bin` },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitForPort(port, '127.0.0.1', 10_000);
+  try {
+    // Fails at once when the process exits (port taken, bad store) instead of waiting out the bound.
+    await waitForPort(port, '127.0.0.1', 10_000, () => child.exitCode === null);
+  } catch (err) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    if (!options.storeDir) await rm(storeDir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
