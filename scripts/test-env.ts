@@ -47,7 +47,6 @@ const POSTGRES_START_TIMEOUT_MS = 180_000;
 const say = (line: string) => process.stdout.write(`[test-env] ${line}\n`);
 
 interface Started {
-  name: string;
   proc: ChildProcess;
   dir?: string;
 }
@@ -66,7 +65,7 @@ async function startServer(name: string, command: string, args: string[], port: 
   const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   proc.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
-  started.push({ name, proc, dir });
+  started.push({ proc, dir });
   try {
     await waitForPort(port, '127.0.0.1', SERVER_START_TIMEOUT_MS, () => proc.exitCode === null);
   } catch (err) {
@@ -96,7 +95,7 @@ async function startPostgres(): Promise<string> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-postgres.ts', '--data-dir', join(dir, 'data'), '--port', String(port), '--database', 'test', '--no-durability'], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  started.push({ name: 'postgres', proc, dir });
+  started.push({ proc, dir });
   let output = '';
   proc.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   proc.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
