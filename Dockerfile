@@ -23,6 +23,7 @@ FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY services/lib/package.json services/lib/
+COPY dev/package.json dev/
 COPY services/auth/package.json services/auth/
 COPY services/billing/package.json services/billing/
 COPY services/ingest/package.json services/ingest/
@@ -57,8 +58,6 @@ COPY deploy/services.json /app/deploy/
 COPY ${WORKSPACE}/src /app/${WORKSPACE}/src
 
 FROM service-files AS files-auth
-# The local OpenID Connect provider, run as a sidecar of auth on developer clusters (charts/tradewind).
-COPY scripts/local-oidc.ts /app/scripts/
 FROM service-files AS files-billing
 FROM service-files AS files-credential-issuer
 # The NATS server config template behind renderNatsServerConfig (part of the package's public surface).
@@ -209,6 +208,31 @@ FROM service-runtime AS runtime-ws-fanout
 CMD ["node", "--import", "tsx", "services/ws-fanout/src/main.ts"]
 FROM web-runtime AS runtime-web
 CMD ["node", "--import", "tsx", "web/server/main.ts"]
+
+# ---- development stand-ins: never a production image ----
+
+# The @tradewind/dev workspace (dev/: the local OpenID Connect provider and the local Stripe
+# stand-in), run as sidecars of auth and billing on developer clusters only (charts/tradewind,
+# development.enabled; Tilt builds it as tradewind/stand-ins with --target stand-ins). No
+# component's image contains it: a service's workspace does not depend on @tradewind/dev.
+FROM manifests AS stand-ins-deps
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --omit=dev --workspace dev --include-workspace-root=false --ignore-scripts --no-audit --no-fund
+
+FROM dev-base AS stand-ins
+COPY --from=stand-ins-deps --chown=10001:10001 /app ./
+# dev/ imports @tradewind/lib, and billing's price catalogue and credential-issuer's NATS config by package name.
+COPY --chown=10001:10001 services/lib/src services/lib/src
+COPY --chown=10001:10001 services/billing/src services/billing/src
+COPY --chown=10001:10001 services/credential-issuer/src services/credential-issuer/src
+COPY --chown=10001:10001 deploy/nats/nats-server.conf.tmpl deploy/nats/
+COPY --chown=10001:10001 deploy/services.json deploy/routes.json deploy/
+COPY --chown=10001:10001 dev/src dev/src
+COPY --chown=10001:10001 dev/bin dev/bin
+RUN TSX_DISABLE_CACHE=1 node --import tsx --input-type=module \
+    -e "await import('./dev/src/index.ts')"
+# The chart names the command of each sidecar (dev/bin/local-oidc.ts, dev/bin/local-stripe.ts).
+CMD ["node", "--import", "tsx", "dev/bin/local-oidc.ts"]
 
 # The targets: `dev` (Tilt) and `runtime`, last, so the default.
 FROM dev-${COMPONENT} AS dev

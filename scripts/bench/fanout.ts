@@ -33,10 +33,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import {
-  DEFAULT_TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, connectNats, ensureTradesStream, freePort, tradesManager, type NatsConnection,
-} from '@tradewind/lib';
-import { startLocalNats, type LocalNats } from '@tradewind/credential-issuer';
+import { DEFAULT_TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, connectNats, ensureTradesStream, tradesManager, type NatsConnection } from '@tradewind/lib';
+import { freePort } from '@tradewind/dev';
+import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, subjectOf, type TradeMessage } from '@tradewind/ingest';
 import { LatencyHistogram, benchMessages } from './fanout-message.js';
 import { legacyPlanUsers, parseCreds, type BenchUser } from './fanout-users.js';

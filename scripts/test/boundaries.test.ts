@@ -16,7 +16,7 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 const CLI = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
 /** The directories checked, relative to the repository root. */
-const SCOPE = ['services', 'packages', 'web', 'scripts'];
+const SCOPE = ['services', 'packages', 'web', 'scripts', 'dev'];
 
 /** One rule violation as dependency-cruiser's JSON reporter gives it. */
 interface Violation {
@@ -99,6 +99,9 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
       'services/ingest/schemas/basic.bonk.schema.json': '{}\n',
       'web/src/pages/dashboard/Docs.tsx': "import s from '../../../../services/ingest/schemas/basic.bonk.schema.json';\nexport const docs = s;\n",
       'web/src/other.ts': "import s from '../../services/ingest/schemas/basic.bonk.schema.json';\nexport const other = s;\n",
+      // Production code importing the development workspace (stand-ins, test helpers).
+      'dev/src/index.ts': "export const standIn = 1;\n",
+      'services/billing/src/stand-in.ts': "import { standIn } from '../../../dev/src/index.js';\nexport const s = standIn;\n",
       // A cycle.
       'packages/x/src/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
       'packages/x/src/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
@@ -109,7 +112,7 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
     }
 
     it('then each rule reports its bad import, and only those', async () => {
-      const { violations } = await cruise(dir, ['services', 'packages', 'web/src', 'scripts'], CONFIG);
+      const { violations } = await cruise(dir, ['services', 'packages', 'web/src', 'scripts', 'dev'], CONFIG);
       const found = violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
       expect(found).toEqual(
         [
@@ -119,6 +122,9 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
           'no-deep-import-into-service: web/src/page.ts → services/lib/src/index.ts',
           'no-deep-import-into-service: web/src/other.ts → services/ingest/schemas/basic.bonk.schema.json',
           'no-service-to-other-service: services/auth/src/app.ts → services/billing/src/index.ts',
+          'no-service-to-other-service: services/billing/src/stand-in.ts → dev/src/index.ts',
+          'no-deep-import-into-service: services/billing/src/stand-in.ts → dev/src/index.ts',
+          'no-dev-in-production: services/billing/src/stand-in.ts → dev/src/index.ts',
           'not-to-unresolvable: packages/x/test/it.test.ts → ./missing.js',
           'web-only-allowed-packages: web/src/page.ts → services/lib/src/index.ts',
         ].sort(),

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createAccount, createUser, encodeUser, fmtCreds } from '@nats-io/jwt';
-import { freePort, waitForPort } from '@tradewind/lib';
+import { freePort, waitForPort } from '@tradewind/dev';
 import { generateSecrets, secretsYaml } from '../k8s-secrets.js';
 import { ensureK8sTools, K8S_TOOLS, type K8sTools } from '../k8s-tools.js';
 
@@ -302,8 +302,7 @@ describe('rendered manifests', () => {
       const main = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === fullname)!.spec.template.spec.containers[0];
       const expected = MANIFEST_PORTS[name]!;
       const containerPorts = Object.fromEntries(main.ports.map((p: any) => [p.name, p.containerPort]));
-      // billing's development pods also carry the local Stripe stand-in's port.
-      expect(containerPorts, name).toEqual(files.includes('values-dev.yaml') && name === 'billing' ? { ...expected, 'local-stripe': MANIFEST_PORTS['local-stripe']!.http } : expected);
+      expect(containerPorts, name).toEqual(expected);
       const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === fullname)!;
       for (const p of service.spec.ports) expect(p.port, `${name} Service port ${p.name}`).toBe(containerPorts[p.name]);
       const env = Object.fromEntries(main.env.map((e: any) => [e.name, e.value]));
@@ -360,8 +359,26 @@ describe('rendered manifests', () => {
     const pod = (name: string) => objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `tradewind-${name}`)!.spec.template.spec;
     expect(pod('auth').containers.map((c: any) => c.name)).toEqual(['auth', 'local-oidc']);
     expect(pod('auth').containers[0].env.find((e: any) => e.name === 'LOCAL_OIDC_ISSUER').value).toBe('http://localhost:8091');
-    expect(pod('billing').containers[0].env.find((e: any) => e.name === 'LOCAL_STRIPE_PUBLIC_URL').value).toBe('http://localhost:8092');
-    expect(pod('billing').containers[0].env.some((e: any) => e.name === 'STRIPE_SECRET_KEY')).toBe(false);
+    expect(pod('billing').containers.map((c: any) => c.name)).toEqual(['billing', 'local-stripe']);
+    // Both stand-ins run from the stand-ins image (@tradewind/dev), never from a service's image.
+    for (const name of ['auth', 'billing']) {
+      const [main, sidecar] = pod(name).containers;
+      expect(main.image).toBe(`tradewind/${name}:dev`);
+      expect(sidecar.image).toBe('tradewind/stand-ins:dev');
+      expect(sidecar.command.at(-1)).toBe(`dev/bin/${sidecar.name}.ts`);
+      expect(existsSync(join(ROOT, sidecar.command.at(-1))), sidecar.command.at(-1)).toBe(true);
+    }
+    const [billing, stripe] = pod('billing').containers;
+    const env = (c: any, name: string) => c.env.find((e: any) => e.name === name);
+    expect(env(billing, 'STRIPE_API_URL').value).toBe('http://127.0.0.1:8092');
+    expect(env(stripe, 'LOCAL_STRIPE_PUBLIC_URL').value).toBe('http://localhost:8092');
+    expect(env(stripe, 'STRIPE_WEBHOOK_URL').value).toBe(`http://127.0.0.1:${MANIFEST_PORTS.billing!.http}/api/stripe/webhook`);
+    // billing and the stand-in share the generated test key and webhook secret.
+    for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+      expect(env(billing, key).valueFrom.secretKeyRef.name).toBe('tradewind-local-stripe');
+      expect(env(stripe, key).valueFrom).toEqual(env(billing, key).valueFrom);
+    }
+    expect(stripe.ports).toEqual([{ name: 'local-stripe', containerPort: MANIFEST_PORTS['local-stripe']!.http }]);
     expect(objects.some((o) => o.kind === 'Ingress' || o.kind === 'HorizontalPodAutoscaler')).toBe(false);
   });
 
@@ -480,9 +497,11 @@ describe('Tiltfile', () => {
     const named = [...tiltfile.matchAll(/^k8s_resource\('([^']+)'/gm)].map((m) => m[1]!);
     expect(named.sort()).toEqual([...workloads, ...DEPENDENCY_WORKLOADS].sort());
     const images = new Set(objects.filter((o) => o.kind === 'Deployment').flatMap((o) => o.spec.template.spec.containers.map((c: any) => c.image.split(':')[0])));
-    expect([...images].sort()).toEqual(COMPONENTS.map((c) => `tradewind/${c}`).sort());
+    expect([...images].sort()).toEqual([...COMPONENTS.map((c) => `tradewind/${c}`), 'tradewind/stand-ins'].sort());
+    expect(tiltfile).toMatch(/docker_build\(\s*'tradewind\/stand-ins',[^)]*target='stand-ins'/);
     const secrets = [...tiltfile.matchAll(/'([a-z0-9-]+):secret'/g)].map((m) => m[1]);
-    expect(secrets).toEqual(['tradewind-nats-identities', 'tradewind-nats-auth', 'tradewind-auth-signing-key', 'tradewind-credentials-encryption-key']);
+    expect(secrets).toEqual(['tradewind-nats-identities', 'tradewind-nats-auth', 'tradewind-auth-signing-key', 'tradewind-credentials-encryption-key', 'tradewind-local-stripe']);
+    expect(tiltfile).toContain('scripts/k8s-secrets.ts --state-dir .tradewind/k8s --development');
     // The port-forwards come from deploy/services.json (evaluated in scripts/test/services-manifest.test.ts).
     for (const forward of ["forward('ws-fanout', 'websocket')", "forward('nats', 'nats')", "port=port('ingress', 'http')"]) expect(tiltfile).toContain(forward);
   });

@@ -289,7 +289,7 @@ describe('.dockerignore', () => {
 
   it.each([
     'package.json', 'package-lock.json', 'services/lib/src/index.ts', 'services/lib/src/gen/tradewind/v1/auth.ts',
-    'services/lib/src/testing/ports.ts', 'services/ingest/idl/raydium_cp_swap.json', 'services/ingest/idl/pump.json',
+    'dev/src/index.ts', 'dev/bin/local-stripe.ts', 'services/ingest/idl/raydium_cp_swap.json', 'services/ingest/idl/pump.json',
     'services/ingest/idl/pump_amm.json', 'web/src/App.tsx', 'examples/websocket/README.md', 'deploy/services.json',
   ])('when the context is sent, then %s is in it', (path) => {
     expect(ignored(path)).toBe(false);

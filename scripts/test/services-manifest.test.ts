@@ -4,7 +4,7 @@
  * (the services' config defaults, the Tiltfile evaluated with Python, the docs table); and every copy
  * that cannot read it — the chart's values.yaml (Helm cannot read files outside the chart),
  * deploy/routes.json (its own file, read by the ingress proxy and the chart), and defaults in files
- * outside this change (web/server, web/vite.config.ts, scripts/ingress-proxy.ts, scripts/local-oidc.ts,
+ * outside this change (web/server, web/vite.config.ts, dev/src/ingress-proxy.ts, dev/bin/local-oidc.ts,
  * the local Prometheus targets, the chart's in-cluster NATS address) — holds the same number.
  */
 import { spawnSync } from 'node:child_process';
@@ -108,7 +108,6 @@ describe('the services read their port defaults from the manifest', () => {
     }
     expect(shape.NATS_URL!.parse(undefined)).toBe(`nats://127.0.0.1:${port('nats', 'nats')}`);
     if (name === 'billing') {
-      expect(shape.LOCAL_STRIPE_PORT!.parse(undefined)).toBe(port('local-stripe', 'http'));
       expect(shape.AUTH_ADDR!.parse(undefined)).toBe(`127.0.0.1:${port('auth', 'grpc')}`);
     }
   });
@@ -116,8 +115,8 @@ describe('the services read their port defaults from the manifest', () => {
   it.each([
     ['web/server/main.ts', /\bPORT: Port\.default\(defaultPort\('web', 'http'\)\)/],
     ['web/server/main.ts', /ADMIN_PORT: Port\.default\(defaultPort\('web', 'admin'\)\)/],
-    ['scripts/ingress-proxy.ts', /process\.env\.INGRESS_PORT \?\? defaultPort\('ingress', 'http'\)/],
-    ['scripts/local-oidc.ts', /process\.env\.LOCAL_OIDC_PORT \?\? String\(defaultPort\('local-oidc', 'http'\)\)/],
+    ['dev/src/ingress-proxy.ts', /process\.env\.INGRESS_PORT \?\? defaultPort\('ingress', 'http'\)/],
+    ['dev/bin/local-oidc.ts', /process\.env\.LOCAL_OIDC_PORT \?\? String\(defaultPort\('local-oidc', 'http'\)\)/],
   ])('when %s needs a default port, then it reads the manifest (%s)', (file, pattern) => {
     expect(read(file), `${file}: ${pattern} not found`).toMatch(pattern);
   });
@@ -193,7 +192,9 @@ print(json.dumps([c for c in calls if c['kind'] in ('docker_build', 'k8s_resourc
   });
 
   it('when it builds an image, then it is the root Dockerfile\'s dev target with the component\'s build arguments from the manifest', () => {
-    const builds = calls.filter((c) => c.kind === 'docker_build');
+    // Besides the components: the development stand-ins (@tradewind/dev), never a production image.
+    const builds = calls.filter((c) => c.kind === 'docker_build' && c.args[0] !== 'tradewind/stand-ins');
+    expect(calls.filter((c) => c.kind === 'docker_build' && c.args[0] === 'tradewind/stand-ins').map((c) => c.kwargs.target)).toEqual(['stand-ins']);
     expect(builds.map((b) => b.args[0]).sort()).toEqual(IMAGES.map((n) => `tradewind/${n}`).sort());
     for (const b of builds) {
       const name = (b.args[0] as string).slice('tradewind/'.length);

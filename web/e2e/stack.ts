@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createTestDatabase, isListening, type TestDatabase } from '@tradewind/lib';
+import { createTestDatabase, isListening, type TestDatabase } from '@tradewind/dev';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 

@@ -11,7 +11,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiOperations, openApiProblems, type OpenApiDocument } from '@tradewind/lib';
 import { OPENAPI_FILE, buildTradewindOpenApi, loadApiDeclarations, serialise } from '../../scripts/openapi';
-import { loadRouteTable, matchRoute } from '../../scripts/ingress-proxy';
+import { loadRouteTable, matchRoute } from '@tradewind/dev';
 import { DEFAULT_SCHEMAS_DIR, OPENAPI_PATH, createWebServer } from './app';
 
 const dist = mkdtempSync(join(tmpdir(), 'tw-web-dist-'));

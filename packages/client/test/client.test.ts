@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { fromPublic } from '@nats-io/nkeys';
-import { freePort } from '@tradewind/lib';
+import { freePort } from '@tradewind/dev';
 import {
   CredentialsRefusedError, ReconnectFailedError, TradewindClient, TradewindOptionsError,
   type ClientEvent, type TradeMessage, type TradewindClientOptions, type WebSocketConstructor,

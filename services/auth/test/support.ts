@@ -7,10 +7,8 @@
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
-import {
-  createDb, createLogger, createTestDatabase, ensureEventsStreams, freePort, startLocalOidcProvider, startNatsServer,
-  type Kysely, type LocalOidcProvider, type TestDatabase, type TestNatsServer,
-} from '@tradewind/lib';
+import { createDb, createLogger, ensureEventsStreams, type Kysely } from '@tradewind/lib';
+import { createTestDatabase, freePort, startLocalOidcProvider, startNatsServer, type LocalOidcProvider, type TestDatabase, type TestNatsServer } from '@tradewind/dev';
 import { createApp, AUTH_SCHEMA, type AuthDatabase, type AuthDeps } from '../src/index.js';
 
 export interface Harness {

@@ -3,12 +3,10 @@
  * against real PostgreSQL and NATS, with Stripe reached through its official client (pointed at
  * a stand-in speaking Stripe's API when STRIPE_API_URL is set).
  */
-import { randomBytes } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import {
-  AuthServiceClient, callUnary, createAccessTokenVerifier, createHttpApp, createOutboxRelay, freePort, grpcCredentials, migrate, startGrpcServer,
-  type AccessTokenClaims, type Kysely, type Logger,
+  AuthServiceClient, callUnary, createAccessTokenVerifier, createHttpApp, createOutboxRelay, grpcCredentials, migrate, startGrpcServer, type AccessTokenClaims, type Kysely, type Logger,
 } from '@tradewind/lib';
 import type { BillingConfig } from './config.js';
 import type { BillingDatabase } from './db/schema.js';
@@ -18,7 +16,6 @@ import { billingGrpcService } from './grpc/billing-service.js';
 import { createUserCreatedConsumer } from './events/user-created.js';
 import { createBillingService, type BillingUser } from './service.js';
 import { createStripeGateway, type StripeGateway } from './stripe/gateway.js';
-import { startLocalStripe, type LocalStripe } from './local-stripe/index.js';
 
 export interface BillingDeps {
   db: Kysely<BillingDatabase>;
@@ -37,7 +34,7 @@ export interface BillingDeps {
 type AppConfig = Pick<BillingConfig,
   'PORT' | 'HOST' | 'GRPC_PORT' | 'PUBLIC_URL' | 'AUTH_JWKS_URL' | 'AUTH_ISSUER' | 'AUTH_ADDR' | 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET'
   | 'STRIPE_API_URL' | 'STRIPE_TIMEOUT_MS' | 'STRIPE_MAX_NETWORK_RETRIES' | 'STRIPE_WEBHOOK_TOLERANCE_SECONDS' | 'STRIPE_PRICE_CACHE_SECONDS' | 'UPGRADE_PREVIEW_MAX_AGE_SECONDS'
-  | 'LOCAL_STRIPE_PORT' | 'LOCAL_STRIPE_PUBLIC_URL' | 'OUTBOX_POLL_MS' | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES' | 'WEBHOOK_BODY_LIMIT_BYTES'>;
+  | 'OUTBOX_POLL_MS' | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES' | 'WEBHOOK_BODY_LIMIT_BYTES'>;
 
 export function createApp(config: AppConfig, deps: BillingDeps) {
   const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
@@ -62,34 +59,20 @@ export function createApp(config: AppConfig, deps: BillingDeps) {
   });
   const verify = deps.verifyAccessToken ?? createAccessTokenVerifier(config.AUTH_JWKS_URL, config.AUTH_ISSUER ?? `${publicUrl}/auth`);
   let grpc: { port: number; stop(): Promise<void> } | undefined;
-  let localStripe: LocalStripe | undefined;
   let consumer: ReturnType<typeof createUserCreatedConsumer> | undefined;
   let gateway: StripeGateway | undefined;
 
   return {
     /**
-     * Migrates; starts the local Stripe stand-in when no STRIPE_SECRET_KEY is set; serves HTTP and
-     * gRPC; starts the outbox relay and the user.created consumer.
-     * @returns the bound ports (and the stand-in's API origin when it runs).
+     * Migrates; serves HTTP and gRPC; starts the outbox relay and the user.created consumer.
+     * Stripe is reached at STRIPE_API_URL when set (in development, the local stand-in of
+     * @tradewind/dev that `npm start` runs), else at Stripe's own API.
+     * @returns the bound ports.
      */
-    async start(): Promise<{ httpPort: number; grpcPort: number; localStripeUrl?: string }> {
+    async start(): Promise<{ httpPort: number; grpcPort: number }> {
       await migrate(deps.db, BILLING_SCHEMA, billingMigrations, log);
-      let port = config.PORT;
-      let stripeOptions: { secretKey: string; webhookSecret: string; apiUrl?: string };
-      if (config.STRIPE_SECRET_KEY) {
-        stripeOptions = { secretKey: config.STRIPE_SECRET_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET!, apiUrl: config.STRIPE_API_URL };
-      } else {
-        // Offline developer machine: the labelled stand-in delivers signed webhooks to our own endpoint.
-        if (port === 0) port = await freePort();
-        const secretKey = `sk_test_local_${randomBytes(12).toString('hex')}`;
-        const webhookSecret = `whsec_local_${randomBytes(18).toString('hex')}`;
-        localStripe = await startLocalStripe({
-          port: config.LOCAL_STRIPE_PORT, host: '127.0.0.1', publicUrl: config.LOCAL_STRIPE_PUBLIC_URL, secretKey, webhookSecret,
-          webhookUrl: `http://127.0.0.1:${port}/api/stripe/webhook`, logger: log.child({ component: 'local-stripe' }),
-        });
-        stripeOptions = { secretKey, webhookSecret, apiUrl: localStripe.apiUrl };
-        log.warn({ checkout_origin: localStripe.publicUrl }, 'no STRIPE_SECRET_KEY: payments go to the LOCAL Stripe stand-in (test checkout, no real payment)');
-      }
+      const port = config.PORT;
+      const stripeOptions = { secretKey: config.STRIPE_SECRET_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET, apiUrl: config.STRIPE_API_URL };
       gateway = createStripeGateway({
         ...stripeOptions, timeoutMs: config.STRIPE_TIMEOUT_MS, maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
         webhookToleranceSeconds: config.STRIPE_WEBHOOK_TOLERANCE_SECONDS, priceCacheSeconds: config.STRIPE_PRICE_CACHE_SECONDS, logger: log.child({ component: 'stripe' }),
@@ -106,21 +89,16 @@ export function createApp(config: AppConfig, deps: BillingDeps) {
       relay.start();
       consumer = createUserCreatedConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: log, registry: deps.registry, service });
       await consumer.start();
-      return { httpPort, grpcPort: grpc.port, ...(localStripe ? { localStripeUrl: localStripe.apiUrl } : {}) };
+      return { httpPort, grpcPort: grpc.port };
     },
-    /** Stops accepting, lets in-flight requests finish, then stops the consumer, the relay and the stand-in. */
+    /** Stops accepting, lets in-flight requests finish, then stops the consumer and the relay. */
     async stop(): Promise<void> {
       await http.close();
       await grpc?.stop();
       await consumer?.stop();
       await relay.stop();
-      await localStripe?.stop();
       authClient?.close();
     },
     relay,
-    /** The local Stripe stand-in while it runs (no STRIPE_SECRET_KEY). */
-    get localStripe(): LocalStripe | undefined {
-      return localStripe;
-    },
   };
 }

@@ -5,4 +5,4 @@ export { BILLING_SCHEMA, billingMigrations } from './db/migrations.js';
 export type { BillingDatabase } from './db/schema.js';
 export { USER_CREATED_CONSUMER } from './events/user-created.js';
 export { checkoutSuccessUrl, HANDLED_EVENT_TYPES, type SubscriptionJson } from './service.js';
-export { priceLookupKey, expectedPrice, paidPlans } from './domain/prices.js';
+export { priceLookupKey, expectedPrice, paidPlans, type PaidPeriod, type PaidTier } from './domain/prices.js';

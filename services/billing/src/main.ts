@@ -23,5 +23,5 @@ runMain(async () => {
     checks: [{ name: 'nats', check: () => !nc.isClosed() }, { name: 'postgres', check: () => pingDb(db) }],
     close: [() => nc.drain(), () => db.destroy()],
   });
-  logger.info({ http_port: ports.httpPort, grpc_port: ports.grpcPort, admin_port: adminPort, local_stripe: ports.localStripeUrl }, 'billing ready');
+  logger.info({ http_port: ports.httpPort, grpc_port: ports.grpcPort, admin_port: adminPort }, 'billing ready');
 });

@@ -1,23 +1,39 @@
 /**
- * billing without Stripe keys (the labelled local stand-in started by billing itself, as with
- * `npm start`) and with Stripe unreachable.
+ * billing with the local Stripe stand-in run as `npm start` runs it (dev/bin/local-stripe.ts, a
+ * process of its own; billing holds no stand-in) and with Stripe unreachable.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
-import { AppError, createDb, createLogger, createTestDatabase, ensureEventsStreams, freePort, startNatsServer } from '@tradewind/lib';
+import { AppError, createDb, createLogger, ensureEventsStreams } from '@tradewind/lib';
+import { createTestDatabase, freePort, startNatsServer, waitForPort } from '@tradewind/dev';
 import { createApp, BILLING_SCHEMA, type BillingDatabase } from '../src/index.js';
 import { json, startHarness } from './support.js';
 
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..');
+/** Bound on the stand-in's start (tsx compiles it first) and on the webhook's effect reaching billing. */
+const STAND_IN_START_MS = 30_000;
+const WEBHOOK_EFFECT_MS = 15_000;
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-describe('without STRIPE_SECRET_KEY', () => {
-  it('when a user checks out, then billing\'s own labelled test checkout completes it through a signed webhook to the real handler', async () => {
+/** Starts dev/bin/local-stripe.ts as `npm start` does; resolves once its API answers. */
+async function startLocalStripeProcess(env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; output: () => string }> {
+  let output = '';
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'dev/bin/local-stripe.ts')], { cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  proc.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  return { proc, output: () => output };
+}
+
+describe('with the local Stripe stand-in of @tradewind/dev as its own process (npm start)', () => {
+  it('when a user checks out, then the labelled test checkout of the stand-in completes it through a signed webhook to billing', async () => {
     const database = await createTestDatabase('billing-local');
     const nats = await startNatsServer();
     const db = createDb<BillingDatabase>({ url: database.url, schema: BILLING_SCHEMA });
@@ -25,12 +41,18 @@ describe('without STRIPE_SECRET_KEY', () => {
     const jsm = await jetstreamManager(nc);
     await ensureEventsStreams(jsm);
     const userId = randomUUID();
-    const localStripePort = await freePort();
+    const [localStripePort, billingPort] = [await freePort(), await freePort()];
+    const secretKey = `sk_test_local_${randomUUID().replaceAll('-', '')}`;
+    const webhookSecret = `whsec_local_${randomUUID().replaceAll('-', '')}`;
+    const stand = await startLocalStripeProcess({
+      LOCAL_STRIPE_PORT: String(localStripePort), STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret,
+      STRIPE_WEBHOOK_URL: `http://127.0.0.1:${billingPort}/api/stripe/webhook`,
+    });
     const app = createApp({
-      PORT: 0, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: 'http://localhost:8080', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks.json', AUTH_ISSUER: undefined,
-      AUTH_ADDR: '127.0.0.1:1', STRIPE_SECRET_KEY: undefined, STRIPE_WEBHOOK_SECRET: undefined, STRIPE_API_URL: undefined, STRIPE_TIMEOUT_MS: 5_000,
-      STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800, LOCAL_STRIPE_PORT: localStripePort,
-      LOCAL_STRIPE_PUBLIC_URL: undefined, OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024, WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
+      PORT: billingPort, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: 'http://localhost:8080', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks.json', AUTH_ISSUER: undefined,
+      AUTH_ADDR: '127.0.0.1:1', STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: `http://127.0.0.1:${localStripePort}`, STRIPE_TIMEOUT_MS: 5_000,
+      STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800,
+      OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024, WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
     }, {
       db, js: jetstream(nc), jsm, logger: createLogger({ service: 'billing', level: 'silent' }), registry: new Registry(),
       verifyAccessToken: async (authorization) => {
@@ -39,33 +61,53 @@ describe('without STRIPE_SECRET_KEY', () => {
       },
       lookupUser: async (id) => (id === userId ? { userId, email: 'local@example.com', name: 'Local' } : undefined),
     });
-    const { httpPort, localStripeUrl } = await app.start();
     cleanups.push(async () => {
+      stand.proc.kill('SIGTERM');
       await app.stop();
       await nc.close();
       await db.destroy();
       await nats.stop();
       await database.drop();
     });
-    expect(localStripeUrl).toBe(`http://127.0.0.1:${localStripePort}`);
+    await waitForPort(localStripePort, '127.0.0.1', STAND_IN_START_MS, () => stand.proc.exitCode === null);
+    const { httpPort } = await app.start();
+    expect(httpPort).toBe(billingPort);
     const base = `http://127.0.0.1:${httpPort}`;
     const res = await fetch(`${base}/api/checkout-sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tier: 'plus', period: 'yearly', userId }) });
     expect(res.status).toBe(200);
     const { url } = await json<{ url: string }>(res);
-    expect(url.startsWith(`http://127.0.0.1:${localStripePort}/checkout/cs_`)).toBe(true);
-    const page = await (await fetch(url)).text();
+    expect(url.startsWith(`http://localhost:${localStripePort}/checkout/cs_`)).toBe(true);
+    const local = url.replace('http://localhost:', 'http://127.0.0.1:');
+    const page = await (await fetch(local)).text();
     expect(page).toContain('Test checkout — no real payment');
     expect(page).toContain('$144.00');
-    const pay = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    const pay = await fetch(`${local}/pay`, { method: 'POST', redirect: 'manual' });
     expect(pay.status).toBe(303);
-    await app.localStripe!.flushWebhooks();
-    const sub = await json(await fetch(`${base}/api/get-subscription`, { headers: { authorization: 'Bearer good' } }));
+    // The webhooks cross a process boundary: wait for their effect (bounded), not for a fixed time.
+    const deadline = Date.now() + WEBHOOK_EFFECT_MS;
+    let sub: unknown;
+    for (;;) {
+      sub = await json(await fetch(`${base}/api/get-subscription`, { headers: { authorization: 'Bearer good' } }));
+      if ((sub as { tier?: string }).tier === 'plus' || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(sub).toMatchObject({ tier: 'plus', billing_period: 'yearly', status: 'active' });
     const stored = await db.selectFrom('stripe_events').select(['type', 'outcome']).where('outcome', '=', 'applied').execute();
     expect(stored.length).toBeGreaterThan(0);
-    await app.relay.drain();
-    // The paid first invoice is a payment.succeeded too (invoice.paid).
-    expect((await db.selectFrom('outbox').select('subject').execute()).map((r) => r.subject)).toEqual(['subscription.changed', 'payment.succeeded']);
+    expect(stand.output()).toMatch(/LOCAL Stripe stand-in \(test checkout, no real payment\) listening/);
+    expect(stand.output()).not.toContain(secretKey);
+  });
+
+  it('when the stand-in is started with NODE_ENV=production or without a test key, then it exits 1 naming the reason', async () => {
+    for (const [env, reason] of [
+      [{ NODE_ENV: 'production', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }, /refused when NODE_ENV=production/],
+      [{ NODE_ENV: 'development', STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }, /STRIPE_SECRET_KEY: required, a test key/],
+    ] as const) {
+      const stand = await startLocalStripeProcess({ LOCAL_STRIPE_PORT: '0', ...env });
+      const code = await new Promise<number | null>((r) => stand.proc.once('exit', r));
+      expect(code).toBe(1);
+      expect(stand.output()).toMatch(reason);
+    }
   });
 });
 

@@ -14,12 +14,11 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import Stripe from 'stripe';
 import { Registry } from 'prom-client';
 import {
-  AppError, AuthServiceService, EVENTS_STREAM, createDb, createLogger, createTestDatabase, decodeEvent, encodeEvent, ensureEventsStreams,
-  freePort, newEventMeta, startGrpcServer, startNatsServer, unary,
-  type AuthServiceServer, type EventTypes, type GetUserRequest, type GetUserResponse, type Kysely, type TestDatabase, type TestNatsServer,
+  AppError, AuthServiceService, EVENTS_STREAM, createDb, createLogger, decodeEvent, encodeEvent, ensureEventsStreams, newEventMeta, startGrpcServer, unary, type AuthServiceServer, type EventTypes, type GetUserRequest, type GetUserResponse, type Kysely,
 } from '@tradewind/lib';
+import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@tradewind/dev';
 import { createApp, BILLING_SCHEMA, type BillingDatabase } from '../src/index.js';
-import { startLocalStripe, type LocalStripe } from '../src/local-stripe/index.js';
+import { startLocalStripe, type LocalStripe } from '@tradewind/dev';
 
 export const SECRET_KEY = 'sk_test_tradewind_harness';
 export const WEBHOOK_SECRET = 'whsec_tradewind_harness';
@@ -110,7 +109,7 @@ export async function startHarness(label: string, options: { stripeApiUrl?: stri
     AUTH_JWKS_URL: `http://127.0.0.1:${jwksPort}/jwks.json`, AUTH_ISSUER: undefined, AUTH_ADDR: `127.0.0.1:${authGrpc.port}`,
     STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: options.stripeApiUrl ?? localStripe.apiUrl,
     STRIPE_TIMEOUT_MS: 5_000, STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800,
-    LOCAL_STRIPE_PORT: 0, LOCAL_STRIPE_PUBLIC_URL: undefined, OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100,
+    OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100,
     HTTP_BODY_LIMIT_BYTES: 16 * 1024, WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
   }, { db, js, jsm, logger, registry, ...(options.now ? { now: options.now } : {}) });
   const { grpcPort } = await app.start();

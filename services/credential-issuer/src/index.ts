@@ -2,7 +2,6 @@
 export { ensureNatsIdentities, loadNatsIdentities, keyPairFromSeed, customerAccountName, type NatsIdentities, type StoredAccount, type StoredKey } from './domain/identities.js';
 export { issueUserCredentials, wsUrlFromNatsUrl, type UserCredentials } from './domain/credentials.js';
 export { renderNatsServerConfig, renderNatsAuthConfig, NATS_CONFIG_TEMPLATE, type NatsServerSettings } from './domain/nats-server-config.js';
-export { startLocalNats, NATS_SERVER_BIN, type LocalNats } from './local-nats.js';
 export { createApp, pushAccountClaims, type CredentialIssuerDeps } from './app.js';
 export { createCredentialService, type CredentialService, type NatsCredentialsView, type PlanChange } from './service.js';
 export { REPLAY_API_PREFIX, ensureReplayMirror, replayConsumerName } from './domain/replay.js';

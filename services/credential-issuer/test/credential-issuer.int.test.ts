@@ -15,13 +15,13 @@ import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamCl
 import { connect, headers as natsHeaders, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { decode, type Account } from '@nats-io/jwt';
 import {
-  EVENTS_STREAM, TRADES_STREAM, bearerToken, ensureTradesStream, connectNats, createDb, createLogger, createTestDatabase, decodeEvent, encodeEvent, ensureEventsStreams,
-  freePort, newEventMeta, verifyAccessToken, type EventTypes, type Kysely, type TestDatabase,
+  EVENTS_STREAM, TRADES_STREAM, bearerToken, ensureTradesStream, connectNats, createDb, createLogger, decodeEvent, encodeEvent, ensureEventsStreams, newEventMeta, verifyAccessToken, type EventTypes, type Kysely,
 } from '@tradewind/lib';
+import { createTestDatabase, freePort, type TestDatabase } from '@tradewind/dev';
 import {
-  CREDENTIAL_ISSUER_SCHEMA, REPLAY_API_PREFIX, createApp, createSeedCipher, generateSeedKey, parseSeedKey, startLocalNats,
-  type CredentialIssuerDatabase, type LocalNats, type NatsCredentialsView,
+  CREDENTIAL_ISSUER_SCHEMA, REPLAY_API_PREFIX, createApp, createSeedCipher, generateSeedKey, parseSeedKey, type CredentialIssuerDatabase, type NatsCredentialsView,
 } from '../src/index.js';
+import { startLocalNats, type LocalNats } from '@tradewind/dev';
 
 const PUBLIC_URL = 'http://localhost:8080';
 let stateDir: string;

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import { connectNats, freePort, type PlanId } from '@tradewind/lib';
-import {
-  encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, encodeCustomerAccount, reauthorize, startLocalNats, type CustomerAccountSpec, type LocalNats,
-} from '../src/index.js';
+import { connectNats, type PlanId } from '@tradewind/lib';
+import { freePort } from '@tradewind/dev';
+import { encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, encodeCustomerAccount, reauthorize, type CustomerAccountSpec } from '../src/index.js';
+import { startLocalNats, type LocalNats } from '@tradewind/dev';
 
 let stateDir: string;
 let nats: LocalNats;

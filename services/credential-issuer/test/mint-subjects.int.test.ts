@@ -12,14 +12,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { encodeAccount } from '@nats-io/jwt';
+import { connectNats, createDb, createLogger, migrate, mintSubject, type Kysely, type PlanId, type TradeSubject } from '@tradewind/lib';
+import { createTestDatabase, freePort, type TestDatabase } from '@tradewind/dev';
 import {
-  connectNats, createDb, createLogger, createTestDatabase, freePort, migrate, mintSubject, type Kysely, type PlanId, type TestDatabase, type TradeSubject,
-} from '@tradewind/lib';
-import {
-  CREDENTIAL_ISSUER_SCHEMA, createCredentialService, createSeedCipher, credentialIssuerMigrations, encodeCustomerAccount, encodeCustomerUser, generateSeedKey,
-  issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, parseSeedKey, pushAccountJwt, startLocalNats,
-  type CredentialIssuerDatabase, type CustomerAccountSpec, type LocalNats,
+  CREDENTIAL_ISSUER_SCHEMA, createCredentialService, createSeedCipher, credentialIssuerMigrations, encodeCustomerAccount, encodeCustomerUser, generateSeedKey, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, parseSeedKey, pushAccountJwt, type CredentialIssuerDatabase, type CustomerAccountSpec,
 } from '../src/index.js';
+import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { customerAccountClaims } from '../src/domain/customer-accounts.js';
 
 // Two real pump.fun mints of the bundled recording (services/ingest/recording).

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import { connectNats, freePort } from '@tradewind/lib';
-import { issueUserCredentials, startLocalNats, type LocalNats, type UserCredentials } from '../src/index.js';
+import { connectNats } from '@tradewind/lib';
+import { freePort } from '@tradewind/dev';
+import { issueUserCredentials, type UserCredentials } from '../src/index.js';
+import { startLocalNats, type LocalNats } from '@tradewind/dev';
 
 let stateDir: string;
 let nats: LocalNats;

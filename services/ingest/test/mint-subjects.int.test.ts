@@ -12,9 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { Msg } from '@nats-io/transport-node';
-import {
-  TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, connectNats, createLogger, ensureTradesStream, freePort, mintSubject, waitForPort, type NatsConnection,
-} from '@tradewind/lib';
+import { TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, connectNats, createLogger, ensureTradesStream, mintSubject, type NatsConnection } from '@tradewind/lib';
+import { freePort, waitForPort } from '@tradewind/dev';
 import { createApp } from '../src/app.js';
 import { BUNDLED_RECORDING_DIR } from '../src/config.js';
 import { subjectOf, type TradeMessage } from '../src/decode/index.js';

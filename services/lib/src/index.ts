@@ -7,9 +7,6 @@ export { installShutdown, runMain, serve } from './lifecycle.js';
 export { connectNats, ensureTradesStream, isJetStreamNotFound, tradesManager, DEFAULT_TRADES_STREAM, type TradesStreamOptions, type NatsConnection } from './nats.js';
 export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, cheapestPlanWhere, annualTotalUsd, annualSavingPercent, maxAnnualSavingPercent, ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from './plans.js';
 export { TRADES_STREAM, TRADE_SUBJECTS, TRADE_PUBLISHED_MS_HEADER, CUSTOMER_ACCOUNT_TAG, isTradeSubject, type TradeSubject, MINT_SUBJECT_TOKEN, isMintAddress, mintSubject, mintSubjectWildcard, WSOL_MINT, NATIVE_SOL, TRADE_MINT_FIELDS } from './subjects.js';
-export { freePort, isListening, waitForPort } from './testing/ports.js';
-export { startNatsServer, type TestNatsServer } from './testing/nats-server.js';
-export { createTestDatabase, DEFAULT_TEST_DATABASE_URL, type TestDatabase } from './testing/postgres.js';
 export { createDb, migrate, pingDb, sql, type DbOptions, type Migrations, type Kysely, type Migration, type Transaction, type Selectable, type Insertable, type Updateable, type Generated, type ColumnType } from './db.js';
 export {
   EVENTS_STREAM, DEAD_LETTER_STREAM, EVENT_SUBJECTS, EVENT_SCHEMA_VERSIONS, DEFAULT_EVENTS_STREAM,
@@ -25,7 +22,6 @@ export {
   buildOpenApiDocument, openApiOperations, openApiPath, openApiProblems, recordRoutes, DEFAULT_ERROR_RESPONSE, ErrorBodySchema, SECURITY_SCHEMES,
   type ApiDeclaration, type ApiResponse, type ApiRoute, type ApiSecurity, type HttpMethod, type OpenApiDocument, type OpenApiDocumentOptions,
 } from './openapi.js';
-export { startLocalOidcProvider, type LocalOidcProvider } from './local-oidc.js';
 export { ACCESS_TOKEN_AUDIENCE, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, createAccessTokenVerifier, type AccessTokenClaims } from './access-token.js';
 export {
   AuthServiceClient, AuthServiceService, User as AuthUser, UserMetadata as AuthUserMetadata,

@@ -16,8 +16,8 @@ import {
 import { consumerMigration, createEventConsumer, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventHandlers } from '../src/event-consumer.js';
 import { createLogger } from '../src/logger.js';
 import { appendEvent, createOutboxRelay, outboxMigration, type OutboxDatabase, type OutboxRelay } from '../src/outbox.js';
-import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
-import { createTestDatabase, type TestDatabase } from '../src/testing/postgres.js';
+import { startNatsServer, type TestNatsServer } from '@tradewind/dev';
+import { createTestDatabase, type TestDatabase } from '@tradewind/dev';
 
 const SCHEMA = 'consumer_test';
 const logger = createLogger({ service: 'event-consumer-test', level: 'silent' });

@@ -14,8 +14,8 @@ import { createDb, migrate, sql, type Kysely } from '../src/db.js';
 import { EVENTS_STREAM, decodeEvent, ensureEventsStreams, newEventMeta, type EventSubject, type EventTypes } from '../src/events.js';
 import { createLogger } from '../src/logger.js';
 import { appendEvent, createOutboxRelay, outboxMigration, type OutboxDatabase, type OutboxRelayOptions } from '../src/outbox.js';
-import { startNatsServer, type TestNatsServer } from '../src/testing/nats-server.js';
-import { createTestDatabase, type TestDatabase } from '../src/testing/postgres.js';
+import { startNatsServer, type TestNatsServer } from '@tradewind/dev';
+import { createTestDatabase, type TestDatabase } from '@tradewind/dev';
 
 const SCHEMA = 'outbox_test';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

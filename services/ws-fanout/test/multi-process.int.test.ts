@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '@tradewind/lib';
+import { freePort } from '@tradewind/dev';
 import { createCustomer, processEnv, startTestEnv, TestClient, type TestCustomer, type TestEnv } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

@@ -10,11 +10,10 @@ import WebSocket from 'ws';
 import { createClient } from 'redis';
 import { Registry } from 'prom-client';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connectNats, createLogger, ensureTradesStream, freePort, type NatsConnection, type PlanId } from '@tradewind/lib';
-import {
-  encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, startLocalNats,
-  type CustomerAccountSpec, type LocalNats,
-} from '@tradewind/credential-issuer';
+import { connectNats, createLogger, ensureTradesStream, type NatsConnection, type PlanId } from '@tradewind/lib';
+import { freePort } from '@tradewind/dev';
+import { encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, type CustomerAccountSpec } from '@tradewind/credential-issuer';
+import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { createApp, type WsFanoutApp, type WsFanoutAppConfig } from '../src/app.js';
 import { CredentialVerifier } from '../src/domain/verifier.js';
 import { ConnectionLimiter } from '../src/domain/connection-limiter.js';

@@ -6,10 +6,8 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { EVENTS_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADES_STREAM, decodeEvent, ensureEventsStreams, type EventTypes, type NatsConnection } from '@tradewind/lib';
 import { FEED_CONSUMER_PREFIX } from '../src/delivery/subject-feed.js';
-import {
-  encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt,
-  type LocalNats, type UserCredentials,
-} from '@tradewind/credential-issuer';
+import { encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt, type UserCredentials } from '@tradewind/credential-issuer';
+import type { LocalNats } from '@tradewind/dev';
 import { startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
 let env: TestEnv;

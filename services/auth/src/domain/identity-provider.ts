@@ -41,7 +41,7 @@ export interface IdentityProviderOptions {
   /** `<PUBLIC_URL>/auth/callback`, registered with the provider. */
   redirectUri: string;
   google?: { clientId: string; clientSecret: string };
-  /** Issuer URL of the local provider (services/lib/src/local-oidc.ts). */
+  /** Issuer URL of the local provider (@tradewind/dev, dev/src/local-oidc.ts). */
   localIssuer?: string;
 }
 

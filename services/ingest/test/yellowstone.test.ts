@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { CommitmentLevel, SubscribeUpdateTransactionInfo, type SubscribeUpdateTransaction } from '@triton-one/yellowstone-grpc';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLED_RECORDING_DIR } from '../config.js';
-import { decodeNormalized, decodeTransaction } from '../decode/index.js';
-import { COMMITMENTS } from '../decode/types.js';
-import { DecodeError } from '../decode/errors.js';
-import { normalizeTransaction, type NormalizedTransaction } from '../decode/transaction.js';
-import { encodeTransactionError, loadRecordedGeyserTransactions, type RecordedGeyserTransaction } from '../../test/support/geyser-server.js';
-import { backoffDelayMs, DEFAULT_BACKOFF, TRADE_PROGRAM_IDS } from './source.js';
-import { buildSubscribeRequest } from './yellowstone.js';
-import { addressToBase58, encodeBase58 } from '../decode/base58.js';
-import { normalizeYellowstoneTransaction } from './yellowstone-normalize.js';
+import { BUNDLED_RECORDING_DIR } from '../src/config.js';
+import { decodeNormalized, decodeTransaction } from '../src/decode/index.js';
+import { COMMITMENTS } from '../src/decode/types.js';
+import { DecodeError } from '../src/decode/errors.js';
+import { normalizeTransaction, type NormalizedTransaction } from '../src/decode/transaction.js';
+import { encodeTransactionError, loadRecordedGeyserTransactions, type RecordedGeyserTransaction } from './support/geyser-server.js';
+import { backoffDelayMs, DEFAULT_BACKOFF, TRADE_PROGRAM_IDS } from '../src/live/source.js';
+import { buildSubscribeRequest } from '../src/live/yellowstone.js';
+import { addressToBase58, encodeBase58 } from '../src/decode/base58.js';
+import { normalizeYellowstoneTransaction } from '../src/live/yellowstone-normalize.js';
 
 let recorded: RecordedGeyserTransaction[];
 beforeAll(async () => {

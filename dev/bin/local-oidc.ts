@@ -1,15 +1,16 @@
 /**
- * `npm start`'s stand-in for Google sign-in: the local OpenID Connect provider from
- * `@tradewind/lib` (services/lib/src/local-oidc.ts) as its own process, started only when
+ * `npm start`'s stand-in for Google sign-in: the local OpenID Connect provider of
+ * @tradewind/dev (dev/src/local-oidc.ts) as its own process, started only when
  * GOOGLE_CLIENT_ID is not set and NODE_ENV is not production. Its sign-in page is labelled
  * "Local sign-in — not Google"; any email works and always maps to the same account.
  *
- *   tsx scripts/local-oidc.ts          LOCAL_OIDC_PORT (default 8091), listens on 127.0.0.1,
+ *   tsx dev/bin/local-oidc.ts         LOCAL_OIDC_PORT (default 8091), listens on 127.0.0.1,
  *                                      issuer http://localhost:<port>
  *
  * Logs pino JSON lines to stdout (the issuer on start); SIGTERM/SIGINT stop it.
  */
-import { createLogger, defaultPort, startLocalOidcProvider } from '@tradewind/lib';
+import { createLogger, defaultPort } from '@tradewind/lib';
+import { startLocalOidcProvider } from '../src/local-oidc.js';
 
 const logger = createLogger({ service: 'local-oidc', level: process.env.LOG_LEVEL ?? 'info' });
 

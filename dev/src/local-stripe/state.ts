@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { PLANS } from '@tradewind/lib';
 import Stripe from 'stripe';
-import { expectedPrice, paidPlans, priceLookupKey, type PaidPeriod, type PaidTier } from '../domain/prices.js';
+import { expectedPrice, paidPlans, priceLookupKey, type PaidPeriod, type PaidTier } from '@tradewind/billing';
 import { periodEnd, toInterval } from './clock.js';
 import { parameterInvalid, resourceMissing, StripeApiError } from './errors.js';
 import { applyMetadata } from './form.js';

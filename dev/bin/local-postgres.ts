@@ -3,7 +3,7 @@
  * package (PostgreSQL binaries from npm, no system install) with its data in a persistent
  * directory, listening on 127.0.0.1 only.
  *
- *   tsx scripts/local-postgres.ts --data-dir <dir> [--port 5433] [--database tradewind] [--no-durability]
+ *   tsx dev/bin/local-postgres.ts --data-dir <dir> [--port 5433] [--database tradewind] [--no-durability]
  *
  * First run: initdb (user postgres, password postgres, scram-sha-256) — as root, the server runs
  * as a system user `postgres`, created when missing (PostgreSQL refuses to run as root). Every

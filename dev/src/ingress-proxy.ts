@@ -12,7 +12,7 @@
  * "<service> is not running"}` when the service does not accept the connection — never a hang.
  *
  * `npm start` runs it in-process (scripts/start.ts); it also runs on its own:
- *   tsx scripts/ingress-proxy.ts            (INGRESS_PORT default 8080, ROUTES_FILE default deploy/routes.json)
+ *   tsx dev/src/ingress-proxy.ts            (INGRESS_PORT default 8080, ROUTES_FILE default deploy/routes.json)
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { createProxyServer } from 'http-proxy-3';
 import { defaultPort } from '@tradewind/lib';
 
 /** `deploy/routes.json`, next to this repository's scripts. */
-export const DEFAULT_ROUTES_FILE = resolve(import.meta.dirname, '..', 'deploy', 'routes.json');
+export const DEFAULT_ROUTES_FILE = resolve(import.meta.dirname, '..', '..', 'deploy', 'routes.json');
 
 /** Kubernetes Ingress path types (networking.k8s.io/v1 HTTPIngressPath.pathType). */
 export type PathType = 'Prefix' | 'Exact';

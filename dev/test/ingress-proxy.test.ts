@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { freePort } from '@tradewind/lib';
-import { loadRouteTable, matchRoute, startIngressProxy, type IngressProxy, type RouteTable, type AccessLogEntry } from '../ingress-proxy.js';
+import { freePort } from '@tradewind/dev';
+import { loadRouteTable, matchRoute, startIngressProxy, type IngressProxy, type RouteTable, type AccessLogEntry } from '@tradewind/dev';
 
 describe('route table (deploy/routes.json)', () => {
   const table = loadRouteTable();

@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isListening, waitForPort } from '@tradewind/lib';
-import { ensureNatsIdentities, type NatsIdentities } from './domain/identities.js';
-import { renderNatsServerConfig } from './domain/nats-server-config.js';
+import { isListening, waitForPort } from './testing/ports.js';
+import { ensureNatsIdentities, type NatsIdentities } from '@tradewind/credential-issuer';
+import { renderNatsServerConfig } from '@tradewind/credential-issuer';
 
 /** Path of the nats-server binary; override with NATS_SERVER_BIN. */
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? 'nats-server';
