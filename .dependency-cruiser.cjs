@@ -5,8 +5,9 @@
  *
  * Rules in force (all severity "error"):
  * - no-service-to-other-service: a service's runtime code (services/<svc>/src, tests excluded) imports
- *   only its own files, @tradewind/lib and npm packages; never another service, packages/, web/,
- *   scripts/ or dev/.
+ *   only its own files, @tradewind/lib (the runtime), @tradewind/contracts (packages/contracts: what
+ *   the services and the web app agree on) and npm packages; never another service, another
+ *   package, web/, scripts/ or dev/.
  * - no-dev-in-production: no production code (services/<svc>/src, web/src, web/server; tests
  *   excluded) imports @tradewind/dev (dev/: the local stand-ins and test helpers), so no image
  *   carries them.
@@ -14,11 +15,11 @@
  *   name (`@tradewind/<svc>`, resolved through the package "exports"), never by a relative path such
  *   as `../services/<svc>/src/...`. Exception: the test-support files listed in TEST_SUPPORT.
  * - web-only-allowed-packages: web/src (browser code) imports, from the monorepo, only its own files,
- *   the browser-safe subpaths of @tradewind/lib, @tradewind/client, the trade-message JSON Schemas
- *   (services/ingest/schemas, as `?raw` text; how they are imported: see ALLOW_LIST) and examples/
- *   (as `?raw` text).
+ *   the browser-safe subpaths of @tradewind/contracts (the trade-message JSON Schemas among them, as
+ *   `?raw` text), @tradewind/client and examples/ (as `?raw` text).
  * - web-server-only-allowed-packages: web/server (Node) imports, from the monorepo, only its own
- *   files, web/src, @tradewind/lib (any entry) and @tradewind/client; its tests also @tradewind/dev.
+ *   files, web/src, @tradewind/lib and @tradewind/contracts (any entry) and @tradewind/client; its
+ *   tests also @tradewind/dev.
  * - not-to-unresolvable: every import resolves (one listed exception, a `?raw` import of an exact
  *   package export that Vite resolves and dependency-cruiser cannot).
  * - no-circular: no import cycles between modules (type-only imports included).
@@ -44,27 +45,7 @@ const TEST_SUPPORT = [
  * Existing violations, each to be removed. `from`/`to` are path regexes (repository-relative);
  * `from` has no capture groups.
  */
-const ALLOW_LIST_ENTRIES = [
-  {
-    // The web docs page bundles the trade-message JSON Schemas as text (`?raw`). They cannot be
-    // imported as `@tradewind/ingest/schemas/*`: the web image's build stage installs only the web
-    // and client workspaces (Dockerfile, `npm ci --workspace web --workspace packages/client`), so
-    // node_modules/@tradewind/ingest does not exist there, and making web depend on @tradewind/ingest
-    // would install ingest's Solana/gRPC dependencies into the web build. To be removed: move the
-    // schemas into @tradewind/lib (e.g. services/lib/schemas, exported as `@tradewind/lib/schemas/*`).
-    rule: 'no-deep-import-into-service',
-    from: '^web/src/pages/dashboard/Docs[.]tsx$',
-    to: '^services/ingest/schemas/[^/]+[.]schema[.]json$',
-  },
-  {
-    // web/server/openapi.test.ts checks web/server/openapi.json against the generator in scripts/
-    // (scripts/openapi.ts). scripts/ is not a package, so it cannot be imported by name. To be
-    // removed: move the test to scripts/test/ (or make scripts a workspace).
-    rule: 'web-server-only-allowed-packages',
-    from: '^web/server/openapi[.]test[.]ts$',
-    to: '^scripts/openapi[.]ts$',
-  },
-];
+const ALLOW_LIST_ENTRIES = [];
 
 /**
  * The allow-list in force: empty when BOUNDARIES_NO_ALLOW_LIST=1, which scripts/test/boundaries.test.ts
@@ -72,8 +53,8 @@ const ALLOW_LIST_ENTRIES = [
  */
 const ALLOW_LIST = process.env.BOUNDARIES_NO_ALLOW_LIST === '1' ? [] : ALLOW_LIST_ENTRIES;
 
-/** Subpaths of @tradewind/lib that are safe in a browser bundle (no node: imports). */
-const LIB_BROWSER_SAFE = '^services/lib/src/(plans|subjects|notifications|session-client)[.]ts$';
+/** Subpaths of @tradewind/contracts that are safe in a browser bundle (no node: imports), and its JSON Schemas. */
+const CONTRACTS_BROWSER_SAFE = '^packages/contracts/(src/(plans|subjects|notifications|session-client|errors|ws-errors)[.]ts|schemas/[^/]+[.]schema[.]json)$';
 
 /**
  * @tradewind/client resolves to its built dist/ (the published package's exports map), which a fresh
@@ -121,9 +102,9 @@ const config = {
       name: 'no-service-to-other-service',
       severity: 'error',
       comment:
-        'A service imports only its own files, @tradewind/lib and npm packages (docs/style.md §1). Share code through @tradewind/lib.',
+        'A service imports only its own files, @tradewind/lib, @tradewind/contracts and npm packages (docs/style.md §1). Share runtime code through @tradewind/lib and contracts through @tradewind/contracts.',
       from: { path: '^services/([^/]+)/src/', pathNot: '[.]test[.]tsx?$' },
-      to: { path: '^(services|packages|web|scripts|dev)/', pathNot: ['^services/$1/', '^services/lib/'] },
+      to: { path: '^(services|packages|web|scripts|dev)/', pathNot: ['^services/$1/', '^services/lib/', '^packages/contracts/'] },
     },
     {
       name: 'no-dev-in-production',
@@ -149,15 +130,13 @@ const config = {
       name: 'web-only-allowed-packages',
       severity: 'error',
       comment:
-        'web/src imports only its own files, the browser-safe subpaths of @tradewind/lib, @tradewind/client, and as text the ingest JSON Schemas and examples/.',
+        'web/src imports only its own files, the browser-safe subpaths of @tradewind/contracts (with its JSON Schemas as text), @tradewind/client, and examples/ as text.',
       from: { path: '^web/src/' },
       to: {
         path: '^(services|packages|scripts|examples|proto|deploy|charts|dev)/',
         pathNot: [
-          LIB_BROWSER_SAFE,
+          CONTRACTS_BROWSER_SAFE,
           '^packages/client/',
-          // The trade-message JSON Schemas (data, bundled as text); see ALLOW_LIST for how they are imported.
-          '^services/ingest/schemas/[^/]+[.]json$',
           // The starter templates' sources, bundled as text (`?raw`) so the docs show exactly what
           // the templates run; they are never executed by the web app.
           '^examples/',
@@ -167,12 +146,12 @@ const config = {
     ...withAllowList({
       name: 'web-server-only-allowed-packages',
       severity: 'error',
-      comment: 'web/server (Node) imports only its own files, web/src, @tradewind/lib and @tradewind/client.',
+      comment: 'web/server (Node) imports only its own files, web/src, @tradewind/lib, @tradewind/contracts and @tradewind/client.',
       from: { path: '^web/server/' },
       to: {
         path: '^(services|packages|scripts|examples|proto|deploy|charts|dev)/',
         // Its tests may use the test helpers and stand-ins (no-dev-in-production keeps them out of the server).
-        pathNot: ['^services/lib/src/', '^packages/client/', '^dev/'],
+        pathNot: ['^services/lib/src/', '^packages/(client|contracts)/', '^dev/'],
       },
     }),
     {

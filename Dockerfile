@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # Every Tradewind image: the six services and the web app, chosen by build arguments whose values
 # are in deploy/services.json (components.<name>: workspace, description, ports). docs/containers.md.
-# Build from the repository root, so services/lib (with the generated proto code), the manifest
-# and the workspace lockfile are in context:
+# Build from the repository root, so services/lib, packages/contracts (with the generated proto
+# code), the manifest and the workspace lockfile are in context:
 #   docker build --build-arg COMPONENT=billing --build-arg WORKSPACE=services/billing -t tradewind/billing .
 #   docker build --build-arg COMPONENT=web --build-arg WORKSPACE=web -t tradewind/web .
 #   ... --target dev                          the Tilt flavour (the Tiltfile passes the arguments)
@@ -23,6 +23,7 @@ FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY services/lib/package.json services/lib/
+COPY packages/contracts/package.json packages/contracts/
 COPY dev/package.json dev/
 COPY services/auth/package.json services/auth/
 COPY services/billing/package.json services/billing/
@@ -54,6 +55,7 @@ RUN --mount=type=cache,target=/root/.npm \
 FROM scratch AS service-files
 ARG WORKSPACE
 COPY services/lib/src /app/services/lib/src
+COPY packages/contracts/src /app/packages/contracts/src
 COPY deploy/services.json /app/deploy/
 COPY ${WORKSPACE}/src /app/${WORKSPACE}/src
 
@@ -65,7 +67,7 @@ COPY deploy/nats/nats-server.conf.tmpl /app/deploy/nats/
 FROM service-files AS files-token-price
 FROM service-files AS files-ingest
 # Read at run time: the IDLs kept in the repository, and the bundled real mainnet recording
-# (REPLAY_DIR's default, the default source). Not services/ingest/schemas (tests, the web build and the web server).
+# (REPLAY_DIR's default, the default source). Not packages/contracts/schemas (tests, the web build and the web server).
 COPY services/ingest/idl /app/services/ingest/idl
 COPY services/ingest/recording /app/services/ingest/recording
 FROM service-files AS files-ws-fanout
@@ -103,8 +105,8 @@ ARG VITE_TELEGRAM_URL=""
 ARG VITE_SUPPORT_EMAIL=""
 # No tsconfig.json: the build needs none (Vite transforms with its defaults, the output is the
 # same) and web/tsconfig.json's project references would pull in the rest of the repository.
-COPY services/lib/src services/lib/src
-COPY services/ingest/schemas services/ingest/schemas
+COPY packages/contracts/src packages/contracts/src
+COPY packages/contracts/schemas packages/contracts/schemas
 COPY examples examples
 COPY tsconfig.base.json ./
 COPY packages/client/src packages/client/src
@@ -121,11 +123,12 @@ RUN node --import tsx web/scripts/build.ts
 # site, on top of the production dependencies; then a check that every import resolves.
 FROM deps AS web-server
 COPY services/lib/src services/lib/src
+COPY packages/contracts/src packages/contracts/src
 # @tradewind/lib's services manifest, as in every image (web/server/main.ts reads its ports from it).
 COPY deploy/services.json deploy/
 COPY web/server web/server
 # The trade-message JSON Schemas the web server serves at their $id paths (/schemas/*, WEB_SCHEMAS_DIR).
-COPY services/ingest/schemas services/ingest/schemas
+COPY packages/contracts/schemas packages/contracts/schemas
 COPY web/src/route-paths.ts web/src/
 COPY web/src/content/blog/posts.ts web/src/content/blog/
 COPY --from=web-build /app/web/dist web/dist
@@ -223,6 +226,7 @@ FROM dev-base AS stand-ins
 COPY --from=stand-ins-deps --chown=10001:10001 /app ./
 # dev/ imports @tradewind/lib, and billing's price catalogue and credential-issuer's NATS config by package name.
 COPY --chown=10001:10001 services/lib/src services/lib/src
+COPY --chown=10001:10001 packages/contracts/src packages/contracts/src
 COPY --chown=10001:10001 services/billing/src services/billing/src
 COPY --chown=10001:10001 services/credential-issuer/src services/credential-issuer/src
 COPY --chown=10001:10001 deploy/nats/nats-server.conf.tmpl deploy/nats/

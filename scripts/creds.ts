@@ -7,7 +7,7 @@
  * Configuration: TRADEWIND_STATE_DIR (default .tradewind), NATS_PUBLIC_URL, CREDENTIALS_TTL_SECONDS.
  */
 import { parseArgs } from 'node:util';
-import { isPlanId } from '@tradewind/lib';
+import { isPlanId } from '@tradewind/contracts';
 import { issueUserCredentials, loadCredentialIssuerConfig, loadNatsIdentities } from '@tradewind/credential-issuer';
 
 const USAGE = 'usage: npm run -s creds -- --plan starter|plus|pro [--email you@example.com]\n';

@@ -132,7 +132,7 @@ class Watchdog(Exception):
     pass
 
 
-# The subject of a trade, by its "source" (each schema's properties.source.const, services/ingest/schemas).
+# The subject of a trade, by its "source" (each schema's properties.source.const, packages/contracts/schemas).
 SUBJECT_BY_SOURCE = {"pumpfun": "basic.pumpfun", "bonk": "basic.bonk", "pumpswap": "premium.pumpswap", "raydium_cpmm": "premium.raydium"}
 # Error codes that end a subscribe request for good (the subject is dropped).
 SUBJECT_REFUSALS = {"unknown_subject", "subject_not_in_plan", "bad_filter", "bad_request", "replay_not_in_plan"}

@@ -14,7 +14,7 @@
  */
 import { createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { encodeUser, fromSeed, type KeyPair } from '@nats-io/jwt';
-import { PLANS, type PlanId } from '@tradewind/lib';
+import { PLANS, type PlanId } from '@tradewind/contracts';
 import type { NatsIdentities } from '@tradewind/credential-issuer';
 import { encodePublicKey, encodeSeed, privateKeyFromNKeySeed } from '@tradewind/ws-fanout';
 

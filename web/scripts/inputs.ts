@@ -7,15 +7,15 @@ export const WEB_DIR = resolve(import.meta.dirname, '..');
 const ROOT = resolve(WEB_DIR, '..');
 
 /**
- * Everything the built app depends on besides node_modules (the lib modules it imports, the
+ * Everything the built app depends on besides node_modules (the contracts it imports, the
  * schemas the docs render, the starter templates, and what the build packs into the WebSocket
  * template's `tradewind-client-<version>.tgz`: the client's sources, manifest, README and
  * compiler settings, not its dist/ or node_modules/).
  */
 const INPUTS = [
   'web/src', 'web/public', 'web/index.html', 'web/vite.config.ts', 'web/package.json', 'web/scripts',
-  'services/lib/src/plans.ts', 'services/lib/src/subjects.ts', 'services/lib/src/session-client.ts',
-  'services/ingest/schemas', 'examples', 'package-lock.json',
+  'packages/contracts/src', 'packages/contracts/package.json',
+  'packages/contracts/schemas', 'examples', 'package-lock.json',
   'packages/client/src', 'packages/client/package.json', 'packages/client/README.md',
   'packages/client/tsconfig.build.json', 'tsconfig.base.json',
 ];

@@ -9,10 +9,10 @@ export const OPENAPI_PATH = '/api/openapi.json';
 /** The generated document (scripts/openapi.ts writes it; committed). */
 export const DEFAULT_OPENAPI_FILE = join(import.meta.dirname, 'openapi.json');
 /** The trade-message JSON Schemas, served at their `$id` paths `/schemas/<subject>.schema.json`. */
-export const DEFAULT_SCHEMAS_DIR = resolve(import.meta.dirname, '..', '..', 'services', 'ingest', 'schemas');
+export const DEFAULT_SCHEMAS_DIR = resolve(import.meta.dirname, '..', '..', 'packages', 'contracts', 'schemas');
 /** Media type of a JSON Schema (draft 2020-12 §14.1, IANA registration of application/schema+json). */
 export const SCHEMA_CONTENT_TYPE = 'application/schema+json';
-/** Where the message schemas' `$id`s live: `https://tradewind.dev/schemas/<name>.schema.json` (services/ingest/schemas). */
+/** Where the message schemas' `$id`s live: `https://tradewind.dev/schemas/<name>.schema.json` (packages/contracts/schemas). */
 const SCHEMA_ID_BASE = 'https://tradewind.dev/schemas/';
 
 /** Route classes of {@link WebServerOptions.onRequest} (the `route` label of tradewind_web_http_requests_total). */

@@ -1,7 +1,7 @@
 /**
  * The web app's server process (npm start runs it; the Helm chart runs it in the web image).
  * Environment: PORT (5173), ADMIN_PORT (9307: /metrics, /healthz, /readyz), WEB_DIST_DIR (web/dist),
- * WEB_SCHEMAS_DIR (services/ingest/schemas: the trade-message schemas served at /schemas/*), LOG_LEVEL,
+ * WEB_SCHEMAS_DIR (packages/contracts/schemas: the trade-message schemas served at /schemas/*), LOG_LEVEL,
  * SHUTDOWN_READINESS_DELAY_MS (0) and SHUTDOWN_DEADLINE_MS (10000) as every service (lib CommonConfig),
  * HTTP_KEEP_ALIVE_TIMEOUT_MS (72000).
  */
@@ -14,7 +14,7 @@ const Config = CommonConfig.extend({
   PORT: Port.default(defaultPort('web', 'http')),
   ADMIN_PORT: Port.default(defaultPort('web', 'admin')),
   WEB_DIST_DIR: z.string().default(join(resolve(import.meta.dirname, '..'), 'dist')),
-  /** Directory of the trade-message JSON Schemas served at /schemas/<name>.schema.json (default: the repository's services/ingest/schemas; the image must hold them there). */
+  /** Directory of the trade-message JSON Schemas served at /schemas/<name>.schema.json (default: the repository's packages/contracts/schemas; the image must hold them there). */
   WEB_SCHEMAS_DIR: z.string().default(DEFAULT_SCHEMAS_DIR),
   /**
    * How long an idle keep-alive connection stays open, ms. It must outlast the idle time of the

@@ -2,7 +2,7 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it } from 'vitest';
-import { PLANS, PLAN_IDS } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS } from '@tradewind/contracts/plans';
 import { AppShell } from '../src/App';
 import Blog, { categoryCounts } from '../src/pages/Blog';
 import BlogArticle, { ARTICLE_LOADERS, ArticleContent, MovedBlogArticle, articleJsonLd, relatedPosts, type ArticleModule } from '../src/pages/BlogArticle';

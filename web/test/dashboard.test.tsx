@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { useState as useStateHook, type ReactNode } from 'react';
 import { SessionProvider, type AuthState } from '../src/session/session';
-import type { SessionClient } from '@tradewind/lib/session-client';
+import type { SessionClient } from '@tradewind/contracts/session-client';
 import { ThemeProvider } from '../src/theme';
 import { ToastProvider } from '../src/components/Toast';
 import { SecretField } from '../src/components/dashboard/SecretField';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PLANS, PLAN_IDS, cheapestPlanFor } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, cheapestPlanFor } from '@tradewind/contracts/plans';
 import type { User } from '../src/api';
 import { WS_CONTROL_MESSAGES, WS_ERROR_CODES } from '../src/content/api-reference';
 import { STARTER_TEMPLATES, templateFileUrl } from '../src/content/templates';
@@ -13,7 +13,7 @@ import { StaticAuthProvider } from '../src/session/session';
 const repoFile = (path: string) => resolve(import.meta.dirname, '../..', path);
 const SUBJECTS = ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] as const;
 const schemaOf = (subject: string) =>
-  JSON.parse(readFileSync(repoFile(`services/ingest/schemas/${subject}.schema.json`), 'utf8')) as { properties: Record<string, unknown> };
+  JSON.parse(readFileSync(repoFile(`packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as { properties: Record<string, unknown> };
 
 const USER: User = {
   id: '7bf6c16a-6f16-414f-bb3f-dbd2047c059a', email: 'dev@example.com', name: 'Dev', avatar_url: null, plan: 'pro',

@@ -86,7 +86,7 @@ describe('API errors (spec §8)', () => {
 
   it('when a page asks for a token while signed out, then it gets 401 "No active session"', async () => {
     let seen: unknown;
-    // The static provider mirrors the session client (services/lib/src/session-client.ts).
+    // The static provider mirrors the session client (packages/contracts/src/session-client.ts).
     function Grab() {
       const { accessToken } = useAuth();
       void accessToken().catch((e: unknown) => {

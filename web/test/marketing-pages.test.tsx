@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/rea
 import type { ComponentType } from 'react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PLANS } from '@tradewind/lib/plans';
+import { PLANS } from '@tradewind/contracts/plans';
 import type { User } from '../src/api';
 import { STARTER_TEMPLATES } from '../src/content/templates';
 import Community, { communityChannels, communityFaq } from '../src/pages/Community';

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it } from 'vitest';
-import { PLANS, annualSavingPercent, annualTotalUsd, maxAnnualSavingPercent } from '@tradewind/lib/plans';
+import { PLANS, annualSavingPercent, annualTotalUsd, maxAnnualSavingPercent } from '@tradewind/contracts/plans';
 import type { User } from '../src/api';
 import { comparisonRows, formatUsd, planCtaHref, planPrice, SUBJECT_SOURCES } from '../src/lib/pricing';
 import Pricing, { pricingFaq } from '../src/pages/Pricing';

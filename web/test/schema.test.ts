@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { conditionalRequirements, describeType, resolveRef, schemaRows, type JsonSchema, type SchemaRow } from '../src/lib/schema';
 
 const repoFile = (path: string) => resolve(import.meta.dirname, '../..', path);
-const loadSchema = (subject: string) => JSON.parse(readFileSync(repoFile(`services/ingest/schemas/${subject}.schema.json`), 'utf8')) as JsonSchema;
+const loadSchema = (subject: string) => JSON.parse(readFileSync(repoFile(`packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as JsonSchema;
 
 function row(rows: readonly SchemaRow[], path: string): SchemaRow {
   const found = rows.find((r) => r.path === path);

@@ -1,5 +1,5 @@
 import { act, render, screen } from '@testing-library/react';
-import type { Session, SessionClient } from '@tradewind/lib/session-client';
+import type { Session, SessionClient } from '@tradewind/contracts/session-client';
 import { describe, expect, it, vi } from 'vitest';
 import type { User } from '../src/api';
 import { SessionProvider, useAuth } from '../src/session/session';

@@ -1,21 +1,16 @@
 /**
- * One fact, three places: the WebSocket error codes ws-fanout can send (its WsErrorCode union), the
- * error table of docs/websocket.md §7 and the dashboard's API reference (web/src/content/api-reference.ts)
- * must name the same codes.
+ * One fact, one list: the WebSocket error codes are written once, in @tradewind/contracts/ws-errors
+ * (ws-fanout's WsErrorCode type is derived from it, the dashboard's API reference and the blog read
+ * it). The error table of docs/websocket.md §7 is prose for people and is checked against it here,
+ * and no other file of ws-fanout or the web app spells out the list again.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WS_ERROR_CODES, WS_OTHER_CLOSE_CODES } from '../src/content/api-reference';
+import { WS_ERROR_CODES, WS_OTHER_CLOSE_CODES } from '@tradewind/contracts/ws-errors';
+import { WS_ERROR_CODES as REFERENCE_CODES } from '../src/content/api-reference';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-
-/** The string literals of `export type WsErrorCode = …` in ws-fanout's errors.ts. */
-function unionCodes(): Set<string> {
-  const source = readFileSync(join(ROOT, 'services/ws-fanout/src/domain/errors.ts'), 'utf8');
-  const union = /export type WsErrorCode =([^;]+);/.exec(source)![1]!;
-  return new Set([...union.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]!));
-}
 
 /** The codes in the first column of docs/websocket.md §7's table. */
 function docCodes(): Set<string> {
@@ -25,13 +20,27 @@ function docCodes(): Set<string> {
 }
 
 describe('WebSocket error codes', () => {
-  it('when the server, the protocol doc and the API reference list their error codes, then they are the same set', () => {
-    const union = unionCodes();
-    const closeOnly = new Set(WS_OTHER_CLOSE_CODES.map((c) => c.reason).filter(Boolean));
-    const sent = new Set([...union].filter((c) => !closeOnly.has(c)));
+  it('when the protocol doc lists its error codes, then they are the contract\'s, and the API reference shows the contract\'s own list', () => {
+    const sent = new Set(WS_ERROR_CODES.map((c) => c.code));
     expect(sent.size).toBeGreaterThan(20);
     expect([...docCodes()].sort()).toEqual([...sent].sort());
-    expect([...new Set(WS_ERROR_CODES.map((c) => c.code))].sort()).toEqual([...sent].sort());
-    for (const reason of closeOnly) expect(union.has(reason), reason).toBe(true);
+    expect(REFERENCE_CODES).toBe(WS_ERROR_CODES);
+    expect(WS_OTHER_CLOSE_CODES.map((c) => c.reason).filter(Boolean)).toEqual(['slow_consumer']);
+  });
+
+  it('when ws-fanout\'s errors module is read, then it declares no list of codes of its own (it imports the contract\'s)', () => {
+    const source = readFileSync(join(ROOT, 'services/ws-fanout/src/domain/errors.ts'), 'utf8');
+    expect(source).toContain("from '@tradewind/contracts/ws-errors'");
+    expect(source).not.toMatch(/'bad_json'|'resume_too_old'|4400|4429/);
+  });
+
+  it('when the client library names server codes it handles, then each is one the contract lists (it is published alone, so it keeps its own small sets)', () => {
+    const source = readFileSync(join(ROOT, 'packages/client/src/client.ts'), 'utf8');
+    const sets = [...source.matchAll(/const (SUBJECT_REFUSALS|RETRIED_REFUSALS) = new Set\(\[([^\]]*)\]\)/g)];
+    expect(sets.map((m) => m[1])).toEqual(['SUBJECT_REFUSALS', 'RETRIED_REFUSALS']);
+    const known = new Set<string>(WS_ERROR_CODES.map((c) => c.code));
+    for (const [, name, list] of sets) {
+      for (const [, code] of list!.matchAll(/'([a-z_]+)'/g)) expect(known.has(code!), `${name}: ${code}`).toBe(true);
+    }
   });
 });

@@ -11,7 +11,7 @@
  * is timed by that clock.
  */
 import { randomBytes } from 'node:crypto';
-import { PLANS } from '@tradewind/lib';
+import { PLANS } from '@tradewind/contracts';
 import Stripe from 'stripe';
 import { expectedPrice, paidPlans, priceLookupKey, type PaidPeriod, type PaidTier } from '@tradewind/billing';
 import { periodEnd, toInterval } from './clock.js';

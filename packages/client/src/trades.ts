@@ -5,7 +5,7 @@ import { SUBJECT_BY_SOURCE, type TradeBySubject, type TradeSubject } from './gen
 
 /**
  * A trade message as received over WebSocket: the JSON published on NATS for `S` (its JSON Schema,
- * services/ingest/schemas/<subject>.schema.json) plus `seq`, its TRADES stream sequence (protocol v2:
+ * packages/contracts/schemas/<subject>.schema.json) plus `seq`, its TRADES stream sequence (protocol v2:
  * increasing per subject, not contiguous; the same number native NATS users read from JetStream metadata).
  * Without a type argument, the union of every subject's message; narrow it with `source`.
  */

@@ -129,7 +129,7 @@ describe('protocol', () => {
 
   it('when a real schema_version 2 pump.fun trade arrives with "type": "trade", then it is a trade; heartbeat, error and unknown types stay control messages', () => {
     // The fixture is a message of the committed schema: schema_version 2 and type "trade" are its constants.
-    const schema = JSON.parse(readFileSync(join(repoRoot, 'services/ingest/schemas/basic.pumpfun.schema.json'), 'utf8')) as {
+    const schema = JSON.parse(readFileSync(join(repoRoot, 'packages/contracts/schemas/basic.pumpfun.schema.json'), 'utf8')) as {
       properties: { type: { const: unknown }; schema_version: { const: unknown }; data: { required: string[] } };
     };
     const message = JSON.parse(PUMPFUN_BUY_V2) as Record<string, unknown>;

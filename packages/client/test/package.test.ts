@@ -21,7 +21,7 @@ describe('generated trade types', () => {
   it('when a schema changes, then the generated text changes (the check above can fail)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-schemas-'));
     try {
-      const schema = JSON.parse(readFileSync(join(repoRoot, 'services/ingest/schemas/basic.bonk.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+      const schema = JSON.parse(readFileSync(join(repoRoot, 'packages/contracts/schemas/basic.bonk.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
       schema.properties.extra_field = { type: 'string', description: 'added by the test' };
       writeFileSync(join(dir, 'basic.bonk.schema.json'), JSON.stringify(schema));
       const text = await generateTradeTypes(dir);

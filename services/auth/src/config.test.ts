@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@tradewind/lib';
+import { ConfigError } from '@tradewind/contracts';
 import { loadAuthConfig } from './config.js';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' };

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
-import { encodeEvent, newEventMeta, type EventSubject, type EventTypes } from '@tradewind/lib';
-import type { Session } from '@tradewind/lib/session-client';
+import { encodeEvent, newEventMeta, type EventSubject, type EventTypes } from '@tradewind/contracts';
+import type { Session } from '@tradewind/contracts/session-client';
 import type { UserJson } from '../src/index.js';
 import { Browser, signIn, startHarness, type Harness } from './support.js';
 

@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeJwt } from 'jose';
 import { jetstream } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import {
-  AuthServiceClient, AuthServiceService, EVENTS_STREAM, SubscriptionChanged, callUnary, createAccessTokenVerifier, decodeEvent, encodeEvent, grpcCredentials, newEventMeta, AppError, createLogger,
-} from '@tradewind/lib';
+import { AuthServiceClient, AuthServiceService, EVENTS_STREAM, SubscriptionChanged, decodeEvent, encodeEvent, newEventMeta, AppError } from '@tradewind/contracts';
+import { callUnary, createAccessTokenVerifier, grpcCredentials, createLogger } from '@tradewind/lib';
 import { authGrpcService } from '../src/grpc/auth-service.js';
-import { createSessionClient, type Session } from '@tradewind/lib/session-client';
+import { createSessionClient, type Session } from '@tradewind/contracts/session-client';
 import type { UserJson } from '../src/index.js';
 import { Browser, signIn, startHarness, type Harness } from './support.js';
 

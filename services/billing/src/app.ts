@@ -5,8 +5,9 @@
  */
 import { Counter, type Registry } from 'prom-client';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { AuthServiceClient } from '@tradewind/contracts';
 import {
-  AuthServiceClient, callUnary, createAccessTokenVerifier, createHttpApp, createOutboxRelay, grpcCredentials, migrate, startGrpcServer, type AccessTokenClaims, type Kysely, type Logger,
+  callUnary, createAccessTokenVerifier, createHttpApp, createOutboxRelay, grpcCredentials, migrate, startGrpcServer, type AccessTokenClaims, type Kysely, type Logger,
 } from '@tradewind/lib';
 import type { BillingConfig } from './config.js';
 import type { BillingDatabase } from './db/schema.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@tradewind/lib';
+import { ConfigError } from '@tradewind/contracts';
 import { loadBillingConfig } from './config.js';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' };

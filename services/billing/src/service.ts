@@ -6,9 +6,8 @@
  */
 import type Stripe from 'stripe';
 import type { Counter } from 'prom-client';
-import {
-  AppError, SubscriptionChanged, appendEvent, isUuid, newEventMeta, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type PlanId, type Transaction,
-} from '@tradewind/lib';
+import { AppError, SubscriptionChanged, isUuid, newEventMeta, type PlanId } from '@tradewind/contracts';
+import { appendEvent, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type Transaction } from '@tradewind/lib';
 import type { BillingDatabase } from './db/schema.js';
 import { ensureCustomer, findCustomer, findSubscription, linkStripeCustomer, lockSubscription, saveSubscription, userOfStripeCustomer } from './db/subscriptions.js';
 import {

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Stripe from 'stripe';
-import { BillingServiceClient, callUnary, grpcCredentials } from '@tradewind/lib';
+import { BillingServiceClient } from '@tradewind/contracts';
+import { callUnary, grpcCredentials } from '@tradewind/lib';
 import { json, startHarness, type Harness, type TestUser } from './support.js';
 
 let h: Harness;

@@ -4,7 +4,7 @@
  * EVENTS through its outbox, once per Stripe event id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENTS_STREAM, decodeEvent, type EventTypes } from '@tradewind/lib';
+import { EVENTS_STREAM, decodeEvent, type EventTypes } from '@tradewind/contracts';
 import { json, startHarness, type Harness, type TestUser } from './support.js';
 
 let h: Harness;

@@ -14,8 +14,9 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import Stripe from 'stripe';
 import { Registry } from 'prom-client';
 import {
-  AppError, AuthServiceService, EVENTS_STREAM, createDb, createLogger, decodeEvent, encodeEvent, ensureEventsStreams, newEventMeta, startGrpcServer, unary, type AuthServiceServer, type EventTypes, type GetUserRequest, type GetUserResponse, type Kysely,
-} from '@tradewind/lib';
+  AppError, AuthServiceService, EVENTS_STREAM, decodeEvent, encodeEvent, newEventMeta, type AuthServiceServer, type EventTypes, type GetUserRequest, type GetUserResponse,
+} from '@tradewind/contracts';
+import { createDb, createLogger, ensureEventsStreams, startGrpcServer, unary, type Kysely } from '@tradewind/lib';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@tradewind/dev';
 import { createApp, BILLING_SCHEMA, type BillingDatabase } from '../src/index.js';
 import { startLocalStripe, type LocalStripe } from '@tradewind/dev';

@@ -10,10 +10,8 @@
  */
 import { Counter, type Registry } from 'prom-client';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import {
-  TRADES_STREAM, createAccessTokenVerifier, createHttpApp, createOutboxRelay, migrate,
-  type AccessTokenClaims, type Kysely, type Logger, type NatsConnection,
-} from '@tradewind/lib';
+import { TRADES_STREAM } from '@tradewind/contracts';
+import { createAccessTokenVerifier, createHttpApp, createOutboxRelay, migrate, type AccessTokenClaims, type Kysely, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { CredentialIssuerConfig } from './config.js';
 import type { CredentialIssuerDatabase } from './db/schema.js';
 import { CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations } from './db/migrations.js';

@@ -16,10 +16,8 @@
  * pushes rows whose confirmed JWT differs from the wanted one (e.g. after a resolver restore).
  */
 import { decode, fmtCreds, type User } from '@nats-io/jwt';
-import {
-  AppError, CredentialsRotated, PLANS, appendEvent, entitledPlan, isPlanId, newEventMeta,
-  type Kysely, type Logger, type NatsConnection, type PlanId, type Selectable, type Transaction,
-} from '@tradewind/lib';
+import { AppError, CredentialsRotated, PLANS, entitledPlan, isPlanId, newEventMeta, type PlanId } from '@tradewind/contracts';
+import { appendEvent, type Kysely, type Logger, type NatsConnection, type Selectable, type Transaction } from '@tradewind/lib';
 import type { CredentialIssuerDatabase, CustomersTable } from './db/schema.js';
 import { customerAccountIsCurrent, encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec } from './domain/customer-accounts.js';
 import { wsUrlFromNatsUrl } from './domain/credentials.js';

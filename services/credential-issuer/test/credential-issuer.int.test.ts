@@ -14,9 +14,8 @@ import { SignJWT } from 'jose';
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { decode, type Account } from '@nats-io/jwt';
-import {
-  EVENTS_STREAM, TRADES_STREAM, bearerToken, ensureTradesStream, connectNats, createDb, createLogger, decodeEvent, encodeEvent, ensureEventsStreams, newEventMeta, verifyAccessToken, type EventTypes, type Kysely,
-} from '@tradewind/lib';
+import { EVENTS_STREAM, TRADES_STREAM, decodeEvent, encodeEvent, newEventMeta, type EventTypes } from '@tradewind/contracts';
+import { bearerToken, ensureTradesStream, connectNats, createDb, createLogger, ensureEventsStreams, verifyAccessToken, type Kysely } from '@tradewind/lib';
 import { createTestDatabase, freePort, type TestDatabase } from '@tradewind/dev';
 import {
   CREDENTIAL_ISSUER_SCHEMA, REPLAY_API_PREFIX, createApp, createSeedCipher, generateSeedKey, parseSeedKey, type CredentialIssuerDatabase, type NatsCredentialsView,

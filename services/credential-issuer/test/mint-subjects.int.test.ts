@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { encodeAccount } from '@nats-io/jwt';
-import { connectNats, createDb, createLogger, migrate, mintSubject, type Kysely, type PlanId, type TradeSubject } from '@tradewind/lib';
+import { connectNats, createDb, createLogger, migrate, type Kysely } from '@tradewind/lib';
+import { mintSubject, type PlanId, type TradeSubject } from '@tradewind/contracts';
 import { createTestDatabase, freePort, type TestDatabase } from '@tradewind/dev';
 import {
   CREDENTIAL_ISSUER_SCHEMA, createCredentialService, createSeedCipher, credentialIssuerMigrations, encodeCustomerAccount, encodeCustomerUser, generateSeedKey, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, parseSeedKey, pushAccountJwt, type CredentialIssuerDatabase, type CustomerAccountSpec,

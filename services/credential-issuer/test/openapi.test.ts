@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Counter, Registry } from 'prom-client';
-import { AppError, buildOpenApiDocument, createHttpApp, createLogger, openApiOperations, recordRoutes, type AccessTokenClaims } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import { buildOpenApiDocument, createHttpApp, createLogger, openApiOperations, recordRoutes, type AccessTokenClaims } from '@tradewind/lib';
 import { registerRoutes } from '../src/http/routes.js';
 import { NatsQuerySchema, RotateBodySchema, credentialIssuerApi } from '../src/http/api.js';
 import type { CredentialService } from '../src/service.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NATIVE_SOL } from '@tradewind/lib';
+import { NATIVE_SOL } from '@tradewind/contracts';
 import { BUNDLED_RECORDING_DIR } from './config.js';
 import { subjectOf, type TradeMessage } from './decode/index.js';
 import { WSOL_MINT } from './decode/program.js';

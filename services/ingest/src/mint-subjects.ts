@@ -4,7 +4,7 @@
  * trades natively"). Pure: no I/O.
  *
  * The mints are those the WebSocket `mints` filter matches (ws-fanout's tradeFacts; field names of
- * services/ingest/schemas/<subject>.schema.json), except the SOL side:
+ * packages/contracts/schemas/<subject>.schema.json), except the SOL side:
  * - basic.pumpfun: `mint`, and `quote_mint` on curves quoted in another token (2026+ curves, e.g. USDC);
  * - basic.bonk: `base_mint`, `quote_mint` (other quotes than WSOL exist on LaunchLab);
  * - premium.pumpswap: `base_mint` (= `mint`), `quote_mint`;
@@ -14,7 +14,7 @@
  * the whole subject, doubling what nats-server sends for nothing (subscribe to the subject itself instead).
  * `lp_mint` is not a traded token and has no subject.
  */
-import { NATIVE_SOL, TRADE_MINT_FIELDS, WSOL_MINT, isMintAddress, mintSubject } from '@tradewind/lib';
+import { NATIVE_SOL, TRADE_MINT_FIELDS, WSOL_MINT, isMintAddress, mintSubject } from '@tradewind/contracts';
 import type { TradeMessage, TradeSubject } from './decode/index.js';
 
 /**

@@ -13,7 +13,8 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { Counter, type Registry } from 'prom-client';
-import { TRADE_PUBLISHED_MS_HEADER, type Logger } from '@tradewind/lib';
+import { TRADE_PUBLISHED_MS_HEADER } from '@tradewind/contracts';
+import type { Logger } from '@tradewind/lib';
 import { mintSubjectsOf } from './mint-subjects.js';
 import type { OutgoingTrade } from './replay/replay-source.js';
 

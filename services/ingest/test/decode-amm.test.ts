@@ -39,8 +39,8 @@ function decoded(prefix: string): { tx: NormalizedTransaction; msgs: TradeMessag
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 const validators: Record<string, ReturnType<typeof ajv.compile>> = {
-  'premium.pumpswap': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/premium.pumpswap.schema.json'), 'utf8')) as object),
-  'premium.raydium': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/premium.raydium.schema.json'), 'utf8')) as object),
+  'premium.pumpswap': ajv.compile(JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/premium.pumpswap.schema.json'), 'utf8')) as object),
+  'premium.raydium': ajv.compile(JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/premium.raydium.schema.json'), 'utf8')) as object),
 };
 
 /** AMM messages expected per recording file: every pumpswap / raydium-cpmm file, and pumpfun/5dnX, which also sells on PumpSwap. */

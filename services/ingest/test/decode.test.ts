@@ -21,10 +21,10 @@ const byPrefix = (p: string): string => {
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 const validators = {
-  'basic.pumpfun': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/basic.pumpfun.schema.json'), 'utf8')) as object),
-  'basic.bonk': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/basic.bonk.schema.json'), 'utf8')) as object),
-  'premium.pumpswap': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/premium.pumpswap.schema.json'), 'utf8')) as object),
-  'premium.raydium': ajv.compile(JSON.parse(readFileSync(join(root, 'schemas/premium.raydium.schema.json'), 'utf8')) as object),
+  'basic.pumpfun': ajv.compile(JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/basic.pumpfun.schema.json'), 'utf8')) as object),
+  'basic.bonk': ajv.compile(JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/basic.bonk.schema.json'), 'utf8')) as object),
+  'premium.pumpswap': ajv.compile(JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/premium.pumpswap.schema.json'), 'utf8')) as object),
+  'premium.raydium': ajv.compile(JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/premium.raydium.schema.json'), 'utf8')) as object),
 };
 
 /** Messages expected per recording file (checked by hand against the explorer-equivalent balances). */
@@ -159,7 +159,7 @@ describe('commitment', () => {
 
   it('when the subject schemas are read, then each requires commitment right after slot, with the decoder\'s levels as its enum', () => {
     for (const subject of Object.keys(validators)) {
-      const schema = JSON.parse(readFileSync(join(root, `schemas/${subject}.schema.json`), 'utf8')) as { required: string[]; properties: Record<string, { enum?: string[] }> };
+      const schema = JSON.parse(readFileSync(join(root, `../../packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as { required: string[]; properties: Record<string, { enum?: string[] }> };
       expect(schema.required.slice(schema.required.indexOf('slot'), schema.required.indexOf('slot') + 3), subject).toEqual(['slot', 'commitment', 'block_time_ms']);
       const names = Object.keys(schema.properties);
       expect(names.slice(names.indexOf('slot'), names.indexOf('slot') + 3), subject).toEqual(['slot', 'commitment', 'block_time_ms']);

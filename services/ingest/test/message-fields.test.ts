@@ -21,7 +21,7 @@ import { listJsonFiles, loadRecording, replayOrder, type RecordedTransaction } f
 const root = fileURLToPath(new URL('..', import.meta.url));
 const recording = join(root, 'recording');
 const schemaOf = (subject: TradeSubject): { properties: Record<string, { const?: unknown }> } & object =>
-  JSON.parse(readFileSync(join(root, `schemas/${subject}.schema.json`), 'utf8')) as { properties: Record<string, { const?: unknown }> };
+  JSON.parse(readFileSync(join(root, `../../packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as { properties: Record<string, { const?: unknown }> };
 const SUBJECTS: TradeSubject[] = ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'];
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 const validators = Object.fromEntries(SUBJECTS.map((s) => [s, ajv.compile(schemaOf(s))])) as Record<TradeSubject, ReturnType<typeof ajv.compile>>;
@@ -55,7 +55,7 @@ const BONK_COMMON: Record<string, FieldType> = {
 
 /**
  * Product spec §3, as this repository implements it: subject → message kinds the spec describes →
- * every field it names with its documented type (services/ingest/schemas/<subject>.schema.json).
+ * every field it names with its documented type (packages/contracts/schemas/<subject>.schema.json).
  */
 const SPEC: Record<TradeSubject, { kinds: string[]; fields: Record<string, FieldType> }[]> = {
   'basic.pumpfun': [

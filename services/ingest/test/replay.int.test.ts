@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { connectNats, createLogger, TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, type NatsConnection } from '@tradewind/lib';
+import { connectNats, createLogger, type NatsConnection } from '@tradewind/lib';
+import { TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER } from '@tradewind/contracts';
 import { createApp } from '../src/app.js';
 import { BUNDLED_RECORDING_DIR } from '../src/config.js';
 import { loadRecording, RECORDING_COMMITMENT } from '../src/replay/recording.js';
@@ -93,7 +94,7 @@ describe('ingest app (JetStream)', () => {
     expect(info.config.subjects.sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium']);
 
     const ajv = new Ajv2020.default({ allErrors: true, strict: false });
-    const schemaDir = join(BUNDLED_RECORDING_DIR, '..', 'schemas');
+    const schemaDir = join(BUNDLED_RECORDING_DIR, '..', '..', '..', 'packages', 'contracts', 'schemas');
     const validate = {
       'basic.pumpfun': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'basic.pumpfun.schema.json'), 'utf8')) as object),
       'basic.bonk': ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'basic.bonk.schema.json'), 'utf8')) as object),

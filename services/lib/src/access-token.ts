@@ -6,8 +6,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { AppError } from './errors.js';
-import { isPlanId, type PlanId } from './plans.js';
+import { AppError } from '@tradewind/contracts';
+import { isPlanId, type PlanId } from '@tradewind/contracts';
 
 /** Audience of every access token. */
 export const ACCESS_TOKEN_AUDIENCE = 'tradewind';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from './config.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '@tradewind/contracts';
 
 const Schema = CommonConfig.extend({
   NATS_URL: urlWithScheme(['nats']).default('nats://127.0.0.1:4223'),

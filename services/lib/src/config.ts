@@ -4,7 +4,7 @@
  * and returns a frozen, typed object. Nothing else reads `process.env`.
  */
 import { z } from 'zod';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '@tradewind/contracts';
 
 /** Log levels accepted by pino. */
 export const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);

@@ -5,7 +5,7 @@
  */
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
-import { AppError } from './errors.js';
+import { AppError } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
 
 export { sql, type Kysely, type Migration, type Transaction, type Selectable, type Insertable, type Updateable, type Generated, type ColumnType } from 'kysely';

@@ -14,8 +14,8 @@ import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, 
 import { headers as natsHeaders, nanos } from '@nats-io/transport-node';
 import type { Registry } from 'prom-client';
 import { counterOnce, gaugeOnce } from './admin-server.js';
-import { AppError, toAppError } from './errors.js';
-import { EVENTS_STREAM, deadLetterSubject, decodeEvent, isEventSubject, type EventSubject, type EventTypes } from './events.js';
+import { AppError, toAppError } from '@tradewind/contracts';
+import { EVENTS_STREAM, deadLetterSubject, decodeEvent, isEventSubject, type EventSubject, type EventTypes } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
 import { isJetStreamNotFound } from './nats.js';
 

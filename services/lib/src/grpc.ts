@@ -3,7 +3,7 @@
  * edge, a server that binds a port, and promise wrappers for unary client calls.
  */
 import { Server, ServerCredentials, credentials, status, Metadata, type ServiceError, type UntypedServiceImplementation, type ServiceDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
-import { AppError, toAppError, type ErrorCode } from './errors.js';
+import { AppError, toAppError, type ErrorCode } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
 
 export { Metadata, credentials as grpcCredentials, status as grpcStatus } from '@grpc/grpc-js';

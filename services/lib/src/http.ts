@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
-import { AppError, toAppError, type ErrorCode } from './errors.js';
+import { AppError, toAppError, type ErrorCode } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
 
 /** AppError code → HTTP status. */

@@ -7,7 +7,7 @@ import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/trans
 import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from './logger.js';
-import { TRADES_STREAM, TRADE_SUBJECTS } from './subjects.js';
+import { TRADES_STREAM, TRADE_SUBJECTS } from '@tradewind/contracts';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 

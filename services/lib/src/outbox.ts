@@ -14,9 +14,9 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Registry } from 'prom-client';
 import { counterOnce, gaugeOnce } from './admin-server.js';
-import { encodeEvent, type EventSubject, type EventTypes } from './events.js';
+import { encodeEvent, type EventSubject, type EventTypes } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
-import { AppError } from './errors.js';
+import { AppError } from '@tradewind/contracts';
 
 /** Table `outbox` as kysely sees it; add to the service's database interface. */
 export interface OutboxTable {

@@ -9,10 +9,8 @@ import { Registry } from 'prom-client';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { createDb, migrate, sql, type Kysely, type Migration, type Transaction } from '../src/db.js';
-import {
-  DEAD_LETTER_STREAM, EVENTS_STREAM, deadLetterSubject, encodeEvent, ensureEventsStreams, newEventMeta,
-  type EventSubject, type EventTypes,
-} from '../src/events.js';
+import { DEAD_LETTER_STREAM, EVENTS_STREAM, deadLetterSubject, encodeEvent, newEventMeta, type EventSubject, type EventTypes } from '@tradewind/contracts';
+import { ensureEventsStreams } from '../src/events.js';
 import { consumerMigration, createEventConsumer, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventHandlers } from '../src/event-consumer.js';
 import { createLogger } from '../src/logger.js';
 import { appendEvent, createOutboxRelay, outboxMigration, type OutboxDatabase, type OutboxRelay } from '../src/outbox.js';

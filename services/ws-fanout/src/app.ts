@@ -20,10 +20,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Registry } from 'prom-client';
-import {
-  PLANS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanWhere,
-  type Logger, type NatsConnection, type PlanId,
-} from '@tradewind/lib';
+import { PLANS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanWhere, type PlanId } from '@tradewind/contracts';
+import type { Logger, NatsConnection } from '@tradewind/lib';
 import type { MsgHdrs, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import type { CredentialVerifier, VerifiedUser } from './domain/verifier.js';

@@ -16,7 +16,8 @@ import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Counter } from 'prom-client';
-import { ConnectionLimited, encodeEvent, isUuid, newEventMeta, type Logger, type PlanId } from '@tradewind/lib';
+import { ConnectionLimited, encodeEvent, isUuid, newEventMeta, type PlanId } from '@tradewind/contracts';
+import type { Logger } from '@tradewind/lib';
 import type { VerifiedUser } from './domain/verifier.js';
 
 /** Subject of the event (lib EVENT_SUBJECTS). */

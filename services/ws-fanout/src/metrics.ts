@@ -1,6 +1,6 @@
 /** ws-fanout's Prometheus metrics (docs/websocket.md §8). Counted once per message or event, never per client per message. */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { PLAN_IDS, TRADE_SUBJECTS } from '@tradewind/lib';
+import { PLAN_IDS, TRADE_SUBJECTS } from '@tradewind/contracts';
 
 /** Buckets of the delivery latency histogram, seconds: 0.5 ms to 5 s. */
 const DELIVERY_LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];

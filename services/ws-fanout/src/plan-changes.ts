@@ -4,7 +4,8 @@
  * pusher) and every authenticated connection of that account is re-checked from its stored user
  * JWT against the new claims.
  */
-import { PLANS, cheapestPlanWhere, type Logger, type PlanId } from '@tradewind/lib';
+import { PLANS, cheapestPlanWhere, type PlanId } from '@tradewind/contracts';
+import type { Logger } from '@tradewind/lib';
 import { maySubscribe, type CredentialVerifier, type VerifiedUser } from './domain/verifier.js';
 import { CLOSE_CODES, WsProtocolError } from './domain/errors.js';
 import { notInPlanAnyMore, subjectsOf } from './domain/subject-rights.js';

@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import type { PlanId, TradeSubject } from '@tradewind/lib';
+import type { PlanId, TradeSubject } from '@tradewind/contracts';
 import { controlFrame } from './delivery/frame.js';
 import type { Outbox } from './delivery/outbox.js';
 import type { FeedMember } from './delivery/subject-feed.js';

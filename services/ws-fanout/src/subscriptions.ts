@@ -10,7 +10,8 @@
  * on sends only sequences above `member.lastSeq`, and the catch-up consumer is deleted.
  */
 import { AckPolicy, DeliverPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { PLANS, TRADES_STREAM, cheapestPlanWhere, type Logger, type NatsConnection, type PlanId, type TradeSubject } from '@tradewind/lib';
+import { PLANS, TRADES_STREAM, cheapestPlanWhere, type PlanId, type TradeSubject } from '@tradewind/contracts';
+import type { Logger, NatsConnection } from '@tradewind/lib';
 import { tradeFrame } from './delivery/frame.js';
 import type { TradeFeeds } from './delivery/subject-feed.js';
 import { factsOf } from './delivery/subject-feed.js';

@@ -11,7 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type OrderedConsumerOptions } from '@nats-io/jetstream';
-import { TRADES_STREAM, type NatsConnection } from '@tradewind/lib';
+import { TRADES_STREAM } from '@tradewind/contracts';
+import type { NatsConnection } from '@tradewind/lib';
 import type { ReplayStart } from './domain/replay-request.js';
 import { WsProtocolError } from './domain/errors.js';
 

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { EVENTS_STREAM, decodeEvent, ensureEventsStreams, type EventTypes } from '@tradewind/lib';
+import { EVENTS_STREAM, decodeEvent, type EventTypes } from '@tradewind/contracts';
+import { ensureEventsStreams } from '@tradewind/lib';
 import { startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 import { encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt } from '@tradewind/credential-issuer';
 import { uuidFromName } from '../src/connection-limit-events.js';

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { ensureTradesStream, TRADES_STREAM } from '@tradewind/lib';
+import { ensureTradesStream } from '@tradewind/lib';
+import { TRADES_STREAM } from '@tradewind/contracts';
 import { CATCH_UP_CONSUMER_PREFIX } from '../src/trades-replay.js';
 import { reauthorize } from '@tradewind/credential-issuer';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import WebSocket from 'ws';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { TRADES_STREAM } from '@tradewind/lib';
+import { TRADES_STREAM } from '@tradewind/contracts';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
 import { createClient } from 'redis';
 import { Registry } from 'prom-client';
-import { type NatsConnection, type PlanId } from '@tradewind/lib';
+import { type NatsConnection } from '@tradewind/lib';
+import { type PlanId } from '@tradewind/contracts';
 import { type CustomerAccountSpec } from '@tradewind/credential-issuer';
 import { type LocalNats } from '@tradewind/dev';
 import { type WsFanoutApp, type WsFanoutAppConfig } from '../src/app.js';

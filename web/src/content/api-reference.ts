@@ -2,56 +2,13 @@
  * Reference tables of the API reference page (/dashboard/docs), copied from the documentation of
  * the services that implement them. Each table names the doc it comes from; when the doc
  * changes, change the table. Plan-dependent values are not here: the page reads them from the
- * plans catalogue (services/lib/src/plans.ts).
+ * plans catalogue (packages/contracts/src/plans.ts).
  */
-import type { Plan } from '@tradewind/lib/plans';
+import type { Plan } from '@tradewind/contracts/plans';
 
-/** A WebSocket error code. `close` is the close code that follows the error frame, or null when the connection stays open. */
-export interface WsErrorCode {
-  code: string;
-  when: string;
-  close: number | null;
-  /** When the close code differs before and after authentication. */
-  closeNote?: string;
-}
-
-// Source: docs/websocket.md §7 "Errors".
-export const WS_ERROR_CODES: readonly WsErrorCode[] = [
-  { code: 'bad_json', when: 'the frame is not JSON', close: 4400, closeNote: '4400 before authentication, stays open after' },
-  { code: 'bad_request', when: 'not a JSON object; an unknown request; unsubscribing a subject not subscribed', close: 4400, closeNote: '4400 before authentication, stays open after' },
-  { code: 'missing_fields', when: 'authentication without `jwt`, or without `nkey` and `sig`; before authentication, a message that is neither authentication nor subscribe/unsubscribe', close: 4400 },
-  { code: 'invalid_jwt', when: 'malformed JWT, bad signature, not a user JWT, not valid yet', close: 4401 },
-  { code: 'invalid_signature', when: 'JWT not signed by its account (or its signing keys), or the account not signed by the operator', close: 4401 },
-  { code: 'unknown_account', when: 'the resolver does not know the issuing account', close: 4401 },
-  { code: 'nkey_mismatch', when: 'the seed is not the JWT user’s, or the nonce signature does not verify', close: 4401 },
-  { code: 'expired', when: 'the user JWT (or its account) has expired — at authentication, at an account update, or while connected', close: 4401 },
-  { code: 'revoked', when: 'the account’s `revocations` cover these credentials — at authentication or at an account update', close: 4401 },
-  { code: 'unavailable', when: 'the resolver cannot be reached during authentication', close: 4503 },
-  { code: 'unavailable', when: 'a replay cannot be started or stops because TRADES history cannot be read', close: null },
-  { code: 'auth_timeout', when: 'no credentials within `WS_AUTH_TIMEOUT_MS`', close: 4408 },
-  { code: 'not_authenticated', when: 'subscribe / unsubscribe before authenticating', close: 4401 },
-  { code: 'already_authenticated', when: 'a second authentication on the connection', close: null },
-  { code: 'unknown_subject', when: 'not one of the four TRADES subjects', close: null },
-  { code: 'subject_not_in_plan', when: 'the plan does not include the subject (the message names the plan that does)', close: null },
-  { code: 'replay_not_in_plan', when: 'replay requested by a plan without replay', close: null },
-  { code: 'bad_replay', when: '`replay` is not `{"from": …}`; `from` is not an ISO-8601 date-time with a time zone nor a positive integer; a date-time in the future or a sequence beyond the stream’s next one', close: null },
-  { code: 'replay_limit', when: 'more than `WS_MAX_REPLAYS_PER_CONNECTION` replays on the connection', close: null },
-  { code: 'bad_filter', when: '`filter` is not an object, has an unknown key, an empty or oversize list, a string that is not a base58 public key, a type the subject does not have, or a bad `min_sol`', close: null },
-  { code: 'bad_resume', when: '`resume_after` is not an integer ≥ 0, or lies beyond the stream’s last sequence', close: null },
-  { code: 'resume_too_old', when: 'the message after `resume_after` is older than the resume window (5 minutes; Pro: the stream’s retention); the error carries `oldest_seq`', close: null },
-  { code: 'connection_limit', when: 'the plan’s concurrent connections are taken (the message names the limit)', close: 4429 },
-  { code: 'rate_limited', when: 'the plan’s control requests per minute are used up (the message names the plan that allows more and when to retry); during authentication the connection stays unauthenticated and may retry until `auth_timeout`', close: null },
-  { code: 'rate_limited', when: 'authentication from an address with more than `WS_LOGIN_FAILURES_PER_MINUTE` failed logins in the last minute (refused before any signature work)', close: 4429 },
-  { code: 'internal', when: 'an unexpected server error', close: 1011 },
-];
-
-/** Close codes sent without an error frame. Source: docs/websocket.md §6 and §7. */
-export const WS_OTHER_CLOSE_CODES: readonly { close: number; reason: string; when: string }[] = [
-  { close: 4413, reason: 'slow_consumer', when: 'more than `WS_MAX_BUFFERED_BYTES` queued for the client, or a paused replay not drained within `WS_REPLAY_STALL_MS` (close only, no error frame); reconnect and resume with `resume_after`' },
-  { close: 1006, reason: '', when: 'the connection missed two pongs to the server’s pings (every `WS_PING_INTERVAL_MS`, 10 s): terminated, its plan slot freed' },
-  { close: 1009, reason: '', when: 'a frame larger than `WS_MAX_FRAME_BYTES`' },
-  { close: 1001, reason: '', when: 'the server is shutting down (every socket is closed and every replay consumer stopped)' },
-];
+// The WebSocket error codes and close codes are the protocol's contract, one list for the server,
+// this page and docs/websocket.md §7: @tradewind/contracts/ws-errors.
+export { WS_ERROR_CODES, WS_OTHER_CLOSE_CODES, type WsErrorCodeEntry } from '@tradewind/contracts/ws-errors';
 
 /** A server → client control message. Source: docs/websocket.md §4 "Control messages". */
 export interface ControlMessage {

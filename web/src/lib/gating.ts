@@ -4,7 +4,7 @@
  * for each combination of session, tier, period and current subscription, and how the dashboard
  * recognises a return from Stripe Checkout.
  */
-import { ENTITLED_STATUSES, PLANS, isPlanId, type PlanId } from '@tradewind/lib/plans';
+import { ENTITLED_STATUSES, PLANS, isPlanId, type PlanId } from '@tradewind/contracts/plans';
 import type { Subscription } from '../api';
 
 export type AuthStatus = 'loading' | 'signed-in' | 'signed-out';

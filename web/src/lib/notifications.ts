@@ -4,7 +4,7 @@
  * `GET|PUT /auth/notification-preferences`. Every call takes the session's access token and
  * throws `ApiError` (web/src/api.ts) with the server's status, code and message.
  */
-import { PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences } from '@tradewind/lib/notifications';
+import { PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences } from '@tradewind/contracts/notifications';
 import { apiFetch } from '../api';
 import { apiWrite } from './profile';
 

@@ -1,8 +1,8 @@
 /**
- * Helpers over the plans catalogue (`@tradewind/lib/plans`) for the pricing and home pages.
+ * Helpers over the plans catalogue (`@tradewind/contracts/plans`) for the pricing and home pages.
  * Nothing here holds a price or a limit: every figure is read from the catalogue.
  */
-import { PLANS, PLAN_IDS, annualSavingPercent, annualTotalUsd, type Plan, type PlanId } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, annualSavingPercent, annualTotalUsd, type Plan, type PlanId } from '@tradewind/contracts/plans';
 
 /**
  * The plan card marked "Most Popular" (product spec §9: "Pro is marked Most Popular"), also the

@@ -1,5 +1,5 @@
 /**
- * Turns a JSON Schema (draft 2020-12, the subset the trade schemas in services/ingest/schemas use)
+ * Turns a JSON Schema (draft 2020-12, the subset the trade schemas in packages/contracts/schemas use)
  * into flat rows for a reference table: one row per property, nested objects and array items as
  * dotted paths (`base_mint_param.decimals`, `shareholders[].address`). `$ref` (to `#/$defs/…` or
  * `#/definitions/…`), `oneOf`/`anyOf`, `const`, `enum`, `pattern`, `format`, numeric and length

@@ -5,8 +5,8 @@
  * a conversation on /community). Downgrades, cancellation and billing-period switches happen in
  * the Stripe billing portal ("Manage billing"), not here.
  */
-import { ENTITLED_STATUSES, PLANS, isPlanId, type PlanId } from '@tradewind/lib/plans';
-import { TRADE_SUBJECTS } from '@tradewind/lib/subjects';
+import { ENTITLED_STATUSES, PLANS, isPlanId, type PlanId } from '@tradewind/contracts/plans';
+import { TRADE_SUBJECTS } from '@tradewind/contracts/subjects';
 import type { Subscription } from '../api';
 import { MOST_POPULAR_PLAN } from './pricing';
 import { isBillingPeriod, isPaidTier, type BillingPeriod, type PaidTier } from './gating';

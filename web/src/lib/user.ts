@@ -1,4 +1,4 @@
-import { PLANS, isPlanId } from '@tradewind/lib/plans';
+import { PLANS, isPlanId } from '@tradewind/contracts/plans';
 
 /** What the header and dashboard call the user: the name, else the part of the e-mail before `@`, else "User". */
 export function displayName(user: { name?: string | null; email?: string | null } | null | undefined): string {

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { PLANS } from '@tradewind/lib/plans';
+import { PLANS } from '@tradewind/contracts/plans';
 import { Faq, faqJsonLd, type FaqItem } from '../components/marketing/Faq';
 import { SITE } from '../site';
 import { Seo } from '../seo';

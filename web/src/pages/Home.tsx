@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { PLANS, PLAN_IDS, cheapestPlanFor } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, cheapestPlanFor } from '@tradewind/contracts/plans';
 import { BlogCarousel } from '../components/marketing/BlogCarousel';
 import { TokenPanel } from '../components/marketing/TokenPanel';
 import { BLOG_POSTS } from '../content/blog/posts';

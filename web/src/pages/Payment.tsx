@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { PLANS } from '@tradewind/lib/plans';
+import { PLANS } from '@tradewind/contracts/plans';
 import { apiFetch, type Subscription } from '../api';
 import { Seo } from '../seo';
 import { useAuth } from '../session/session';

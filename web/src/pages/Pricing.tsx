@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { PLANS, PLAN_IDS, maxAnnualSavingPercent, type PlanId } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, maxAnnualSavingPercent, type PlanId } from '@tradewind/contracts/plans';
 import { Faq, faqJsonLd, type FaqItem } from '../components/marketing/Faq';
 import { allPlans, comparisonRows, MOST_POPULAR_LABEL, MOST_POPULAR_PLAN, planCtaHref, planCtaLabel, planPrice, SUBJECT_SOURCES, type BillingPeriod } from '../lib/pricing';
 

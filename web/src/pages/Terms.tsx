@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { PLANS, PLAN_IDS, annualTotalUsd } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, annualTotalUsd } from '@tradewind/contracts/plans';
 import { LegalContact } from '../components/marketing/LegalContact';
 import { formatUsd } from '../lib/pricing';
 import { SITE } from '../site';

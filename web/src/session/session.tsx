@@ -1,5 +1,5 @@
 import { createContext, startTransition, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { createSessionClient, SessionError, type Session, type SessionClient } from '@tradewind/lib/session-client';
+import { createSessionClient, SessionError, type Session, type SessionClient } from '@tradewind/contracts/session-client';
 import { NO_SESSION_MESSAGE, apiFetch, type User } from '../api';
 
 /**

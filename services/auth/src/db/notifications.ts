@@ -1,5 +1,6 @@
 /** Notifications and notification preferences repository. */
-import { isUuid, sql, type Kysely, type Transaction } from '@tradewind/lib';
+import { isUuid } from '@tradewind/contracts';
+import { sql, type Kysely, type Transaction } from '@tradewind/lib';
 import type { AuthDatabase, NotificationsTable } from './schema.js';
 import { DEFAULT_PREFERENCES, type NotificationDraft, type NotificationKind, type NotificationPreferences } from '../domain/notifications.js';
 

@@ -5,7 +5,8 @@
  * whole session: every token of the family stops working.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, NO_ACTIVE_SESSION, sql, type Kysely } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import { NO_ACTIVE_SESSION, sql, type Kysely } from '@tradewind/lib';
 import type { AuthDatabase } from './schema.js';
 import type { UserRow } from './users.js';
 import { newRefreshToken, tokenHash } from '../domain/tokens.js';

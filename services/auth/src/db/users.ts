@@ -1,6 +1,7 @@
 /** Users repository. */
 import { randomUUID } from 'node:crypto';
-import { appendEvent, newEventMeta, sql, type Kysely, type Transaction } from '@tradewind/lib';
+import { appendEvent, sql, type Kysely, type Transaction } from '@tradewind/lib';
+import { newEventMeta } from '@tradewind/contracts';
 import type { AuthDatabase, UsersTable } from './schema.js';
 import { NEW_USER_DEFAULTS } from '../domain/user.js';
 import type { VerifiedIdentity } from '../domain/identity-provider.js';

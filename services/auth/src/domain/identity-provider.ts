@@ -6,7 +6,7 @@
  * (endpoints and issuer overridden), so the code path is identical.
  */
 import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library';
-import { AppError } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
 
 /** Who signed in, from the verified id_token. */
 export interface VerifiedIdentity {

@@ -3,9 +3,9 @@
  * user, with which title, body and link; the preferences that hide kinds; and the shapes and
  * validation of the `/auth/notifications*` and `/auth/notification-preferences` API.
  */
-import { AppError, PLANS, cheapestPlanWhere, isPlanId, isUuid, type EventTypes, type PlanId } from '@tradewind/lib';
+import { AppError, PLANS, cheapestPlanWhere, isPlanId, isUuid, type EventTypes, type PlanId } from '@tradewind/contracts';
 
-import { DEFAULT_PREFERENCES, NOTIFICATION_KINDS, PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences } from '@tradewind/lib/notifications';
+import { DEFAULT_PREFERENCES, NOTIFICATION_KINDS, PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences } from '@tradewind/contracts/notifications';
 
 export { DEFAULT_PREFERENCES, NOTIFICATION_KINDS, PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences };
 

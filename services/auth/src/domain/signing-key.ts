@@ -7,7 +7,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
-import { AppError } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
 
 /** The signing key, its `kid` (RFC 7638 thumbprint) and the public JWKS document. */
 export interface SigningKey {

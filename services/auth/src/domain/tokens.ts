@@ -1,7 +1,8 @@
 /** Access tokens (ES256 JWTs) and opaque refresh tokens. */
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { ACCESS_TOKEN_AUDIENCE, type PlanId } from '@tradewind/lib';
+import { ACCESS_TOKEN_AUDIENCE } from '@tradewind/lib';
+import type { PlanId } from '@tradewind/contracts';
 import type { SigningKey } from './signing-key.js';
 
 /**

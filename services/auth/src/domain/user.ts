@@ -3,7 +3,7 @@
  * Shape per the product spec: id, email, name, avatar_url, plan, and metadata
  * {tier, billing_period, subscription_status, subscription_type, trial_end_date}.
  */
-import { AppError, isPlanId, type PlanId } from '@tradewind/lib';
+import { AppError, isPlanId, type PlanId } from '@tradewind/contracts';
 import type { UsersTable } from '../db/schema.js';
 
 export type BillingPeriod = 'indefinite' | 'monthly' | 'yearly';

@@ -2,7 +2,8 @@
  * gRPC `tradewind.v1.AuthService` (proto/tradewind/v1/auth.proto): internal user queries. Read
  * only: plan state belongs to billing and reaches auth as `subscription.changed` (events/).
  */
-import { AppError, isUuid, AuthServiceService, unary, type AuthServiceServer, type AuthUser, type GetUserRequest, type GetUserResponse, type Kysely, type Logger } from '@tradewind/lib';
+import { AppError, isUuid, AuthServiceService, type AuthServiceServer, type AuthUser, type GetUserRequest, type GetUserResponse } from '@tradewind/contracts';
+import { unary, type Kysely, type Logger } from '@tradewind/lib';
 import type { AuthDatabase } from '../db/schema.js';
 import { findUser, type UserRow } from '../db/users.js';
 

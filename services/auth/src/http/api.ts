@@ -8,8 +8,9 @@
  * rules. docs/openapi.md.
  */
 import { z } from 'zod';
-import { AppError, DEFAULT_ERROR_RESPONSE, ErrorBodySchema, PLAN_IDS, isUuid, type ApiDeclaration } from '@tradewind/lib';
-import { NOTIFICATION_KINDS } from '@tradewind/lib/notifications';
+import { AppError, PLAN_IDS, isUuid } from '@tradewind/contracts';
+import { DEFAULT_ERROR_RESPONSE, ErrorBodySchema, type ApiDeclaration } from '@tradewind/lib';
+import { NOTIFICATION_KINDS } from '@tradewind/contracts/notifications';
 import { AuthConfigSchema } from '../config.js';
 import { BILLING_PERIODS, SUBSCRIPTION_TYPES } from '../domain/user.js';
 import { NEWSLETTER_SOURCES, normaliseEmail } from '../domain/newsletter.js';

@@ -9,7 +9,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Counter } from 'prom-client';
-import { AppError, type Kysely } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import type { Kysely } from '@tradewind/lib';
 import type { AuthDatabase } from '../db/schema.js';
 import { subscribeNewsletter, takeRateLimit } from '../db/newsletter.js';
 import { INVALID_EMAIL, NEWSLETTER_SOURCES, normaliseEmail, type NewsletterSource } from '../domain/newsletter.js';

@@ -16,7 +16,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
-import { AppError, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, type Kysely, type Logger, type OutboxRelay } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import { NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, type Kysely, type Logger, type OutboxRelay } from '@tradewind/lib';
 import type { AuthDatabase } from '../db/schema.js';
 import { saveLoginAttempt, takeLoginAttempt } from '../db/login-attempts.js';
 import { upsertUserOnSignIn } from '../db/users.js';

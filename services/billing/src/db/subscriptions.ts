@@ -1,5 +1,6 @@
 /** Customers and subscriptions in PostgreSQL (schema `billing`). */
-import type { PlanId, Kysely, Selectable, Transaction } from '@tradewind/lib';
+import type { PlanId } from '@tradewind/contracts';
+import type { Kysely, Selectable, Transaction } from '@tradewind/lib';
 import type { BillingDatabase, SubscriptionsTable } from './schema.js';
 import { starterState, type SubscriptionState, type SubscriptionStatus, type SubscriptionType } from '../domain/subscription.js';
 import type { BillingPeriod } from '../domain/prices.js';

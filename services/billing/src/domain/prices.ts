@@ -4,7 +4,7 @@
  * so the same code works in test mode, live mode and against the local Stripe stand-in, and
  * its amount is checked against the plans catalogue (`PLANS` in @tradewind/lib).
  */
-import { AppError, PLANS, type PlanId } from '@tradewind/lib';
+import { AppError, PLANS, type PlanId } from '@tradewind/contracts';
 
 /** How often a paid plan is billed. The free plan's period is "indefinite". */
 export type PaidPeriod = 'monthly' | 'yearly';

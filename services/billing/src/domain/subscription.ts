@@ -13,7 +13,7 @@
  *  - A snapshot older than the newest invoice event keeps the status that event set.
  * Event `created` has a resolution of one second; two events of the same second apply in delivery order.
  */
-import { ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from '@tradewind/lib';
+import { ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from '@tradewind/contracts';
 import type { BillingPeriod, PaidPeriod, PaidTier } from './prices.js';
 
 /** Stripe subscription statuses (https://docs.stripe.com/api/subscriptions/object#subscription_object-status). */

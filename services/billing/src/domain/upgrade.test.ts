@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
 import { checkPlanChange, checkProrationDate, checkoutPreview, prorationPreview, PRORATION_DATE_FUTURE_SKEW_SECONDS, type PreviewInvoice } from './upgrade.js';
 
 describe('checkPlanChange', () => {

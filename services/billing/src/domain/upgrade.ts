@@ -12,7 +12,7 @@
  * so Stripe charges exactly the amount shown (https://docs.stripe.com/api/invoices/create_preview).
  */
 import type Stripe from 'stripe';
-import { AppError, PLANS, PLAN_IDS, type PlanId } from '@tradewind/lib';
+import { AppError, PLANS, PLAN_IDS, type PlanId } from '@tradewind/contracts';
 import { expectedPrice, type PaidPeriod, type PaidTier } from './prices.js';
 
 /** Largest gap allowed between a `proration_date` and billing's clock in the future direction, s (clock skew between browser round trips and billing instances). */

@@ -1,9 +1,8 @@
 /** gRPC `tradewind.v1.BillingService` (proto/tradewind/v1/billing.proto): subscriptions and entitlements for other services. */
 import {
-  AppError, BillingServiceService, isUuid, unary,
-  type BillingServiceServer, type BillingSubscription, type GetEntitlementsRequest, type GetEntitlementsResponse,
-  type GetSubscriptionRequest, type GetSubscriptionResponse, type Kysely, type Logger,
-} from '@tradewind/lib';
+  AppError, BillingServiceService, isUuid, type BillingServiceServer, type BillingSubscription, type GetEntitlementsRequest, type GetEntitlementsResponse, type GetSubscriptionRequest, type GetSubscriptionResponse,
+} from '@tradewind/contracts';
+import { unary, type Kysely, type Logger } from '@tradewind/lib';
 import type { BillingDatabase } from '../db/schema.js';
 import { findSubscription } from '../db/subscriptions.js';
 import { effectivePlan } from '../domain/subscription.js';

@@ -13,7 +13,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Stripe from 'stripe';
 import type { Counter } from 'prom-client';
-import { AppError, NO_ACTIVE_SESSION, type AccessTokenClaims } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import { NO_ACTIVE_SESSION, type AccessTokenClaims } from '@tradewind/lib';
 import { HANDLED_EVENT_TYPES, type BillingService } from '../service.js';
 import type { StripeGateway } from '../stripe/gateway.js';
 import { checkProrationDate } from '../domain/upgrade.js';

@@ -4,7 +4,8 @@
  * against the catalogue, and webhook verification.
  */
 import Stripe from 'stripe';
-import { AppError, type Logger } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import type { Logger } from '@tradewind/lib';
 import { expectedPrice, paidPlans, parsePriceLookupKey, priceLookupKey, type PaidPeriod, type PaidTier } from '../domain/prices.js';
 
 /** Options of {@link createStripeGateway}. */

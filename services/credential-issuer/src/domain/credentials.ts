@@ -5,7 +5,7 @@
  * domain/plan-subjects.ts) and which may publish nothing.
  */
 import { createUser, encodeUser } from '@nats-io/jwt';
-import { PLANS, type PlanId } from '@tradewind/lib';
+import { PLANS, type PlanId } from '@tradewind/contracts';
 import { keyPairFromSeed, type NatsIdentities } from './identities.js';
 import { planSubscribeSubjects } from './plan-subjects.js';
 

@@ -25,7 +25,8 @@
  * the new rules, and a revoked user is refused ("Authorization Violation").
  */
 import { createAccount, createUser, encodeAccount, encodeUser, type Account, type Import, type KeyPair } from '@nats-io/jwt';
-import { AppError, CUSTOMER_ACCOUNT_TAG, PLANS, type NatsConnection, type PlanId } from '@tradewind/lib';
+import { AppError, CUSTOMER_ACCOUNT_TAG, PLANS, type PlanId } from '@tradewind/contracts';
+import type { NatsConnection } from '@tradewind/lib';
 import { keyPairFromSeed, type NatsIdentities } from './identities.js';
 import { REPLAY_API_PREFIX, customerReplayImports } from './replay.js';
 import { planSubscribeSubjects, tradeImports } from './plan-subjects.js';

@@ -19,7 +19,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed, type Import, type Export, type KeyPair } from '@nats-io/jwt';
-import { PLAN_IDS, PLANS, type PlanId } from '@tradewind/lib';
+import { PLAN_IDS, PLANS, type PlanId } from '@tradewind/contracts';
 import { REPLAY_ACCOUNT_EXPORTS, REPLAY_MIRROR_IMPORTS, TRADEWIND_MIRROR_EXPORTS } from './replay.js';
 import { tradeExports, tradeImports } from './plan-subjects.js';
 

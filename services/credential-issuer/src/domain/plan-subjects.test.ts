@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeAccount, type Account } from '@nats-io/jwt';
-import { PLANS } from '@tradewind/lib';
+import { PLANS } from '@tradewind/contracts';
 import { customerAccountClaims, customerAccountIsCurrent, encodeCustomerAccount, newCustomerAccountKey, type CustomerAccountSpec } from './customer-accounts.js';
 import { ensureNatsIdentities, keyPairFromSeed, type NatsIdentities } from './identities.js';
 import { planSubscribeSubjects, tradeExports, tradeImports } from './plan-subjects.js';

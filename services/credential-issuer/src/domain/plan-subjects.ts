@@ -6,7 +6,7 @@
  * includes every mint of it, and nothing of a subject it does not include.
  */
 import type { Export, Import } from '@nats-io/jwt';
-import { TRADE_SUBJECTS, mintSubjectWildcard, type Plan, type TradeSubject } from '@tradewind/lib';
+import { TRADE_SUBJECTS, mintSubjectWildcard, type Plan, type TradeSubject } from '@tradewind/contracts';
 
 /** `s` and `s.mint.>` for each of `subjects`, in that order. */
 function withMintSubjects(subjects: readonly TradeSubject[]): { name: string; subject: string }[] {

@@ -18,7 +18,8 @@
  */
 import type { Export, Import } from '@nats-io/jwt';
 import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
-import { DEFAULT_TRADES_STREAM, TRADES_STREAM, isJetStreamNotFound } from '@tradewind/lib';
+import { DEFAULT_TRADES_STREAM, isJetStreamNotFound } from '@tradewind/lib';
+import { TRADES_STREAM } from '@tradewind/contracts';
 
 /** API prefix under which Pro customers reach the REPLAY account's JetStream API. */
 export const REPLAY_API_PREFIX = '$JS.REPLAY.API';

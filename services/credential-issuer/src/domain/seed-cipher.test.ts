@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
 import { createSeedCipher, generateSeedKey, parseSeedKey } from './seed-cipher.js';
 
 const SEED = 'SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU';

@@ -7,7 +7,7 @@
  * seed copied onto another user's row does not decrypt.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { AppError } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
 
 /** AES-256 key length in bytes. */
 export const SEED_KEY_BYTES = 32;

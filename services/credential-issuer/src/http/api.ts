@@ -7,7 +7,8 @@
  * docs/openapi.md.
  */
 import { z } from 'zod';
-import { ErrorBodySchema, PLAN_IDS, type ApiDeclaration } from '@tradewind/lib';
+import { ErrorBodySchema, type ApiDeclaration } from '@tradewind/lib';
+import { PLAN_IDS } from '@tradewind/contracts';
 
 /** `?format=` of GET /api/nats. */
 export const NatsQuerySchema = z.object({

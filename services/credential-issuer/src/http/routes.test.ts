@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Counter, Registry } from 'prom-client';
-import { AppError, createHttpApp, createLogger, type AccessTokenClaims } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import { createHttpApp, createLogger, type AccessTokenClaims } from '@tradewind/lib';
 import { registerRoutes } from './routes.js';
 import type { CredentialService } from '../service.js';
 

@@ -11,7 +11,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
-import { AppError, NO_ACTIVE_SESSION, httpAppError, type AccessTokenClaims } from '@tradewind/lib';
+import { AppError } from '@tradewind/contracts';
+import { NO_ACTIVE_SESSION, httpAppError, type AccessTokenClaims } from '@tradewind/lib';
 import type { CredentialService } from '../service.js';
 import { NatsQuerySchema, RotateBodySchema } from './api.js';
 

@@ -23,7 +23,7 @@ const SUBJECTS: TradeSubject[] = ['basic.pumpfun', 'basic.bonk', 'premium.pumpsw
 // The same validator settings as test/message-fields.test.ts and test/decode-amm.test.ts.
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 const validators = Object.fromEntries(
-  SUBJECTS.map((s) => [s, ajv.compile(JSON.parse(readFileSync(join(root, `schemas/${s}.schema.json`), 'utf8')) as object)]),
+  SUBJECTS.map((s) => [s, ajv.compile(JSON.parse(readFileSync(join(root, `../../packages/contracts/schemas/${s}.schema.json`), 'utf8')) as object)]),
 ) as Record<TradeSubject, ReturnType<typeof ajv.compile>>;
 
 const FILES = readdirSync(recording, { withFileTypes: true })
@@ -235,7 +235,7 @@ describe('addDerivedFields over the whole recording', () => {
   });
 
   it('when a schema lacks a derived field, then validation fails (the check above can fail)', () => {
-    const schema = JSON.parse(readFileSync(join(root, 'schemas/basic.pumpfun.schema.json'), 'utf8')) as { properties: Record<string, unknown>; $id?: string };
+    const schema = JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/basic.pumpfun.schema.json'), 'utf8')) as { properties: Record<string, unknown>; $id?: string };
     delete schema.properties.market_cap_sol;
     delete schema.$id;
     const validate = new Ajv2020({ strict: true, strictRequired: false }).compile(schema);

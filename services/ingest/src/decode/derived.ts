@@ -6,7 +6,7 @@
  * an input is missing the field is absent, never estimated. Formulas and sources: docs/decoding.md
  * "Derived fields".
  */
-import { WSOL_MINT } from '@tradewind/lib/subjects';
+import { WSOL_MINT } from '@tradewind/contracts/subjects';
 import type { DecodedValue } from './borsh-tolerant.js';
 import type { TradeMessage } from './types.js';
 

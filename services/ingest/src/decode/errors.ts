@@ -1,4 +1,4 @@
-import { AppError } from '@tradewind/lib/errors';
+import { AppError } from '@tradewind/contracts/errors';
 
 /**
  * Raised when an input is not a readable Solana transaction (wrong JSON shape,

@@ -9,7 +9,7 @@ import type { NormalizedInstruction, NormalizedTransaction } from './transaction
 import type { TokenNameCache } from './token-names.js';
 import { TRADE_MESSAGE_SCHEMA_VERSION, type CommonMessageFields } from './types.js';
 
-export { WSOL_MINT } from '@tradewind/lib/subjects';
+export { WSOL_MINT } from '@tradewind/contracts/subjects';
 /** Decimals of SOL: 1 SOL = 10^9 lamports. */
 export const SOL_DECIMALS = 9;
 

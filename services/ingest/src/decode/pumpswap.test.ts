@@ -48,7 +48,7 @@ const PUMP_AMM = 'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA';
 /** A made-up base mint for the synthetic transactions below (the event bytes do not name theirs). */
 const BASE_MINT = 'BaseMintZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ';
 
-const schema = JSON.parse(readFileSync(new URL('../../schemas/premium.pumpswap.schema.json', import.meta.url), 'utf8')) as object;
+const schema = JSON.parse(readFileSync(new URL('../../../../packages/contracts/schemas/premium.pumpswap.schema.json', import.meta.url), 'utf8')) as object;
 const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false }).compile(schema);
 
 const hex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h, 'hex'));

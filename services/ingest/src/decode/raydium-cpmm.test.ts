@@ -21,7 +21,7 @@ const CPMM = 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C';
 const POOL = bs58.encode(new Uint8Array(32).fill(201));
 const TOKEN = bs58.encode(new Uint8Array(32).fill(202));
 
-const schema = JSON.parse(readFileSync(new URL('../../schemas/premium.raydium.schema.json', import.meta.url), 'utf8')) as object;
+const schema = JSON.parse(readFileSync(new URL('../../../../packages/contracts/schemas/premium.raydium.schema.json', import.meta.url), 'utf8')) as object;
 const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false }).compile(schema);
 
 const codec = raydiumCpmmCodec();

@@ -21,7 +21,7 @@ export const COMMITMENTS: readonly Commitment[] = ['processed', 'confirmed', 'fi
 
 /**
  * Version of the trade message format (`schema_version` on every message, `const` in each subject's
- * JSON Schema, services/ingest/schemas/). 1: messages without the field (before product spec §3's
+ * JSON Schema, packages/contracts/schemas/). 1: messages without the field (before product spec §3's
  * stream-message names were added); 2: + `schema_version`, basic.pumpfun `type` / `data`, the
  * premium.pumpswap `tokenIn` … `fee` fields, premium.raydium SWAP limits as null instead of absent.
  * Fields are only ever added within a version; a change consumers must notice bumps it.
@@ -62,7 +62,7 @@ export interface CommonMessageFields {
  * The `data` object of every basic.pumpfun message: product spec §3 "Pump.fun trade: type, data
  * {symbol, price, volume, side, timestamp, txHash, poolAddress}". A member the message's kind does
  * not have, or the chain does not state, is null (never absent, never a made-up value).
- * Units: see services/ingest/schemas/basic.pumpfun.schema.json and docs/decoding.md.
+ * Units: see packages/contracts/schemas/basic.pumpfun.schema.json and docs/decoding.md.
  */
 export type PumpfunTradeData = {
   /** Token symbol: the CreateEvent's (CREATE), else from a CREATE of the mint (same transaction or earlier: TokenNameCache, token-names.ts); null when unknown. */
@@ -89,7 +89,7 @@ export const PUMPFUN_MESSAGE_TYPE = 'trade';
  * carries every field of the program's TradeEvent / CreateEvent that the event
  * bytes hold (snake_case IDL names; u64/i64/u128 as decimal strings, pubkeys
  * base58). Fields a layout version lacks are absent. See the JSON Schema
- * services/ingest/schemas/basic.pumpfun.schema.json.
+ * packages/contracts/schemas/basic.pumpfun.schema.json.
  */
 export interface PumpfunMessage extends CommonMessageFields {
   source: 'pumpfun';
@@ -113,7 +113,7 @@ export interface PumpfunMessage extends CommonMessageFields {
 /**
  * A LetsBonk.fun / Raydium LaunchLab message (subject `basic.bonk`): instruction
  * accounts by IDL name, the CREATE `base_mint_param`, and the TradeEvent /
- * PoolCreateEvent fields. See services/ingest/schemas/basic.bonk.schema.json.
+ * PoolCreateEvent fields. See packages/contracts/schemas/basic.bonk.schema.json.
  */
 export interface BonkMessage extends CommonMessageFields {
   source: 'bonk';
@@ -140,7 +140,7 @@ export interface BonkMessage extends CommonMessageFields {
  * every field of the program's BuyEvent / SellEvent / CreatePoolEvent /
  * DepositEvent / WithdrawEvent that the event bytes hold (absent when an older
  * layout lacks it), the instruction accounts named here, and derived values.
- * See services/ingest/schemas/premium.pumpswap.schema.json and docs/decoding.md.
+ * See packages/contracts/schemas/premium.pumpswap.schema.json and docs/decoding.md.
  */
 export interface PumpswapMessage extends CommonMessageFields {
   source: 'pumpswap';
@@ -185,7 +185,7 @@ export interface PumpswapMessage extends CommonMessageFields {
  * swap_base_output → SWAP, initialize → CREATE_POOL, deposit → DEPOSIT,
  * withdraw → WITHDRAW. Instruction accounts by IDL name, the instruction's
  * limits, the SwapEvent / LpChangeEvent fields the event bytes hold, and
- * derived values. See services/ingest/schemas/premium.raydium.schema.json.
+ * derived values. See packages/contracts/schemas/premium.raydium.schema.json.
  */
 export interface RaydiumCpmmMessage extends CommonMessageFields {
   source: 'raydium_cpmm';

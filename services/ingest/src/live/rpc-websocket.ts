@@ -26,8 +26,9 @@
  */
 import { setMaxListeners } from 'node:events';
 import WebSocket from 'ws';
-import { Counter, Gauge, type Registry } from 'prom-client';
-import { AppError, counterOnce, gaugeOnce, type ErrorCode, type Logger } from '@tradewind/lib';
+import type { Counter, Gauge, Registry } from 'prom-client';
+import { AppError, type ErrorCode } from '@tradewind/contracts';
+import { counterOnce, gaugeOnce, type Logger } from '@tradewind/lib';
 import { DecodeError } from '../decode/errors.js';
 import { normalizeTransaction, type NormalizedTransaction } from '../decode/transaction.js';
 import {

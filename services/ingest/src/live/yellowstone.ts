@@ -13,7 +13,7 @@ import {
   type SubscribeUpdate,
   type SubscribeUpdateTransaction,
 } from '@triton-one/yellowstone-grpc';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { type Counter, type Gauge, Registry } from 'prom-client';
 import { counterOnce, gaugeOnce, type Logger } from '@tradewind/lib';
 import type { NormalizedTransaction } from '../decode/transaction.js';
 import {

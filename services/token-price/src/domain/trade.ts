@@ -1,9 +1,9 @@
 /**
- * Pure: one TRADES message (docs/architecture.md §6, the JSON Schemas in services/ingest/schemas/) →
+ * Pure: one TRADES message (docs/architecture.md §6, the JSON Schemas in packages/contracts/schemas/) →
  * what it tells token-price. No I/O.
  */
 
-import { NATIVE_SOL, WSOL_MINT } from '@tradewind/lib/subjects';
+import { NATIVE_SOL, WSOL_MINT } from '@tradewind/contracts/subjects';
 
 export { NATIVE_SOL, WSOL_MINT };
 /** Circle's USDC mint on Solana mainnet (https://developers.circle.com/stablecoins/usdc-contract-addresses). */

@@ -15,7 +15,8 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Counter, Gauge } from 'prom-client';
-import { TRADES_STREAM, isJetStreamNotFound, type Logger } from '@tradewind/lib';
+import { TRADES_STREAM } from '@tradewind/contracts';
+import { isJetStreamNotFound, type Logger } from '@tradewind/lib';
 import { InvalidTradeMessage, interpretTrade } from '../domain/trade.js';
 import type { TokenStore } from '../store/redis-store.js';
 

@@ -1,8 +1,6 @@
 /** gRPC `tradewind.v1.PriceService` (proto/tradewind/v1/prices.proto): the ticker for other services. */
-import {
-  AppError, PriceServiceService, UsdSource, unary,
-  type ListTokensRequest, type ListTokensResponse, type Logger, type PriceServiceServer, type PriceToken,
-} from '@tradewind/lib';
+import { AppError, PriceServiceService, UsdSource, type ListTokensRequest, type ListTokensResponse, type PriceServiceServer, type PriceToken } from '@tradewind/contracts';
+import { unary, type Logger } from '@tradewind/lib';
 import type { Ticker } from '../ticker.js';
 import type { TokenRow, UsdSource as RowUsdSource } from '../domain/window.js';
 

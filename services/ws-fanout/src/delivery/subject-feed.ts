@@ -10,7 +10,8 @@
  * only when some member has a filter; metrics are counted once per message, not per member.
  */
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import { TRADES_STREAM, isJetStreamNotFound, type Logger, type NatsConnection, type TradeSubject } from '@tradewind/lib';
+import { TRADES_STREAM, type TradeSubject } from '@tradewind/contracts';
+import { isJetStreamNotFound, type Logger, type NatsConnection } from '@tradewind/lib';
 import { randomBytes } from 'node:crypto';
 import { tradeFrame } from './frame.js';
 import type { Outbox } from './outbox.js';

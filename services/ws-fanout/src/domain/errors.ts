@@ -1,28 +1,12 @@
 /**
  * WebSocket protocol errors (docs/architecture.md §7). Each has a stable `code` sent to the
- * client in `{"type":"error","code","message"}` and, when fatal, a 4xxx close code.
+ * client in `{"type":"error","code","message"}` and, when fatal, a 4xxx close code; the codes and
+ * close codes are the contract's (@tradewind/contracts/ws-errors).
  */
-import { AppError, type ErrorCode } from '@tradewind/lib';
+import { AppError, type ErrorCode } from '@tradewind/contracts';
+import type { WsErrorCode } from '@tradewind/contracts/ws-errors';
 
-/** Codes a client can receive. */
-export type WsErrorCode =
-  | 'bad_json' | 'bad_request' | 'missing_fields' | 'invalid_jwt' | 'invalid_signature' | 'nkey_mismatch'
-  | 'expired' | 'revoked' | 'unknown_account' | 'auth_timeout' | 'not_authenticated'
-  | 'already_authenticated' | 'unknown_subject' | 'subject_not_in_plan' | 'connection_limit' | 'rate_limited'
-  | 'replay_not_in_plan' | 'bad_replay' | 'replay_limit'
-  | 'bad_filter' | 'bad_resume' | 'resume_too_old'
-  | 'slow_consumer' | 'unavailable' | 'internal';
-
-/** Close codes (4xxx application range, RFC 6455 §7.4.2). */
-export const CLOSE_CODES = {
-  badRequest: 4400,
-  unauthenticated: 4401,
-  forbidden: 4403,
-  authTimeout: 4408,
-  limit: 4429,
-  slowConsumer: 4413,
-  unavailable: 4503,
-} as const;
+export { CLOSE_CODES, type WsErrorCode } from '@tradewind/contracts/ws-errors';
 
 /** A protocol refusal. `close` is the close code when the refusal ends the connection, else undefined. */
 export class WsProtocolError extends AppError {

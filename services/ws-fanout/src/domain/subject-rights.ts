@@ -2,7 +2,7 @@
  * Which TRADES subjects a verified user may receive, and the protocol errors when it may not
  * (docs/websocket.md §2, §7). Pure: no I/O.
  */
-import { PLANS, TRADE_SUBJECTS, cheapestPlanFor, isTradeSubject, type TradeSubject } from '@tradewind/lib';
+import { PLANS, TRADE_SUBJECTS, cheapestPlanFor, isTradeSubject, type TradeSubject } from '@tradewind/contracts';
 import { maySubscribe, type VerifiedUser } from './verifier.js';
 import { WsProtocolError } from './errors.js';
 

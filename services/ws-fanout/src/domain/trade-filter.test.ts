@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import bs58 from 'bs58';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_RECORDING_DIR, loadRecording, subjectOf } from '@tradewind/ingest';
-import { NATIVE_SOL, TRADE_SUBJECTS, WSOL_MINT, type TradeSubject } from '@tradewind/lib';
+import { NATIVE_SOL, TRADE_SUBJECTS, WSOL_MINT, type TradeSubject } from '@tradewind/contracts';
 import { WsProtocolError } from './errors.js';
 import {
   FILTER_KEYS, TRANSACTION_TYPES, matchesFilter, parseTradeFilter, solToLamports, tradeFacts, tradeFilterJson,
@@ -214,7 +214,7 @@ describe('tradeFilterJson', () => {
 
 describe('transaction types', () => {
   it('when compared with the TRADES schemas, then each subject has exactly the schema\'s transaction_type enum', () => {
-    const schemaDir = join(BUNDLED_RECORDING_DIR, '..', 'schemas');
+    const schemaDir = join(BUNDLED_RECORDING_DIR, '..', '..', '..', 'packages', 'contracts', 'schemas');
     for (const subject of TRADE_SUBJECTS) {
       const schema = JSON.parse(readFileSync(join(schemaDir, `${subject}.schema.json`), 'utf8')) as { properties: { transaction_type: { enum: string[] } } };
       expect(TRANSACTION_TYPES[subject], subject).toEqual(schema.properties.transaction_type.enum);

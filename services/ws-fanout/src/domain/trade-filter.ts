@@ -7,11 +7,11 @@
  * - `tradeFacts` once per trade message (shared by every filtered client of the subject): what a filter looks at;
  * - `matchesFilter` once per message per filtered client: no allocation.
  *
- * The message fields read here are those of the TRADES schemas, services/ingest/schemas/<subject>.schema.json
+ * The message fields read here are those of the TRADES schemas, packages/contracts/schemas/<subject>.schema.json
  * (pubkeys base58 strings, u64 amounts decimal strings).
  */
 import bs58 from 'bs58';
-import { NATIVE_SOL, TRADE_MINT_FIELDS, WSOL_MINT, type TradeSubject } from '@tradewind/lib';
+import { NATIVE_SOL, TRADE_MINT_FIELDS, WSOL_MINT, type TradeSubject } from '@tradewind/contracts';
 import { WsProtocolError } from './errors.js';
 
 /** A parsed, normalised subscription filter; every present key must match. */
@@ -43,7 +43,7 @@ export const FILTER_KEYS = ['mints', 'accounts', 'types', 'min_sol'] as const;
 
 /**
  * `transaction_type` values per subject, copied from `properties.transaction_type.enum` of
- * services/ingest/schemas/<subject>.schema.json (a unit test checks they stay equal; this module reads no files).
+ * packages/contracts/schemas/<subject>.schema.json (a unit test checks they stay equal; this module reads no files).
  */
 export const TRANSACTION_TYPES: Readonly<Record<TradeSubject, readonly string[]>> = {
   'basic.pumpfun': ['CREATE', 'BUY', 'SELL', 'COMPLETE', 'MIGRATE'],
@@ -272,7 +272,7 @@ const RAYDIUM_SOL_SIDES = [
 
 /**
  * What a filter looks at in one trade message; call once per message and share the result among its clients.
- * Mapping (services/ingest/schemas/<subject>.schema.json field names):
+ * Mapping (packages/contracts/schemas/<subject>.schema.json field names):
  * - basic.pumpfun: mints `mint`, `quote_mint` (unless NATIVE_SOL); accounts `user`, `creator`, `bonding_curve`, `pool`;
  *   lamports `sol_amount` when the curve is SOL-quoted (`quote_mint` absent, NATIVE_SOL or WSOL; on other quotes
  *   `sol_amount` is 0 and the trade has no SOL side).

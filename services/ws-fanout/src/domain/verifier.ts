@@ -16,7 +16,7 @@
  * not with the pure-JS tweetnacl of @nats-io/jwt / nkeys.js (17–35 ms per login).
  */
 import type { ClaimsData, User, Account, Operator } from '@nats-io/jwt';
-import { CUSTOMER_ACCOUNT_TAG, isPlanId, type PlanId } from '@tradewind/lib';
+import { CUSTOMER_ACCOUNT_TAG, isPlanId, type PlanId } from '@tradewind/contracts';
 import { CLOSE_CODES, WsProtocolError } from './errors.js';
 import { decodeVerifiedJwt, publicKeyFromSeed, verifyNKeySignature } from './nkey-crypto.js';
 

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { Link } from 'react-router';
-import { PLANS } from '@tradewind/lib/plans';
+import { PLANS } from '@tradewind/contracts/plans';
 import type { BillingPeriod, PaidTier } from '../../lib/gating';
 import { errorMessage } from '../../lib/credentials';
 import { defaultUpgradePeriod, optionPriceText, upgradeOptions } from '../../lib/upgrade';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { PLANS, PLAN_IDS, type Plan } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, type Plan } from '@tradewind/contracts/plans';
 
 /** A price column of {@link PlanLimitsTable}: its header and the cell of each plan. */
 export interface PlanPriceColumn {
@@ -8,7 +8,7 @@ export interface PlanPriceColumn {
 }
 
 /**
- * The plans as the catalogue enforces them (services/lib/src/plans.ts): one row a plan with its
+ * The plans as the catalogue enforces them (packages/contracts/src/plans.ts): one row a plan with its
  * price columns, subjects, connections per transport, control requests per minute and replay.
  * Articles and the Terms read the same table, so none can promise more than is enforced.
  * `sentenceCase` capitalises the headers and the replay cells (Yes/No; else yes/—).

@@ -3,7 +3,7 @@
  * retired article decoding-pump-fun-and-letsbonk-trades lives here now.
  */
 import { Link } from 'react-router';
-import { PLANS, PLAN_IDS } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS } from '@tradewind/contracts/plans';
 import { Code, Section, defineSections, sectionList, type FaqEntry } from '../../components/blog/article';
 import { STARTER_TEMPLATES, templateFileUrl } from '../templates';
 import { SITE } from '../../site';

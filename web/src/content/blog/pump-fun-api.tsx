@@ -4,7 +4,7 @@
  * nats-jetstream-solana-trades and building-a-trading-bot-with-tradewind lives here now.
  */
 import { Link } from 'react-router';
-import { PLANS, PLAN_IDS } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS } from '@tradewind/contracts/plans';
 import { Code, Note, Section, defineSections, sectionList, type FaqEntry } from '../../components/blog/article';
 import { STARTER_TEMPLATES, templateFileUrl } from '../templates';
 import { SITE } from '../../site';

@@ -19,7 +19,7 @@
  * - TRUMP, LIBRA and dogwifhat events: the news reports linked in the Sources section.
  */
 import { Link } from 'react-router';
-import { PLANS, cheapestPlanFor } from '@tradewind/lib/plans';
+import { PLANS, cheapestPlanFor } from '@tradewind/contracts/plans';
 import { Code, Note, Section, defineSections, sectionList, type FaqEntry } from '../../components/blog/article';
 
 const S = defineSections({

@@ -15,7 +15,7 @@
  *   exponential backoff from 1000 ms capped at 30000 ms (also what @tradewind/client does).
  */
 import { Link } from 'react-router';
-import { PLANS, cheapestPlanWhere } from '@tradewind/lib/plans';
+import { PLANS, cheapestPlanWhere } from '@tradewind/contracts/plans';
 import { Code, Note, Section, defineSections, sectionList, type FaqEntry } from '../../components/blog/article';
 import { WS_ERROR_CODES, WS_OTHER_CLOSE_CODES } from '../api-reference';
 import { SITE } from '../../site';

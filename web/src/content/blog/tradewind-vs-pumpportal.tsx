@@ -6,7 +6,7 @@
  */
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
-import { PLANS } from '@tradewind/lib/plans';
+import { PLANS } from '@tradewind/contracts/plans';
 import { Code, Note, Section, defineSections, sectionList, type FaqEntry } from '../../components/blog/article';
 import { STARTER_TEMPLATES } from '../templates';
 

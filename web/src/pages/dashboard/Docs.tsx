@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { PLANS, PLAN_IDS, cheapestPlanFor, type Plan } from '@tradewind/lib/plans';
+import { PLANS, PLAN_IDS, cheapestPlanFor, type Plan } from '@tradewind/contracts/plans';
 import { apiFetch, type NatsCredentials } from '../../api';
 import { CodeBlock } from '../../components/docs/CodeBlock';
 import { SchemaTable } from '../../components/docs/SchemaTable';
@@ -13,10 +13,10 @@ import { SITE } from '../../site';
 // The message schemas ingest validates against, bundled at build time (nothing below retypes them).
 // Imported as text: web/tsconfig.json (a composite project) does not list files outside web/, so a
 // plain JSON import fails `tsc --build` with TS6307; `?raw` is typed by vite/client.
-import pumpfunSchema from '../../../../services/ingest/schemas/basic.pumpfun.schema.json?raw';
-import bonkSchema from '../../../../services/ingest/schemas/basic.bonk.schema.json?raw';
-import pumpswapSchema from '../../../../services/ingest/schemas/premium.pumpswap.schema.json?raw';
-import raydiumSchema from '../../../../services/ingest/schemas/premium.raydium.schema.json?raw';
+import pumpfunSchema from '@tradewind/contracts/schemas/basic.pumpfun.schema.json?raw';
+import bonkSchema from '@tradewind/contracts/schemas/basic.bonk.schema.json?raw';
+import pumpswapSchema from '@tradewind/contracts/schemas/premium.pumpswap.schema.json?raw';
+import raydiumSchema from '@tradewind/contracts/schemas/premium.raydium.schema.json?raw';
 // The starter templates' own code (examples/), so the samples are exactly what the templates run.
 import wsClientCode from '../../../../examples/websocket/client.mjs?raw';
 import pythonClientCode from '../../../../examples/python/client.py?raw';
@@ -26,7 +26,7 @@ import './docs.css';
 /** Every TRADES subject of the catalogue, in catalogue order (cheapest plan first). */
 export const DOC_SUBJECTS: readonly string[] = [...new Set(PLAN_IDS.flatMap((id) => PLANS[id].subjects))];
 
-/** The JSON Schema of each subject's messages (services/ingest/schemas/<subject>.schema.json). */
+/** The JSON Schema of each subject's messages (packages/contracts/schemas/<subject>.schema.json). */
 export const MESSAGE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   'basic.pumpfun': JSON.parse(pumpfunSchema) as JsonSchema,
   'basic.bonk': JSON.parse(bonkSchema) as JsonSchema,
@@ -351,7 +351,7 @@ for await (const m of await (await jetstream(nc, opts).consumers.get('TRADES', n
         <section id="schemas" aria-labelledby="schemas-h" className="docs-section">
           <h2 id="schemas-h">Message schemas</h2>
           <p>
-            Each subject’s messages follow a JSON Schema (draft 2020-12) in the repository, <code>services/ingest/schemas/</code>; the
+            Each subject’s messages follow a JSON Schema (draft 2020-12) in the repository, <code>packages/contracts/schemas/</code>; the
             tables below are generated from those files. Integers beyond 2<sup>53</sup> (u64, i64) are decimal strings, public keys base58.
             Fields marked “when…” are required only for some <code>transaction_type</code> values.
           </p>
@@ -362,7 +362,7 @@ for await (const m of await (await jetstream(nc, opts).consumers.get('TRADES', n
             return (
               <section key={subject} id={schemaSectionId(subject)} aria-labelledby={`${schemaSectionId(subject)}-h`} className="docs-subsection" data-subject={subject}>
                 <h3 id={`${schemaSectionId(subject)}-h`}><code>{subject}</code></h3>
-                <p className="muted">Plans: {planList(subject)}. Schema file: <code>services/ingest/schemas/{subject}.schema.json</code></p>
+                <p className="muted">Plans: {planList(subject)}. Schema file: <code>packages/contracts/schemas/{subject}.schema.json</code></p>
                 {schema.description && <p>{schema.description}</p>}
                 {conditions.length > 0 && (
                   <>

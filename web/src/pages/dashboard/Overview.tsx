@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { PLANS, isPlanId } from '@tradewind/lib/plans';
+import { PLANS, isPlanId } from '@tradewind/contracts/plans';
 import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';
 import { displayName } from '../../lib/user';

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { PLANS, isPlanId } from '@tradewind/lib/plans';
+import { PLANS, isPlanId } from '@tradewind/contracts/plans';
 import { ApiError, apiFetch, type Subscription } from '../../api';
 import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';

@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiOperations, openApiProblems, type OpenApiDocument } from '@tradewind/lib';
-import { OPENAPI_FILE, buildTradewindOpenApi, loadApiDeclarations, serialise } from '../../scripts/openapi';
+import { OPENAPI_FILE, buildTradewindOpenApi, loadApiDeclarations, serialise } from '../openapi.js';
 import { loadRouteTable, matchRoute } from '@tradewind/dev';
-import { DEFAULT_SCHEMAS_DIR, OPENAPI_PATH, createWebServer } from './app';
+import { DEFAULT_SCHEMAS_DIR, OPENAPI_PATH, createWebServer } from '../../web/server/app.js';
 
 const dist = mkdtempSync(join(tmpdir(), 'tw-web-dist-'));
 writeFileSync(join(dist, 'index.html'), '<title>home</title>');

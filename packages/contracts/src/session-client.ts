@@ -1,6 +1,6 @@
 /**
  * Browser/Node client for auth sessions (no Node-only imports; the web app imports it as
- * `@tradewind/lib/session-client`). It keeps the session of the product spec
+ * `@tradewind/contracts/session-client`). It keeps the session of the product spec
  * ({access_token, refresh_token, expires_in, expires_at, token_type, user}) fresh: a timer
  * refreshes it `refreshMarginSeconds` before `expires_at` through `POST /auth/token`, and
  * `accessToken()` refreshes first when the token is that close to expiry. Concurrent callers

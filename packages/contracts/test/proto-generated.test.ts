@@ -1,6 +1,6 @@
 /**
  * CI check (docs/style.md §11): regenerating proto/ with the repository's buf.gen.yaml must
- * reproduce services/lib/src/gen byte for byte, and `buf lint` must pass. Fails when someone edits
+ * reproduce packages/contracts/src/gen byte for byte, and `buf lint` must pass. Fails when someone edits
  * generated code by hand or changes a .proto without running `npm run proto`.
  */
 import { execFile } from 'node:child_process';
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BUF = join(ROOT, 'node_modules/.bin/buf');
-const COMMITTED = join(ROOT, 'services/lib/src/gen');
+const COMMITTED = join(ROOT, 'packages/contracts/src/gen');
 
 let tmp: string;
 
@@ -32,10 +32,10 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 describe('generated proto code', () => {
-  it('when proto/ is regenerated with the buf.gen.yaml plugin options, then the output equals services/lib/src/gen byte for byte', async () => {
+  it('when proto/ is regenerated with the buf.gen.yaml plugin options, then the output equals packages/contracts/src/gen byte for byte', async () => {
     const template = await readFile(join(ROOT, 'buf.gen.yaml'), 'utf8');
     const outLines = template.match(/^\s*out:.*$/gm) ?? [];
-    expect(outLines).toEqual(['    out: services/lib/src/gen']);
+    expect(outLines).toEqual(['    out: packages/contracts/src/gen']);
     const out = join(tmp, 'gen');
     const tmpTemplate = join(tmp, 'buf.gen.yaml');
     // Only the output directory changes; plugin, strategy and options stay as committed.
@@ -52,7 +52,7 @@ describe('generated proto code', () => {
       const [a, b] = await Promise.all([readFile(join(out, file)), readFile(join(COMMITTED, file))]);
       if (!a.equals(b)) changed.push(file);
     }
-    expect(changed, 'generated files differ from services/lib/src/gen; run `npm run proto` and commit the result').toEqual([]);
+    expect(changed, 'generated files differ from packages/contracts/src/gen; run `npm run proto` and commit the result').toEqual([]);
   });
 
   it('when buf lint runs over proto/, then it reports nothing', async () => {

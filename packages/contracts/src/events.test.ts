@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
 import {
-  CredentialsRotated, EVENT_SCHEMA_VERSIONS, EVENT_SUBJECTS, SubscriptionChanged, UserCreated,
+  CredentialsRotated, EVENT_SCHEMA_VERSIONS, EVENT_SUBJECTS, type SubscriptionChanged, UserCreated,
   decodeEvent, encodeEvent, newEventMeta, type EventMeta, type EventSubject, type EventTypes,
 } from './events.js';
 import { Timestamp } from './gen/google/protobuf/timestamp.js';

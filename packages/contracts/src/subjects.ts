@@ -40,7 +40,7 @@ export const NATIVE_SOL = '11111111111111111111111111111111';
 
 /**
  * The message fields that name a token mint a trade touches, per subject (field names of
- * services/ingest/schemas/<subject>.schema.json); a message has only those of its type:
+ * packages/contracts/schemas/<subject>.schema.json); a message has only those of its type:
  * - basic.pumpfun: `mint` (the coin), `quote_mint` (2026+ curves; NATIVE_SOL for native SOL);
  * - basic.bonk: `base_mint` (the launched token), `quote_mint` (WSOL for LetsBonk pools);
  * - premium.pumpswap: `base_mint` (the token, = `mint`), `quote_mint` (WSOL for SOL pools);
@@ -62,7 +62,7 @@ export const TRADE_MINT_FIELDS: Readonly<Record<TradeSubject, readonly string[]>
 export const MINT_SUBJECT_TOKEN = 'mint';
 
 /**
- * A Solana public key as the trade schemas write mints (services/ingest/schemas, `pattern`): 32 to 44
+ * A Solana public key as the trade schemas write mints (packages/contracts/schemas, `pattern`): 32 to 44
  * characters of the base58 alphabet. None of them is `.`, `*`, `>` or white space, so it is one NATS token.
  */
 const MINT_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
