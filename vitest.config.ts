@@ -11,7 +11,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'services', include: ['services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'dev/src/**/*.test.ts', 'dev/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'scripts/bench/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'web/server/**/*.test.ts'] },
+        test: { name: 'services', include: ['services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'dev/src/**/*.test.ts', 'dev/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'scripts/bench/**/*.test.ts', 'scripts/reliability/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'web/server/**/*.test.ts'] },
       },
       {
         // Component and logic tests of the web app (Testing Library in jsdom).
