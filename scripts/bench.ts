@@ -92,7 +92,13 @@ function args(): BenchArgs {
     if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer`);
     return n;
   };
-  return { suites: suites.length ? suites : ['decode'], seconds, wsWorkers: int('--ws-workers'), clientProcs: int('--client-procs'), wsCpuProfDir: values.get('--ws-cpu-prof') };
+  return {
+    suites: suites.length ? suites : ['decode'],
+    seconds,
+    wsWorkers: int('--ws-workers'),
+    clientProcs: int('--client-procs'),
+    wsCpuProfDir: values.get('--ws-cpu-prof'),
+  };
 }
 
 /** Compact JSON text of each *.json under `dir` (as an RPC sends it: no indentation). */
@@ -114,7 +120,9 @@ async function decodeSuite(seconds: number): Promise<Record<string, number | str
   let messages = 0;
   for (const t of texts) messages += decodeNormalized(normalizeTransaction(JSON.parse(t))).length;
   const avg = (xs: string[]) => Math.round(xs.reduce((a, x) => a + x.length, 0) / xs.length);
-  console.log(`decode: ${texts.length} real trade transactions (${messages} messages, avg ${avg(texts)} B compact JSON), ${otherTexts.length} real non-trade transactions (avg ${avg(otherTexts)} B)`);
+  console.log(
+    `decode: ${texts.length} real trade transactions (${messages} messages, avg ${avg(texts)} B compact JSON), ${otherTexts.length} real non-trade transactions (avg ${avg(otherTexts)} B)`,
+  );
 
   // What ingest runs per transaction: decode, then the derived fields (SOL/USD reference with a
   // configured fallback, so the USD fields are computed too), then one JSON text per message.
@@ -158,7 +166,16 @@ async function decodeSuite(seconds: number): Promise<Record<string, number | str
     },
     { seconds },
   );
-  const { parse: parseRate, decode: decodeRate, filter: filterRate, mix: mixRate, proto: protoRate, yellowstone: yellowstoneRate, peer: peerRate, peerParse: peerParseRate } = rates;
+  const {
+    parse: parseRate,
+    decode: decodeRate,
+    filter: filterRate,
+    mix: mixRate,
+    proto: protoRate,
+    yellowstone: yellowstoneRate,
+    peer: peerRate,
+    peerParse: peerParseRate,
+  } = rates;
 
   // Cost split, measured separately so the timers do not slow the rates above.
   const split = { filter: 0, parse: 0, normalize: 0, decode: 0, serialize: 0 };
@@ -193,16 +210,32 @@ async function decodeSuite(seconds: number): Promise<Record<string, number | str
   const r = (x: number) => Math.round(x);
   console.log(`  baseline JSON.parse only        ${r(parseRate).toLocaleString('en')} tx/s`);
   console.log(`  filter+parse+decode+derive+serialize   ${r(decodeRate).toLocaleString('en')} tx/s  (${(decodeRate / parseRate).toFixed(2)} × baseline)`);
-  console.log(`  prefilter over non-trade txs    ${r(filterRate).toLocaleString('en')} tx/s  (${(filterRate / parseRate).toFixed(2)} × baseline; ${rejected}/${otherTexts.length} rejected)`);
+  console.log(
+    `  prefilter over non-trade txs    ${r(filterRate).toLocaleString('en')} tx/s  (${(filterRate / parseRate).toFixed(2)} × baseline; ${rejected}/${otherTexts.length} rejected)`,
+  );
   console.log(`  mix 1 trade : 9 non-trade       ${r(mixRate).toLocaleString('en')} tx/s`);
-  console.log(`  Yellowstone (${updates.length} SubscribeUpdate messages, avg ${Math.round(updates.reduce((a, u) => a + u.bytes.length, 0) / updates.length)} B protobuf)`);
+  console.log(
+    `  Yellowstone (${updates.length} SubscribeUpdate messages, avg ${Math.round(updates.reduce((a, u) => a + u.bytes.length, 0) / updates.length)} B protobuf)`,
+  );
   console.log(`    baseline protobuf decode only ${r(protoRate).toLocaleString('en')} tx/s`);
-  console.log(`    bytes→decode+normalize+decode+derive+serialize ${r(yellowstoneRate).toLocaleString('en')} tx/s  (${(yellowstoneRate / protoRate).toFixed(2)} × protobuf baseline; ${(yellowstoneRate / decodeRate).toFixed(2)} × the JSON path above)`);
-  console.log(`  peer solana-dex-parser ${PEER_VERSION} (different output: one ParseResult per tx, ${peerRecords} trade/meme/liquidity records vs our ${messages} messages)`);
-  console.log(`    parse+web3.js objects+parseAll+serialize ${r(peerRate).toLocaleString('en')} tx/s  (${(peerRate / parseRate).toFixed(3)} × JSON.parse baseline; ours ${(decodeRate / peerRate).toFixed(2)} × the peer)`);
-  console.log(`    parseAll+serialize only (web3.js objects built once) ${r(peerParseRate).toLocaleString('en')} tx/s  (${(peerParseRate / parseRate).toFixed(3)} × JSON.parse baseline)`);
-  console.log(`  per trade tx: filter ${us(split.filter)} µs (${pct(split.filter)}), parse ${us(split.parse)} µs (${pct(split.parse)}), normalize ${us(split.normalize)} µs (${pct(split.normalize)}), decode+derive ${us(split.decode)} µs (${pct(split.decode)}), serialize ${us(split.serialize)} µs (${pct(split.serialize)})`);
-  console.log(`  target 20,000 tx/s on one core: decode ${decodeRate >= 20_000 ? 'met' : 'NOT met'} (${(decodeRate / 20_000).toFixed(2)} ×), filter ${filterRate >= 20_000 ? 'met' : 'NOT met'} (${(filterRate / 20_000).toFixed(2)} ×), Yellowstone ${yellowstoneRate >= 20_000 ? 'met' : 'NOT met'} (${(yellowstoneRate / 20_000).toFixed(2)} ×)`);
+  console.log(
+    `    bytes→decode+normalize+decode+derive+serialize ${r(yellowstoneRate).toLocaleString('en')} tx/s  (${(yellowstoneRate / protoRate).toFixed(2)} × protobuf baseline; ${(yellowstoneRate / decodeRate).toFixed(2)} × the JSON path above)`,
+  );
+  console.log(
+    `  peer solana-dex-parser ${PEER_VERSION} (different output: one ParseResult per tx, ${peerRecords} trade/meme/liquidity records vs our ${messages} messages)`,
+  );
+  console.log(
+    `    parse+web3.js objects+parseAll+serialize ${r(peerRate).toLocaleString('en')} tx/s  (${(peerRate / parseRate).toFixed(3)} × JSON.parse baseline; ours ${(decodeRate / peerRate).toFixed(2)} × the peer)`,
+  );
+  console.log(
+    `    parseAll+serialize only (web3.js objects built once) ${r(peerParseRate).toLocaleString('en')} tx/s  (${(peerParseRate / parseRate).toFixed(3)} × JSON.parse baseline)`,
+  );
+  console.log(
+    `  per trade tx: filter ${us(split.filter)} µs (${pct(split.filter)}), parse ${us(split.parse)} µs (${pct(split.parse)}), normalize ${us(split.normalize)} µs (${pct(split.normalize)}), decode+derive ${us(split.decode)} µs (${pct(split.decode)}), serialize ${us(split.serialize)} µs (${pct(split.serialize)})`,
+  );
+  console.log(
+    `  target 20,000 tx/s on one core: decode ${decodeRate >= 20_000 ? 'met' : 'NOT met'} (${(decodeRate / 20_000).toFixed(2)} ×), filter ${filterRate >= 20_000 ? 'met' : 'NOT met'} (${(filterRate / 20_000).toFixed(2)} ×), Yellowstone ${yellowstoneRate >= 20_000 ? 'met' : 'NOT met'} (${(yellowstoneRate / 20_000).toFixed(2)} ×)`,
+  );
   console.log(`  target decode ≥ 0.5 × JSON.parse baseline: ${decodeRate / parseRate >= 0.5 ? 'met' : 'NOT met'} (${(decodeRate / parseRate).toFixed(2)} ×)`);
   return {
     decode_tx_per_s: r(decodeRate),

@@ -32,13 +32,19 @@ async function main(): Promise<number> {
   const config = loadCredentialIssuerConfig({ DATABASE_URL: 'postgres://127.0.0.1/unused', ...process.env, ADMIN_PORT: process.env.ADMIN_PORT ?? '0' });
   const identities = await loadNatsIdentities(config.TRADEWIND_STATE_DIR);
   const creds = await issueUserCredentials(identities, {
-    plan: values.plan, email: values.email, natsUrl: config.NATS_PUBLIC_URL, ttlSeconds: config.CREDENTIALS_TTL_SECONDS,
+    plan: values.plan,
+    email: values.email,
+    natsUrl: config.NATS_PUBLIC_URL,
+    ttlSeconds: config.CREDENTIALS_TTL_SECONDS,
   });
   process.stdout.write(`${JSON.stringify(creds)}\n`);
   return 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`creds: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`creds: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

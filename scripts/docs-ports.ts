@@ -15,7 +15,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 /** The document holding the table. */
 export const PORTS_DOC = resolve(ROOT, 'docs/architecture.md');
 /** Line before the table. */
-export const PORTS_BEGIN = '<!-- ports: generated from deploy/services.json by scripts/docs-ports.ts; edit the manifest, then run `npx tsx scripts/docs-ports.ts` -->';
+export const PORTS_BEGIN =
+  '<!-- ports: generated from deploy/services.json by scripts/docs-ports.ts; edit the manifest, then run `npx tsx scripts/docs-ports.ts` -->';
 /** Line after the table. */
 export const PORTS_END = '<!-- end of generated ports -->';
 
@@ -28,7 +29,9 @@ const code = (text: string) => `\`${text.replace(/`/g, '')}\``;
  */
 export function renderPortsTable(manifest: ServicesManifest): string {
   const rows = Object.entries(manifest.components).map(([name, c]) => {
-    const ports = Object.entries(c.ports).map(([role, p]) => `${role} ${p.port}${p.env ? ` (${code(p.env)})` : ''}`).join(', ');
+    const ports = Object.entries(c.ports)
+      .map(([role, p]) => `${role} ${p.port}${p.env ? ` (${code(p.env)})` : ''}`)
+      .join(', ');
     const health = c.health ? `${c.health.port}: ${[...new Set([c.health.liveness, c.health.readiness])].map(code).join(', ')}` : '—';
     return `| ${name} | ${c.kind} | ${ports} | ${health} | ${c.description.replace(/\|/g, '\\|')} |`;
   });

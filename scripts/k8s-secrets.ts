@@ -76,37 +76,43 @@ export async function generateSecrets(stateDir: string, options: { development?:
     { name: SECRET_NAMES.natsAuth, data: { 'auth.conf': renderNatsAuthConfig(identities) } },
     { name: SECRET_NAMES.authSigningKey, data: { 'private-key.pem': jwtKey } },
     { name: SECRET_NAMES.credentialsEncryptionKey, data: { key: sealingKey.trim() } },
-    ...(options.development ? [{
-      name: SECRET_NAMES.localStripe,
-      data: {
-        'secret-key': once(join(stateDir, 'local-stripe', 'secret-key'), () => `sk_test_local_${randomBytes(12).toString('hex')}`),
-        'webhook-secret': once(join(stateDir, 'local-stripe', 'webhook-secret'), () => `whsec_local_${randomBytes(18).toString('hex')}`),
-      },
-    }] : []),
+    ...(options.development
+      ? [
+          {
+            name: SECRET_NAMES.localStripe,
+            data: {
+              'secret-key': once(join(stateDir, 'local-stripe', 'secret-key'), () => `sk_test_local_${randomBytes(12).toString('hex')}`),
+              'webhook-secret': once(join(stateDir, 'local-stripe', 'webhook-secret'), () => `whsec_local_${randomBytes(18).toString('hex')}`),
+            },
+          },
+        ]
+      : []),
   ];
 }
 
 /** YAML for `kubectl apply -f -`: one Secret (type Opaque, stringData) per document; values as block scalars. */
 export function secretsYaml(secrets: readonly GeneratedSecret[], namespace?: string): string {
-  return secrets.map((s) => {
-    const lines = [
-      'apiVersion: v1',
-      'kind: Secret',
-      'metadata:',
-      `  name: ${s.name}`,
-      ...(namespace ? [`  namespace: ${namespace}`] : []),
-      '  labels:',
-      '    app.kubernetes.io/part-of: tradewind',
-      'type: Opaque',
-      'stringData:',
-    ];
-    for (const [key, value] of Object.entries(s.data)) {
-      const body = value.endsWith('\n') ? value : `${value}\n`;
-      lines.push(`  ${JSON.stringify(key)}: |${value.endsWith('\n') ? '' : '-'}`);
-      for (const line of body.slice(0, -1).split('\n')) lines.push(line === '' ? '' : `    ${line}`);
-    }
-    return `---\n${lines.join('\n')}\n`;
-  }).join('');
+  return secrets
+    .map((s) => {
+      const lines = [
+        'apiVersion: v1',
+        'kind: Secret',
+        'metadata:',
+        `  name: ${s.name}`,
+        ...(namespace ? [`  namespace: ${namespace}`] : []),
+        '  labels:',
+        '    app.kubernetes.io/part-of: tradewind',
+        'type: Opaque',
+        'stringData:',
+      ];
+      for (const [key, value] of Object.entries(s.data)) {
+        const body = value.endsWith('\n') ? value : `${value}\n`;
+        lines.push(`  ${JSON.stringify(key)}: |${value.endsWith('\n') ? '' : '-'}`);
+        for (const line of body.slice(0, -1).split('\n')) lines.push(line === '' ? '' : `    ${line}`);
+      }
+      return `---\n${lines.join('\n')}\n`;
+    })
+    .join('');
 }
 
 function parseArgs(argv: readonly string[]): { stateDir: string; namespace?: string; development: boolean } {

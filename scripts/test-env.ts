@@ -92,15 +92,23 @@ async function startPostgres(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'tw-test-pg-'));
   // As root the server runs as the `postgres` system user, which must enter the directory (mkdtemp makes it 0700).
   chmodSync(dir, 0o755);
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'dev/bin/local-postgres.ts', '--data-dir', join(dir, 'data'), '--port', String(port), '--database', 'test', '--no-durability'], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'dev/bin/local-postgres.ts', '--data-dir', join(dir, 'data'), '--port', String(port), '--database', 'test', '--no-durability'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    },
+  );
   started.push({ proc, dir });
   let output = '';
   proc.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   proc.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   return new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`embedded PostgreSQL not ready after ${POSTGRES_START_TIMEOUT_MS / 1000} s:\n${output}`)), POSTGRES_START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`embedded PostgreSQL not ready after ${POSTGRES_START_TIMEOUT_MS / 1000} s:\n${output}`)),
+      POSTGRES_START_TIMEOUT_MS,
+    );
     proc.on('message', (msg: { type?: string; url?: string }) => {
       if (msg.type === 'ready' && msg.url) {
         clearTimeout(timer);
@@ -140,14 +148,16 @@ export default async function setup(): Promise<() => Promise<void>> {
 /** Stops what {@link setup} started (SIGTERM, then SIGKILL after 10 s) and removes their directories. */
 async function teardown(): Promise<void> {
   await Promise.all(stoppers.splice(0).map((stop) => stop()));
-  await Promise.all(started.splice(0).map(async ({ proc, dir }) => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      const exited = new Promise<void>((ok) => proc.once('exit', () => ok()));
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  }));
+  await Promise.all(
+    started.splice(0).map(async ({ proc, dir }) => {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        const exited = new Promise<void>((ok) => proc.once('exit', () => ok()));
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }),
+  );
 }

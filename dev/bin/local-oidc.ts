@@ -21,8 +21,10 @@ async function main(): Promise<void> {
   if (!/^\d+$/.test(raw) || port > 65535) throw new Error(`LOCAL_OIDC_PORT: must be an integer 0-65535, got "${raw}"`);
 
   const provider = await startLocalOidcProvider({ port, host: '127.0.0.1', publicHost: 'localhost' });
-  logger.info({ issuer: provider.issuer, authorization_url: provider.authorizationUrl, certs_url: provider.pemCertsUrl },
-    'LOCAL OpenID Connect provider (not Google) listening; sign-in accepts any email');
+  logger.info(
+    { issuer: provider.issuer, authorization_url: provider.authorizationUrl, certs_url: provider.pemCertsUrl },
+    'LOCAL OpenID Connect provider (not Google) listening; sign-in accepts any email',
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

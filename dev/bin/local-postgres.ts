@@ -58,7 +58,9 @@ async function main(): Promise<void> {
   if (process.getuid?.() === 0) {
     const closed = closedAncestors(dataDir);
     if (closed.length > 0) {
-      throw new Error(`the postgres system user cannot enter ${closed.join(', ')}; put TRADEWIND_STATE_DIR under directories others may enter (chmod o+x), or set DATABASE_URL`);
+      throw new Error(
+        `the postgres system user cannot enter ${closed.join(', ')}; put TRADEWIND_STATE_DIR under directories others may enter (chmod o+x), or set DATABASE_URL`,
+      );
     }
   }
 
@@ -70,9 +72,13 @@ async function main(): Promise<void> {
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', ...(values['no-durability'] ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      ...(values['no-durability'] ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
     onLog: (message) => process.stdout.write(message.endsWith('\n') ? message : `${message}\n`),
-    onError: (error) => process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`),
+    onError: (error) => process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
   });
 
   // A directory without PG_VERSION is an initdb that never finished (initdb refuses a non-empty one).

@@ -35,11 +35,18 @@ async function main(): Promise<void> {
   const webhookSecret = required('STRIPE_WEBHOOK_SECRET', /^whsec_/, 'a signing secret whsec_…');
   const webhookUrl = process.env.STRIPE_WEBHOOK_URL || `http://127.0.0.1:${defaultPort('billing', 'http')}/api/stripe/webhook`;
   const stripe = await startLocalStripe({
-    port, host: '127.0.0.1', publicUrl: process.env.LOCAL_STRIPE_PUBLIC_URL || `http://localhost:${port}`,
-    secretKey, webhookSecret, webhookUrl, logger,
+    port,
+    host: '127.0.0.1',
+    publicUrl: process.env.LOCAL_STRIPE_PUBLIC_URL || `http://localhost:${port}`,
+    secretKey,
+    webhookSecret,
+    webhookUrl,
+    logger,
   });
-  logger.warn({ api_url: stripe.apiUrl, checkout_origin: stripe.publicUrl, webhook_url: webhookUrl },
-    'LOCAL Stripe stand-in (test checkout, no real payment) listening');
+  logger.warn(
+    { api_url: stripe.apiUrl, checkout_origin: stripe.publicUrl, webhook_url: webhookUrl },
+    'LOCAL Stripe stand-in (test checkout, no real payment) listening',
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -14,6 +14,15 @@ export { startLocalOidcProvider, type LocalOidcProvider } from './local-oidc.js'
 export { startLocalNats, NATS_SERVER_BIN, type LocalNats } from './local-nats.js';
 export { startLocalStripe, CHECKOUT_LABEL, PORTAL_LABEL, type LocalStripe, type LocalStripeOptions } from './local-stripe/index.js';
 export {
-  startIngressProxy, loadRouteTable, matchRoute, DEFAULT_ROUTES_FILE, UPSTREAM_KEEP_ALIVE_IDLE_MS,
-  type IngressProxy, type IngressProxyOptions, type Route, type RouteTable, type PathType, type AccessLogEntry,
+  startIngressProxy,
+  loadRouteTable,
+  matchRoute,
+  DEFAULT_ROUTES_FILE,
+  UPSTREAM_KEEP_ALIVE_IDLE_MS,
+  type IngressProxy,
+  type IngressProxyOptions,
+  type Route,
+  type RouteTable,
+  type PathType,
+  type AccessLogEntry,
 } from './ingress-proxy.js';

@@ -218,10 +218,17 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
     const service = matchRoute(table, path);
     const requestId = prepareHeaders(req, listenPort);
     res.setHeader('x-request-id', requestId);
-    res.once('close', () => log({
-      time: new Date().toISOString(), request_id: requestId, method: req.method ?? '', path, upstream: service,
-      status: res.headersSent ? res.statusCode : 499, duration_ms: Math.round(performance.now() - started),
-    }));
+    res.once('close', () =>
+      log({
+        time: new Date().toISOString(),
+        request_id: requestId,
+        method: req.method ?? '',
+        path,
+        upstream: service,
+        status: res.headersSent ? res.statusCode : 499,
+        duration_ms: Math.round(performance.now() - started),
+      }),
+    );
     let retried = false;
     const forward = (): void => {
       proxy.web(req, res, { target: target(service) }, (err) => {
@@ -252,7 +259,16 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
     let status = 101;
     socket.once('close', () => {
       upgraded.delete(socket);
-      log({ time: new Date().toISOString(), request_id: requestId, method: req.method ?? '', path, upstream: service, status, duration_ms: Math.round(performance.now() - started), upgrade: true });
+      log({
+        time: new Date().toISOString(),
+        request_id: requestId,
+        method: req.method ?? '',
+        path,
+        upstream: service,
+        status,
+        duration_ms: Math.round(performance.now() - started),
+        upgrade: true,
+      });
     });
     socket.on('error', () => socket.destroy());
     // An upgraded connection belongs to the WebSocket, not to the keep-alive pool.
@@ -261,7 +277,9 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
       status = 502;
       if (!socket.writable) return;
       const body = unavailableBody(service, err as Error & { code?: string });
-      socket.write(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`);
+      socket.write(
+        `HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+      );
     });
   });
   // A client that vanishes mid-request must not take the process down.
@@ -282,13 +300,14 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
 
   return {
     port: listenPort,
-    close: () => new Promise<void>((resolvePromise) => {
-      server.close(() => resolvePromise());
-      server.closeAllConnections();
-      for (const socket of upgraded) socket.destroy();
-      agent.destroy();
-      proxy.close();
-    }),
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.close(() => resolvePromise());
+        server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
+        agent.destroy();
+        proxy.close();
+      }),
   };
 }
 

@@ -49,10 +49,19 @@ export async function startLocalNats(options: {
   await mkdir(jetstreamDir, { recursive: true });
   await mkdir(resolverDir, { recursive: true });
   const configPath = join(dir, 'nats-server.conf');
-  await writeFile(configPath, await renderNatsServerConfig(identities, {
-    serverName: 'tradewind-local', host, port: options.port, monitorPort: options.monitorPort,
-    jetstreamDir, resolverDir, maxFileStore: options.maxFileStore ?? '10GB',
-  }), { mode: 0o600 });
+  await writeFile(
+    configPath,
+    await renderNatsServerConfig(identities, {
+      serverName: 'tradewind-local',
+      host,
+      port: options.port,
+      monitorPort: options.monitorPort,
+      jetstreamDir,
+      resolverDir,
+      maxFileStore: options.maxFileStore ?? '10GB',
+    }),
+    { mode: 0o600 },
+  );
   for (const port of [options.port, options.monitorPort]) {
     if (await isListening(port, host)) {
       throw new Error(`port ${port} on ${host} is already in use (another nats-server or Tradewind still running?)`);
@@ -62,9 +71,19 @@ export async function startLocalNats(options: {
   const child = spawn(NATS_SERVER_BIN, ['-c', configPath, '-l', logFile], { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
   let exited = false;
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
-  child.once('error', (err) => { exited = true; stderr += String(err); });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  child.once('error', (err) => {
+    exited = true;
+    stderr += String(err);
+  });
   try {
     await waitForPort(options.port, host, 15_000, () => !exited);
   } catch (err) {

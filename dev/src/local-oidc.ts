@@ -112,10 +112,11 @@ export async function startLocalOidcProvider(options: { port: number; host?: str
     tokenUrl: `${base}/token`,
     pemCertsUrl: `${base}/oauth2/v1/certs`,
     jwksUrl: `${base}/jwks`,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -125,8 +126,10 @@ function escapeHtml(value: string): string {
 
 /** The labelled sign-in form: resubmits the authorization request with `login_hint` and `local_name`. */
 function signInPage(params: URLSearchParams): string {
-  const hidden = [...params].filter(([k]) => k !== 'login_hint' && k !== 'local_name')
-    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('\n      ');
+  const hidden = [...params]
+    .filter(([k]) => k !== 'login_hint' && k !== 'local_name')
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('\n      ');
   const cancel = new URLSearchParams(params);
   cancel.set('error', 'access_denied');
   return `<!doctype html>

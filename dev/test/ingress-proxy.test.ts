@@ -39,7 +39,9 @@ describe('ingress proxy', () => {
         return;
       }
       let size = 0;
-      req.on('data', (c: Buffer) => { size += c.length; });
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+      });
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ url: req.url, size }));
@@ -51,7 +53,10 @@ describe('ingress proxy', () => {
     deadPort = await freePort();
     const table: RouteTable = {
       services: { auth: { port: (upstream.address() as AddressInfo).port }, billing: { port: deadPort }, web: { port: deadPort } },
-      routes: [{ path: '/auth', pathType: 'Prefix', service: 'auth' }, { path: '/api/checkout-sessions', pathType: 'Prefix', service: 'billing' }],
+      routes: [
+        { path: '/auth', pathType: 'Prefix', service: 'auth' },
+        { path: '/api/checkout-sessions', pathType: 'Prefix', service: 'billing' },
+      ],
       default: { service: 'web' },
     };
     proxy = await startIngressProxy({ table, port: 0, host: '127.0.0.1', log: (e) => log.push(e) });
@@ -87,7 +92,10 @@ describe('ingress proxy', () => {
     expect(JSON.stringify(entry)).not.toContain('secret');
   });
 
-  it.each([['/api/checkout-sessions', 'billing'], ['/dashboard', 'web']])('when %s is requested and %s is not running, then it answers 502 JSON at once', async (path, service) => {
+  it.each([
+    ['/api/checkout-sessions', 'billing'],
+    ['/dashboard', 'web'],
+  ])('when %s is requested and %s is not running, then it answers 502 JSON at once', async (path, service) => {
     const res = await fetch(`http://127.0.0.1:${proxy.port}${path}`);
     expect(res.status).toBe(502);
     expect(await res.json()).toEqual({ status: 502, code: 'unavailable', message: `${service} is not running` });
@@ -129,7 +137,9 @@ describe('ingress proxy and kept-alive upstream connections', () => {
         res.end(JSON.stringify({ method: req.method, url: req.url }));
       });
     });
-    upstream.on('connection', () => { connections += 1; });
+    upstream.on('connection', () => {
+      connections += 1;
+    });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
     const table: RouteTable = { services: { web: { port: (upstream.address() as AddressInfo).port } }, routes: [], default: { service: 'web' } };
     proxy = await startIngressProxy({ table, port: 0, host: '127.0.0.1', upstreamKeepAliveIdleMs: 60_000 });

@@ -102,7 +102,11 @@ async function main() {
   });
   client.on('subscribed', (e) => log(`subscribed to ${e.subject}${e.resumeAfter === null ? '' : ` (resuming after seq ${e.resumeAfter})`}`));
   client.on('resumed', (e) => log(`${e.subject}: every trade after seq ${e.afterSeq} delivered; live from here`));
-  client.on('gap', (e) => log(`GAP on ${e.subject}: trades after seq ${e.afterSeq}${e.oldestSeq ? ` and before ${e.oldestSeq}` : ''} could not be resumed (${e.reason}); live from here`));
+  client.on('gap', (e) =>
+    log(
+      `GAP on ${e.subject}: trades after seq ${e.afterSeq}${e.oldestSeq ? ` and before ${e.oldestSeq}` : ''} could not be resumed (${e.reason}); live from here`,
+    ),
+  );
   client.on('unsubscribed', (e) => log(`unsubscribed from ${e.subject}${e.reason ? ` (${e.reason}: ${e.message})` : ''}`));
   client.on('plan_changed', (e) => log(`plan changed to ${e.plan}; subjects now ${e.subjects.join(', ')}`));
   // subject_not_in_plan, rate_limited, … keep the connection open; refusals of the credentials end it (below).

@@ -17,7 +17,10 @@ describe('peer in the decode bench', () => {
       expect(res.signature, f).toBe(ours[0]?.signature ?? res.signature);
       // The peer's Jupiter shortcut runs before its programIds filter: a Jupiter-routed trade comes back as Jupiter's.
       const jupiter = res.trades.filter((t) => !PEER_CONFIG.programIds!.includes(t.programId ?? '')).map((t) => t.programId);
-      expect(jupiter.every((p) => p?.startsWith('JUP')), f).toBe(true);
+      expect(
+        jupiter.every((p) => p?.startsWith('JUP')),
+        f,
+      ).toBe(true);
       for (const l of res.liquidities) expect(PEER_CONFIG.programIds, f).toContain(l.programId);
       records += res.trades.length - jupiter.length + res.memeEvents.length + res.liquidities.length;
       expect(() => JSON.parse(peerResultJson(res)), f).not.toThrow();
@@ -27,7 +30,15 @@ describe('peer in the decode bench', () => {
   });
 
   it('when a result holds bigints and a Map, then its JSON has them as decimal strings and an object', () => {
-    const res = { state: true, memeEvents: [{ reserve: 12345678901234567890n }], tokenBalanceChange: new Map([['mint', { change: '5' }]]) } as unknown as ParseResult;
-    expect(JSON.parse(peerResultJson(res))).toEqual({ state: true, memeEvents: [{ reserve: '12345678901234567890' }], tokenBalanceChange: { mint: { change: '5' } } });
+    const res = {
+      state: true,
+      memeEvents: [{ reserve: 12345678901234567890n }],
+      tokenBalanceChange: new Map([['mint', { change: '5' }]]),
+    } as unknown as ParseResult;
+    expect(JSON.parse(peerResultJson(res))).toEqual({
+      state: true,
+      memeEvents: [{ reserve: '12345678901234567890' }],
+      tokenBalanceChange: { mint: { change: '5' } },
+    });
   });
 });

@@ -30,7 +30,6 @@ const require = createRequire(import.meta.url);
 // CommonJS; `require` returns it untyped, the cast gives it its own .d.ts types.
 const peer = require('solana-dex-parser') as typeof import('solana-dex-parser');
 
-
 /**
  * The web3.js response object solana-dex-parser expects, built from one getTransaction result
  * (services/ingest/test/support/peer-input.ts, shared with the peer comparison test).

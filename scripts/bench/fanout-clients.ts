@@ -21,19 +21,19 @@ import { LatencyHistogram, benchNow, parseBenchFields } from './fanout-message.j
 /** What the parent asks. */
 export type ClientRequest =
   | {
-    cmd: 'connect';
-    kind: 'ws' | 'nats';
-    url: string;
-    subject: string;
-    /** ws: one user per subscriber; nats: one entry used by every subscriber (the services' creds). */
-    users: BenchUser[];
-    count: number;
-    /** Per attempt: socket open to `subscribed` (ws) or connect to subscription flushed (nats), ms. */
-    timeoutMs: number;
-    /** Attempts per subscriber (the first wave is all at once; later ones `retryConcurrency` at a time). */
-    attempts: number;
-    retryConcurrency: number;
-  }
+      cmd: 'connect';
+      kind: 'ws' | 'nats';
+      url: string;
+      subject: string;
+      /** ws: one user per subscriber; nats: one entry used by every subscriber (the services' creds). */
+      users: BenchUser[];
+      count: number;
+      /** Per attempt: socket open to `subscribed` (ws) or connect to subscription flushed (nats), ms. */
+      timeoutMs: number;
+      /** Attempts per subscriber (the first wave is all at once; later ones `retryConcurrency` at a time). */
+      attempts: number;
+      retryConcurrency: number;
+    }
   /** Re-opens subscribers that were closed (slow consumer, server restart); answers {@link EnsureResult}. */
   | { cmd: 'ensure' }
   /** Messages `first` .. `first + count - 1` of step `step` are about to be published. */
@@ -54,12 +54,21 @@ export interface ConnectResult {
   failures: Record<string, number>;
 }
 
-export interface EnsureResult { reopened: number; failures: Record<string, number> }
+export interface EnsureResult {
+  reopened: number;
+  failures: Record<string, number>;
+}
 
-export interface ProgressResult { unique: number; completeSubscribers: number }
+export interface ProgressResult {
+  unique: number;
+  completeSubscribers: number;
+}
 
 /** Outcome of `disconnect`: subscribers closed, and messages of already reported steps received since the last report. */
-export interface DisconnectResult { subscribers: number; stray: number }
+export interface DisconnectResult {
+  subscribers: number;
+  stray: number;
+}
 
 /** One step's figures of this process's subscribers. */
 export interface StepReport {
@@ -107,7 +116,9 @@ const steps = new Map<number, StepState>();
 let stray = 0;
 let closes: Record<string, number> = {};
 
-const tally = (into: Record<string, number>, key: string) => { into[key] = (into[key] ?? 0) + 1; };
+const tally = (into: Record<string, number>, key: string) => {
+  into[key] = (into[key] ?? 0) + 1;
+};
 
 function onData(sub: Subscriber, data: Uint8Array): void {
   const f = parseBenchFields(data);
@@ -135,19 +146,35 @@ function onData(sub: Subscriber, data: Uint8Array): void {
 class SetupError extends Error {}
 
 /** One WebSocket subscriber: resolves once `subscribed` arrived. */
-function openWs(slot: number, url: string, user: BenchUser, subject: string, timeoutMs: number, previous?: Subscriber): Promise<{ sub: Subscriber; authAt: number }> {
+function openWs(
+  slot: number,
+  url: string,
+  user: BenchUser,
+  subject: string,
+  timeoutMs: number,
+  previous?: Subscriber,
+): Promise<{ sub: Subscriber; authAt: number }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true, handshakeTimeout: timeoutMs });
     let phase: 'challenge' | 'authenticate' | 'subscribe' | 'live' = 'challenge';
     let authAt = 0;
     const sub: Subscriber = {
-      slot, last: previous?.last ?? -1, open: true,
-      close: () => new Promise<void>((done) => {
-        if (ws.readyState === WebSocket.CLOSED) return done();
-        const t = setTimeout(() => { ws.terminate(); done(); }, 2_000);
-        ws.once('close', () => { clearTimeout(t); done(); });
-        ws.close(1000);
-      }),
+      slot,
+      last: previous?.last ?? -1,
+      open: true,
+      close: () =>
+        new Promise<void>((done) => {
+          if (ws.readyState === WebSocket.CLOSED) return done();
+          const t = setTimeout(() => {
+            ws.terminate();
+            done();
+          }, 2_000);
+          ws.once('close', () => {
+            clearTimeout(t);
+            done();
+          });
+          ws.close(1000);
+        }),
     };
     const fail = (reason: string) => {
       if (phase === 'live') return;
@@ -200,16 +227,34 @@ function jwtAuthenticator(user: BenchUser): Authenticator {
 }
 
 /** One plain NATS subscriber on its own connection: resolves once the subscription reached the server. */
-async function openNats(slot: number, url: string, user: BenchUser, subject: string, timeoutMs: number, previous?: Subscriber): Promise<{ sub: Subscriber; authAt: number }> {
+async function openNats(
+  slot: number,
+  url: string,
+  user: BenchUser,
+  subject: string,
+  timeoutMs: number,
+  previous?: Subscriber,
+): Promise<{ sub: Subscriber; authAt: number }> {
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: url, authenticator: jwtAuthenticator(user), name: `bench-subscriber-${slot}`, timeout: timeoutMs, reconnect: false, noEcho: true });
+    nc = await connect({
+      servers: url,
+      authenticator: jwtAuthenticator(user),
+      name: `bench-subscriber-${slot}`,
+      timeout: timeoutMs,
+      reconnect: false,
+      noEcho: true,
+    });
   } catch (err) {
     throw new SetupError(`connect:${(err as Error).message.slice(0, 60)}`);
   }
   const authAt = benchNow();
   const sub: Subscriber = { slot, last: previous?.last ?? -1, open: true, close: () => nc.close() };
-  nc.subscribe(subject, { callback: (err, msg) => { if (!err) onData(sub, msg.data); } });
+  nc.subscribe(subject, {
+    callback: (err, msg) => {
+      if (!err) onData(sub, msg.data);
+    },
+  });
   void nc.closed().then((err) => {
     if (sub.open) tally(closes, err ? `closed: ${err.message.slice(0, 60)}` : 'closed');
     sub.open = false;
@@ -233,16 +278,18 @@ function open(slot: number, previous?: Subscriber): Promise<{ sub: Subscriber; a
 async function limited(slots: number[], concurrency: number, fn: (slot: number) => Promise<void>): Promise<Map<number, string>> {
   const failed = new Map<number, string>();
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, slots.length) }, async () => {
-    while (next < slots.length) {
-      const slot = slots[next++]!;
-      try {
-        await fn(slot);
-      } catch (err) {
-        failed.set(slot, err instanceof SetupError ? err.message : `internal:${String(err).slice(0, 60)}`);
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, slots.length) }, async () => {
+      while (next < slots.length) {
+        const slot = slots[next++]!;
+        try {
+          await fn(slot);
+        } catch (err) {
+          failed.set(slot, err instanceof SetupError ? err.message : `internal:${String(err).slice(0, 60)}`);
+        }
       }
-    }
-  }));
+    }),
+  );
   return failed;
 }
 
@@ -311,12 +358,20 @@ function handleReport(step: number): StepReport {
 
 async function handle(req: ClientRequest): Promise<unknown> {
   switch (req.cmd) {
-    case 'connect': return handleConnect(req);
-    case 'ensure': return handleEnsure();
+    case 'connect':
+      return handleConnect(req);
+    case 'ensure':
+      return handleEnsure();
     case 'step': {
       steps.set(req.step, {
-        first: req.first, count: req.count, unique: 0, duplicates: 0, reordered: 0, latency: new LatencyHistogram(),
-        seen: subscribers.map(() => new Uint8Array(req.count)), perSubscriber: new Int32Array(subscribers.length),
+        first: req.first,
+        count: req.count,
+        unique: 0,
+        duplicates: 0,
+        reordered: 0,
+        latency: new LatencyHistogram(),
+        seen: subscribers.map(() => new Uint8Array(req.count)),
+        perSubscriber: new Int32Array(subscribers.length),
       });
       return null;
     }
@@ -324,7 +379,8 @@ async function handle(req: ClientRequest): Promise<unknown> {
       const st = steps.get(req.step);
       return { unique: st?.unique ?? 0, completeSubscribers: st ? st.perSubscriber.filter((n) => n === st.count).length : 0 } satisfies ProgressResult;
     }
-    case 'report': return handleReport(req.step);
+    case 'report':
+      return handleReport(req.step);
     case 'disconnect': {
       const all = subscribers;
       subscribers = [];

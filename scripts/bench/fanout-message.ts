@@ -105,7 +105,9 @@ export class LatencyHistogram {
   /** Non-empty buckets as `[index, count]` pairs (what a child process sends to the parent). */
   toJSON(): { buckets: Array<[number, number]>; count: number; max: number } {
     const buckets: Array<[number, number]> = [];
-    this.counts.forEach((c, i) => { if (c > 0) buckets.push([i, c]); });
+    this.counts.forEach((c, i) => {
+      if (c > 0) buckets.push([i, c]);
+    });
     return { buckets, count: this.count, max: this.max };
   }
 

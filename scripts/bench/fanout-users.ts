@@ -23,7 +23,11 @@ import { encodePublicKey, encodeSeed, privateKeyFromNKeySeed } from '@tradewind/
  * nkeys' `KeyPair` (public key, seed, sign, verify). `seal`/`open` (curve keys) throw.
  */
 export class FastKeyPair implements KeyPair {
-  private constructor(private readonly seedText: string, private readonly publicKeyText: string, private readonly key: KeyObject) {}
+  private constructor(
+    private readonly seedText: string,
+    private readonly publicKeyText: string,
+    private readonly key: KeyObject,
+  ) {}
 
   /**
    * The key pair of an nkeys seed string (`SU…`, `SA…`).
@@ -40,14 +44,28 @@ export class FastKeyPair implements KeyPair {
     return FastKeyPair.fromSeed(encodeSeed(role === 'user' ? 'U' : 'A', randomBytes(32)));
   }
 
-  getPublicKey(): string { return this.publicKeyText; }
-  getPrivateKey(): Uint8Array { return new TextEncoder().encode(this.seedText); }
-  getSeed(): Uint8Array { return new TextEncoder().encode(this.seedText); }
-  sign(input: Uint8Array): Uint8Array { return sign(null, input, this.key); }
-  verify(input: Uint8Array, sig: Uint8Array): boolean { return verify(null, input, createPublicKey(this.key), sig); }
+  getPublicKey(): string {
+    return this.publicKeyText;
+  }
+  getPrivateKey(): Uint8Array {
+    return new TextEncoder().encode(this.seedText);
+  }
+  getSeed(): Uint8Array {
+    return new TextEncoder().encode(this.seedText);
+  }
+  sign(input: Uint8Array): Uint8Array {
+    return sign(null, input, this.key);
+  }
+  verify(input: Uint8Array, sig: Uint8Array): boolean {
+    return verify(null, input, createPublicKey(this.key), sig);
+  }
   clear(): void {}
-  seal(): Uint8Array { throw new Error('FastKeyPair: seal is for curve keys'); }
-  open(): Uint8Array | null { throw new Error('FastKeyPair: open is for curve keys'); }
+  seal(): Uint8Array {
+    throw new Error('FastKeyPair: seal is for curve keys');
+  }
+  open(): Uint8Array | null {
+    throw new Error('FastKeyPair: open is for curve keys');
+  }
 }
 
 /**
@@ -85,9 +103,20 @@ export async function legacyPlanUsers(identities: NatsIdentities, plan: PlanId, 
   const users: BenchUser[] = [];
   for (let i = 0; i < count; i++) {
     const user = FastKeyPair.create('user');
-    const jwt = await encodeUser(`bench-${plan}-${i}`, user, account.identity.public_key, {
-      sub: { allow: [...PLANS[plan].subjects] }, pub: { deny: ['>'] }, subs: -1, data: -1, payload: -1, tags: [`plan:${plan}`],
-    }, { signer, exp });
+    const jwt = await encodeUser(
+      `bench-${plan}-${i}`,
+      user,
+      account.identity.public_key,
+      {
+        sub: { allow: [...PLANS[plan].subjects] },
+        pub: { deny: ['>'] },
+        subs: -1,
+        data: -1,
+        payload: -1,
+        tags: [`plan:${plan}`],
+      },
+      { signer, exp },
+    );
     users.push({ jwt, seed: new TextDecoder().decode(user.getSeed()) });
   }
   return users;

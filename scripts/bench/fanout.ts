@@ -125,12 +125,25 @@ class ClientProcess {
 
   /** Forks scripts/bench/fanout-clients.ts under tsx and waits for its ready message (30 s). */
   static async start(index: number): Promise<ClientProcess> {
-    const child = fork(CLIENTS_ENTRY, [], { cwd: repo, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    const child = fork(CLIENTS_ENTRY, [], {
+      cwd: repo,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
     const proc = new ClientProcess(child);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`subscriber process ${index} did not start within 30 s`)), 30_000);
-      child.on('message', (m: { ready?: boolean }) => { if (m.ready) { clearTimeout(timer); resolve(); } });
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`subscriber process ${index} exited (${code}) while starting`)); });
+      child.on('message', (m: { ready?: boolean }) => {
+        if (m.ready) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`subscriber process ${index} exited (${code}) while starting`));
+      });
     });
     return proc;
   }
@@ -139,7 +152,10 @@ class ClientProcess {
     if (this.exited) return Promise.reject(new Error('subscriber process has exited'));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => { this.pending.delete(id); reject(new Error(`subscriber process did not answer ${req.cmd} within ${timeoutMs} ms`)); }, timeoutMs);
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`subscriber process did not answer ${req.cmd} within ${timeoutMs} ms`));
+      }, timeoutMs);
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.child.send({ id, ...req });
     });
@@ -184,13 +200,23 @@ function httpGet(url: string, timeoutMs: number): Promise<{ status: number; ms: 
 /** Pids of `pid`'s child processes (ws-fanout's node:cluster workers); empty when `ps` is unavailable. */
 function childPids(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0);
   } catch {
     return [];
   }
 }
 
-const isAlive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`; 100 on Linux). */
 const CLK_TCK = (() => {
@@ -232,7 +258,10 @@ async function startWsFanout(nats: LocalNats, stateDir: string, wsWorkers: numbe
   const adminPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    PORT: String(port), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
     NATS_URL: nats.url,
     NATS_CREDS: join(stateDir, 'nats', 'service.creds'),
     NATS_SYSTEM_CREDS: join(stateDir, 'nats', 'sys.creds'),
@@ -257,12 +286,19 @@ async function startWsFanout(nats: LocalNats, stateDir: string, wsWorkers: numbe
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exitCode: number | string | null = null;
-  const exited = new Promise<void>((r) => child.once('exit', (code, signal) => { exitCode = signal ?? code; r(); }));
+  const exited = new Promise<void>((r) =>
+    child.once('exit', (code, signal) => {
+      exitCode = signal ?? code;
+      r();
+    }),
+  );
   child.once('error', (err) => tail.push(String(err)));
 
   let workers: number[] = [];
   const proc: WsFanoutProcess = {
-    child, port, adminPort,
+    child,
+    port,
+    adminPort,
     tail: () => tail.join('\n'),
     lines: () => lineCount,
     async stop() {
@@ -288,7 +324,7 @@ async function startWsFanout(nats: LocalNats, stateDir: string, wsWorkers: numbe
     if (exitCode !== null) throw await fail(`exited with ${exitCode}`);
     if (Date.now() > deadline) throw await fail(`not ready within ${START_TIMEOUT_MS / 1000} s`);
     const ready = await httpGet(`http://127.0.0.1:${adminPort}/readyz`, 1_000);
-    if (ready.status === 200 && await gotChallenge(port)) break;
+    if (ready.status === 200 && (await gotChallenge(port))) break;
     await sleep(250);
   }
   if (child.pid) workers = childPids(child.pid);
@@ -299,7 +335,11 @@ async function startWsFanout(nats: LocalNats, stateDir: string, wsWorkers: numbe
 function gotChallenge(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-    const done = (ok: boolean) => { clearTimeout(t); ws.terminate(); resolve(ok); };
+    const done = (ok: boolean) => {
+      clearTimeout(t);
+      ws.terminate();
+      resolve(ok);
+    };
     const t = setTimeout(() => done(false), 2_000);
     ws.once('message', (d: Buffer) => done(d.toString().includes('"challenge"')));
     ws.once('error', () => done(false));
@@ -320,12 +360,15 @@ class HealthSampler {
     this.timer = setInterval(() => {
       for (const [name, url] of Object.entries(this.targets)) {
         if (this.inFlight.has(name)) continue;
-        this.inFlight.set(name, httpGet(url, HEALTH_TIMEOUT_MS).then(({ status, ms }) => {
-          const s = this.stats.get(name)!;
-          s.latency.record(ms);
-          if (status !== 200) s.notOk++;
-          this.inFlight.delete(name);
-        }));
+        this.inFlight.set(
+          name,
+          httpGet(url, HEALTH_TIMEOUT_MS).then(({ status, ms }) => {
+            const s = this.stats.get(name)!;
+            s.latency.record(ms);
+            if (status !== 200) s.notOk++;
+            this.inFlight.delete(name);
+          }),
+        );
       }
     }, HEALTH_INTERVAL_MS);
   }
@@ -372,8 +415,13 @@ interface SessionResult {
   kind: Kind;
   clients: number;
   connect: {
-    ok: number; failures: Record<string, number>; retryFailures: Record<string, number>; connected: number;
-    loginsPerS: number; lastAuthS: number | null; allSubscribedS: number | null;
+    ok: number;
+    failures: Record<string, number>;
+    retryFailures: Record<string, number>;
+    connected: number;
+    loginsPerS: number;
+    lastAuthS: number | null;
+    allSubscribedS: number | null;
   };
   ladder: StepResult[];
   /** Highest total deliveries/s kept up (0: not even the lowest step). */
@@ -466,48 +514,84 @@ async function runStep(b: Bench, active: ClientProcess[], clients: number, msgPe
   const offeredMsgPerS = Math.min(msgPerS, count / (Math.max(publishMs, 1) / 1000));
   const unique = sum(reports.map((r) => r.unique));
   return {
-    msgPerS, offeredMsgPerS, deliveriesPerS: Math.round((publisherBehind ? offeredMsgPerS : msgPerS) * clients), published: count, publishMs, publisherBehind,
-    drainMs, keptUp: drainMs !== null && drainMs <= DRAIN_MS, cpu,
-    expected, lost: expected - unique,
+    msgPerS,
+    offeredMsgPerS,
+    deliveriesPerS: Math.round((publisherBehind ? offeredMsgPerS : msgPerS) * clients),
+    published: count,
+    publishMs,
+    publisherBehind,
+    drainMs,
+    keptUp: drainMs !== null && drainMs <= DRAIN_MS,
+    cpu,
+    expected,
+    lost: expected - unique,
     lostByClosed: sum(reports.map((r) => r.lostByClosed)),
     duplicates: sum(reports.map((r) => r.duplicates)),
     reordered: sum(reports.map((r) => r.reordered)),
     stray: sum(reports.map((r) => r.stray)),
     minPerSubscriber: Math.min(...reports.map((r) => r.minPerSubscriber)),
-    latency, closes,
+    latency,
+    closes,
   };
 }
 
 function describeStep(kind: Kind, s: StepResult): string {
   const f = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(2));
   const verdict = s.keptUp ? 'kept up' : s.drainMs === null ? 'NOT drained' : `drained late (${Math.round(s.drainMs)} ms)`;
-  const closes = Object.entries(s.closes).map(([k, v]) => `${v}× ${k}`).join(', ');
-  return `${kind.padEnd(9)} ${verdict.padEnd(24)} drain ${s.drainMs === null ? '-' : `${Math.round(s.drainMs)} ms`}, lost ${s.lost}, dup ${s.duplicates}, reordered ${s.reordered}, ` +
+  const closes = Object.entries(s.closes)
+    .map(([k, v]) => `${v}× ${k}`)
+    .join(', ');
+  return (
+    `${kind.padEnd(9)} ${verdict.padEnd(24)} drain ${s.drainMs === null ? '-' : `${Math.round(s.drainMs)} ms`}, lost ${s.lost}, dup ${s.duplicates}, reordered ${s.reordered}, ` +
     `p50/p99/max ${f(s.latency.quantile(0.5))}/${f(s.latency.quantile(0.99))}/${f(s.latency.quantile(1))} ms` +
     `${s.publisherBehind ? `; publisher behind: ${Math.round(s.offeredMsgPerS).toLocaleString('en')} msg/s offered` : ''}${closes ? `; closed: ${closes}` : ''}` +
-    `; cpu % ${Object.entries(s.cpu).map(([k, v]) => `${k} ${v}`).join(', ')}`;
+    `; cpu % ${Object.entries(s.cpu)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`
+  );
 }
 
 /**
  * Connects `clients` subscribers of `kind` over the subscriber processes, runs the ladder and/or the
  * latency step, and disconnects them.
  */
-async function runSession(b: Bench, kind: Kind, clients: number, plan: {
-  users: BenchUser[]; serviceUser: BenchUser; url: string; ladder: boolean; health?: Record<string, string>;
-}): Promise<SessionResult> {
+async function runSession(
+  b: Bench,
+  kind: Kind,
+  clients: number,
+  plan: {
+    users: BenchUser[];
+    serviceUser: BenchUser;
+    url: string;
+    ladder: boolean;
+    health?: Record<string, string>;
+  },
+): Promise<SessionResult> {
   const shares = b.procs.map((_, i) => Math.floor(clients / b.procs.length) + (i < clients % b.procs.length ? 1 : 0));
   const active = b.procs.filter((_, i) => shares[i]! > 0);
   const sampler = plan.health ? new HealthSampler(plan.health) : undefined;
   sampler?.start();
   let offset = 0;
-  const connects = await Promise.all(b.procs.map((p, i) => {
-    const count = shares[i]!;
-    const users = kind === 'ws' ? plan.users.slice(offset, offset + count) : [plan.serviceUser];
-    offset += count;
-    return count > 0
-      ? p.call<ConnectResult>({ cmd: 'connect', kind, url: plan.url, subject: b.subject, users, count, timeoutMs: CONNECT_TIMEOUT_MS, attempts: CONNECT_ATTEMPTS, retryConcurrency: RETRY_CONCURRENCY })
-      : undefined;
-  }));
+  const connects = await Promise.all(
+    b.procs.map((p, i) => {
+      const count = shares[i]!;
+      const users = kind === 'ws' ? plan.users.slice(offset, offset + count) : [plan.serviceUser];
+      offset += count;
+      return count > 0
+        ? p.call<ConnectResult>({
+            cmd: 'connect',
+            kind,
+            url: plan.url,
+            subject: b.subject,
+            users,
+            count,
+            timeoutMs: CONNECT_TIMEOUT_MS,
+            attempts: CONNECT_ATTEMPTS,
+            retryConcurrency: RETRY_CONCURRENCY,
+          })
+        : undefined;
+    }),
+  );
   const results = connects.filter((c): c is ConnectResult => c !== undefined);
   try {
     const start = Math.min(...results.map((c) => c.startedAt));
@@ -520,14 +604,21 @@ async function runSession(b: Bench, kind: Kind, clients: number, plan: {
       return out;
     };
     const connect = {
-      ok, connected: sum(results.map((c) => c.connected)), failures: merge((c) => c.firstWave.failures), retryFailures: merge((c) => c.failures),
+      ok,
+      connected: sum(results.map((c) => c.connected)),
+      failures: merge((c) => c.firstWave.failures),
+      retryFailures: merge((c) => c.failures),
       loginsPerS: lastAuth === null ? 0 : ok / Math.max(0.001, (lastAuth - start) / 1000),
       lastAuthS: lastAuth === null ? null : (lastAuth - start) / 1000,
       allSubscribedS: allSubscribed === null ? null : (allSubscribed - start) / 1000,
     };
-    const fails = Object.entries(connect.failures).map(([k, v]) => `${v}× ${k}`).join(', ');
-    console.log(`  ${kind} × ${clients}: ${ok}/${clients} authenticated at once in ${connect.lastAuthS?.toFixed(2) ?? '-'} s (${Math.round(connect.loginsPerS)} logins/s)` +
-      `${fails ? `; first-attempt failures: ${fails}` : ''}; ${connect.connected}/${clients} subscribed after retries${connect.allSubscribedS !== null ? ` (${connect.allSubscribedS.toFixed(2)} s)` : ''}`);
+    const fails = Object.entries(connect.failures)
+      .map(([k, v]) => `${v}× ${k}`)
+      .join(', ');
+    console.log(
+      `  ${kind} × ${clients}: ${ok}/${clients} authenticated at once in ${connect.lastAuthS?.toFixed(2) ?? '-'} s (${Math.round(connect.loginsPerS)} logins/s)` +
+        `${fails ? `; first-attempt failures: ${fails}` : ''}; ${connect.connected}/${clients} subscribed after retries${connect.allSubscribedS !== null ? ` (${connect.allSubscribedS.toFixed(2)} s)` : ''}`,
+    );
     if (connect.connected === 0) throw new Error(`no ${kind} subscriber could connect: ${JSON.stringify(connect.retryFailures)}`);
 
     await runStep(b, active, clients, plan.ladder ? LADDER[0] / clients : LATENCY_RATE, WARMUP_SECONDS);
@@ -587,15 +678,19 @@ const met = (ok: boolean) => (ok ? 'met' : 'not met');
 export async function fanoutSuite(options: FanoutOptions): Promise<Record<string, number | string>> {
   const clientProcesses = options.clientProcesses ?? DEFAULT_CLIENT_PROCESSES;
   if (!Number.isInteger(clientProcesses) || clientProcesses < 1 || clientProcesses > 32) throw new Error('--client-procs needs an integer from 1 to 32');
-  if (options.wsWorkers !== undefined && (!Number.isInteger(options.wsWorkers) || options.wsWorkers < 0 || options.wsWorkers > 64)) throw new Error('--ws-workers needs an integer from 0 to 64');
+  if (options.wsWorkers !== undefined && (!Number.isInteger(options.wsWorkers) || options.wsWorkers < 0 || options.wsWorkers > 64))
+    throw new Error('--ws-workers needs an integer from 0 to 64');
   const stepSeconds = options.seconds * 1.5;
 
   const cleanups: Array<() => Promise<unknown>> = [];
   let cleaned: Promise<void> | undefined;
-  const cleanup = () => (cleaned ??= (async () => {
-    for (const c of cleanups.reverse()) await c().catch((err: unknown) => console.error(`fanout cleanup: ${String(err)}`));
-  })());
-  const onSignal = (signal: NodeJS.Signals) => { void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)); };
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      for (const c of cleanups.reverse()) await c().catch((err: unknown) => console.error(`fanout cleanup: ${String(err)}`));
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
   // Anything that would end this process without the finally below (EPIPE on a closed stdout, a throw in a
   // callback) still stops the child processes first.
   const onFatal = (err: unknown) => {
@@ -630,13 +725,21 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
     cleanups.push(() => ws.stop());
     const procs: ClientProcess[] = [];
     cleanups.push(() => Promise.all(procs.map((p) => p.stop())));
-    procs.push(...await Promise.all(Array.from({ length: clientProcesses }, (_, i) => ClientProcess.start(i))));
+    procs.push(...(await Promise.all(Array.from({ length: clientProcesses }, (_, i) => ClientProcess.start(i)))));
     const workers = ws.child.pid ? childPids(ws.child.pid).length : 0;
 
-    console.log(`fanout: ws-fanout (pid ${ws.child.pid}, WS_WORKERS=${options.wsWorkers ?? 'unset'}, ${workers} worker process${workers === 1 ? '' : 'es'}) vs plain nats.js subscribers (one connection each, services' creds)`);
-    console.log(`  nats-server ${nats.url} (operator mode, TRADES stream); ${messages.bytes} B trade messages (real ${trade.transaction_type} from the recording + bench fields) on ${subject}`);
-    console.log(`  ${clientProcesses} subscriber processes; ${fmt(stepSeconds)} s per rate step; kept up = nothing lost and all delivered within ${DRAIN_MS} ms of the publisher stopping`);
-    console.log(`  ${users.length} starter users (legacy CUSTOMERS_STARTER account, 1 connection each) signed in ${(usersMs / 1000).toFixed(2)} s; setup ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `fanout: ws-fanout (pid ${ws.child.pid}, WS_WORKERS=${options.wsWorkers ?? 'unset'}, ${workers} worker process${workers === 1 ? '' : 'es'}) vs plain nats.js subscribers (one connection each, services' creds)`,
+    );
+    console.log(
+      `  nats-server ${nats.url} (operator mode, TRADES stream); ${messages.bytes} B trade messages (real ${trade.transaction_type} from the recording + bench fields) on ${subject}`,
+    );
+    console.log(
+      `  ${clientProcesses} subscriber processes; ${fmt(stepSeconds)} s per rate step; kept up = nothing lost and all delivered within ${DRAIN_MS} ms of the publisher stopping`,
+    );
+    console.log(
+      `  ${users.length} starter users (legacy CUSTOMERS_STARTER account, 1 connection each) signed in ${(usersMs / 1000).toFixed(2)} s; setup ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
+    );
 
     const wsPid = ws.child.pid ?? -1;
     const cpu: CpuGroups = {
@@ -651,7 +754,13 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
     const nextUsers = (n: number) => users.slice(userOffset, (userOffset += n));
     const sessions: SessionResult[] = [];
     const run = async (kind: Kind, clients: number, ladder: boolean, health?: Record<string, string>) => {
-      const s = await runSession(b, kind, clients, { users: kind === 'ws' ? nextUsers(clients) : [], serviceUser, url: kind === 'ws' ? wsUrl : nats.url, ladder, ...(health ? { health } : {}) });
+      const s = await runSession(b, kind, clients, {
+        users: kind === 'ws' ? nextUsers(clients) : [],
+        serviceUser,
+        url: kind === 'ws' ? wsUrl : nats.url,
+        ladder,
+        ...(health ? { health } : {}),
+      });
       sessions.push(s);
       return s;
     };
@@ -660,15 +769,25 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
       const heavy = clients === Math.max(...LADDER_CLIENTS);
       console.log(`${clients} subscriber${clients === 1 ? '' : 's'}${ladder ? '' : `, ${LATENCY_RATE.toLocaleString('en')} msg/s`}:`);
       await run('nats', clients, ladder, heavy ? { 'nats /healthz': `${nats.monitorUrl}/healthz` } : undefined);
-      await run('ws', clients, ladder, heavy ? { 'ws-fanout /healthz': `http://127.0.0.1:${ws.adminPort}/healthz`, 'ws-fanout /readyz': `http://127.0.0.1:${ws.adminPort}/readyz` } : undefined);
+      await run(
+        'ws',
+        clients,
+        ladder,
+        heavy
+          ? { 'ws-fanout /healthz': `http://127.0.0.1:${ws.adminPort}/healthz`, 'ws-fanout /readyz': `http://127.0.0.1:${ws.adminPort}/readyz` }
+          : undefined,
+      );
     }
     const stillRunning = ws.child.exitCode === null;
 
     // Summary table: ws-fanout, NATS, ratio.
     const find = (kind: Kind, clients: number) => sessions.find((s) => s.kind === kind && s.clients === clients)!;
     const out: Record<string, number | string> = {
-      fanout_message_bytes: messages.bytes, fanout_ws_workers: options.wsWorkers ?? 'unset', fanout_ws_worker_processes: workers,
-      fanout_client_processes: clientProcesses, fanout_step_seconds: stepSeconds,
+      fanout_message_bytes: messages.bytes,
+      fanout_ws_workers: options.wsWorkers ?? 'unset',
+      fanout_ws_worker_processes: workers,
+      fanout_client_processes: clientProcesses,
+      fanout_step_seconds: stepSeconds,
     };
     const rows: Array<[string, string, string, string]> = [];
     const row = (label: string, w: string, n: string, r: number) => rows.push([label, w, n, r < 0 ? '-' : r.toFixed(2)]);
@@ -682,18 +801,32 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
       const top = (x: SessionResult) => x.ladder.some((st) => st.keptUp && st.msgPerS * clients === LADDER.at(-1));
       out[`fanout_ws_max_is_ladder_top_${clients}c`] = top(w) ? 1 : 0;
       out[`fanout_nats_max_is_ladder_top_${clients}c`] = top(n) ? 1 : 0;
-      row(`highest kept-up deliveries/s, ${clients} subscribers`, `${top(w) ? '≥ ' : ''}${fmt(w.maxKeptUp, 0)}`, `${top(n) ? '≥ ' : ''}${fmt(n.maxKeptUp, 0)}`, ratio(w.maxKeptUp, n.maxKeptUp));
+      row(
+        `highest kept-up deliveries/s, ${clients} subscribers`,
+        `${top(w) ? '≥ ' : ''}${fmt(w.maxKeptUp, 0)}`,
+        `${top(n) ? '≥ ' : ''}${fmt(n.maxKeptUp, 0)}`,
+        ratio(w.maxKeptUp, n.maxKeptUp),
+      );
     }
     for (const clients of LATENCY_CLIENTS) {
       const w = find('ws', clients).latencyStep;
       const n = find('nats', clients).latencyStep;
-      for (const [name, q] of [['p50', 0.5], ['p99', 0.99], ['max', 1]] as const) {
+      for (const [name, q] of [
+        ['p50', 0.5],
+        ['p99', 0.99],
+        ['max', 1],
+      ] as const) {
         const wv = w?.latency.quantile(q) ?? Number.NaN;
         const nv = n?.latency.quantile(q) ?? Number.NaN;
         out[`fanout_ws_latency_${name}_ms_${clients}c`] = r3(wv);
         out[`fanout_nats_latency_${name}_ms_${clients}c`] = r3(nv);
         out[`fanout_latency_${name}_ratio_${clients}c`] = ratio(wv, nv);
-        row(`latency ${name} ms, ${clients} subscriber${clients === 1 ? '' : 's'} @ ${LATENCY_RATE.toLocaleString('en')} msg/s`, fmt(wv, 3), fmt(nv, 3), ratio(wv, nv));
+        row(
+          `latency ${name} ms, ${clients} subscriber${clients === 1 ? '' : 's'} @ ${LATENCY_RATE.toLocaleString('en')} msg/s`,
+          fmt(wv, 3),
+          fmt(nv, 3),
+          ratio(wv, nv),
+        );
       }
       out[`fanout_ws_kept_up_${LATENCY_RATE}_${clients}c`] = w?.keptUp ? 1 : 0;
       out[`fanout_nats_kept_up_${LATENCY_RATE}_${clients}c`] = n?.keptUp ? 1 : 0;
@@ -707,14 +840,23 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
       out[`fanout_logins_ratio_${clients}c`] = ratio(w.loginsPerS, n.loginsPerS);
       out[`fanout_ws_login_failures_${clients}c`] = clients - w.ok;
       out[`fanout_nats_login_failures_${clients}c`] = clients - n.ok;
-      row(`logins/s, ${clients} at once (first-attempt failures)`, `${fmt(w.loginsPerS, 0)} (${clients - w.ok})`, `${fmt(n.loginsPerS, 0)} (${clients - n.ok})`, ratio(w.loginsPerS, n.loginsPerS));
+      row(
+        `logins/s, ${clients} at once (first-attempt failures)`,
+        `${fmt(w.loginsPerS, 0)} (${clients - w.ok})`,
+        `${fmt(n.loginsPerS, 0)} (${clients - n.ok})`,
+        ratio(w.loginsPerS, n.loginsPerS),
+      );
     }
     const heavyClients = Math.max(...LADDER_CLIENTS);
     const wh = find('ws', heavyClients).health;
     const nh = find('nats', heavyClients).health?.get('nats /healthz');
     for (const endpoint of ['healthz', 'readyz'] as const) {
       const s = wh?.get(`ws-fanout /${endpoint}`);
-      for (const [name, q] of [['p50', 0.5], ['p99', 0.99], ['max', 1]] as const) {
+      for (const [name, q] of [
+        ['p50', 0.5],
+        ['p99', 0.99],
+        ['max', 1],
+      ] as const) {
         const wv = s?.latency.quantile(q) ?? Number.NaN;
         const nv = nh?.latency.quantile(q) ?? Number.NaN;
         out[`fanout_ws_${endpoint}_${name}_ms`] = r2(wv);
@@ -723,12 +865,19 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
       out[`fanout_ws_${endpoint}_samples`] = s?.latency.count ?? 0;
       out[`fanout_ws_${endpoint}_not_ok`] = s?.notOk ?? 0;
     }
-    for (const [name, q] of [['p50', 0.5], ['p99', 0.99], ['max', 1]] as const) out[`fanout_nats_healthz_${name}_ms`] = r2(nh?.latency.quantile(q) ?? Number.NaN);
+    for (const [name, q] of [
+      ['p50', 0.5],
+      ['p99', 0.99],
+      ['max', 1],
+    ] as const)
+      out[`fanout_nats_healthz_${name}_ms`] = r2(nh?.latency.quantile(q) ?? Number.NaN);
     out.fanout_nats_healthz_samples = nh?.latency.count ?? 0;
     out.fanout_nats_healthz_not_ok = nh?.notOk ?? 0;
     const integrity: string[] = [];
     for (const kind of ['ws', 'nats'] as const) {
-      const steps = sessions.filter((s) => s.kind === kind).flatMap((s) => [...s.ladder, ...(s.latencyStep && !s.ladder.includes(s.latencyStep) ? [s.latencyStep] : [])]);
+      const steps = sessions
+        .filter((s) => s.kind === kind)
+        .flatMap((s) => [...s.ladder, ...(s.latencyStep && !s.ladder.includes(s.latencyStep) ? [s.latencyStep] : [])]);
       out[`fanout_${kind}_lost`] = sum(steps.map((s) => s.lost));
       out[`fanout_${kind}_duplicated`] = sum(steps.map((s) => s.duplicates));
       out[`fanout_${kind}_reordered`] = sum(steps.map((s) => s.reordered));
@@ -739,7 +888,12 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
       integrity.push(`${out[`fanout_${kind}_lost`]} / ${out[`fanout_${kind}_duplicated`]} / ${out[`fanout_${kind}_reordered`]}`);
     }
     rows.push(['lost / duplicated / reordered, all steps', integrity[0]!, integrity[1]!, '-']);
-    rows.push(['  of the lost: at subscribers closed with a reason (told)', String(out.fanout_ws_lost_after_close), String(out.fanout_nats_lost_after_close), '-']);
+    rows.push([
+      '  of the lost: at subscribers closed with a reason (told)',
+      String(out.fanout_ws_lost_after_close),
+      String(out.fanout_nats_lost_after_close),
+      '-',
+    ]);
 
     const w = (s: string, n: number) => s.padEnd(n);
     console.log(`\n  ${w('figure', 62)} ${w('ws-fanout', 16)} ${w('NATS', 16)} ws/NATS`);
@@ -761,10 +915,22 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
     console.log('\n  targets (issue #20):');
     for (const t of throughput) console.log(`    highest kept-up rate ≥ 0.8 × NATS at ${t.c} subscribers: ${met(t.ok)} (${out[`fanout_max_ratio_${t.c}c`]} ×)`);
     console.log(`    p99 ≤ 1.3 ms for 1 subscriber at ${LATENCY_RATE.toLocaleString('en')} msg/s: ${out.fanout_target_p99_1c} (${fmt(p99One, 3)} ms)`);
-    console.log(`    100 × ${LATENCY_RATE.toLocaleString('en')} msg/s kept up with p99 ≤ 2 × NATS's: ${out.fanout_target_100c_2000} (ws kept up: ${w100?.keptUp ? 'yes' : 'no'}, NATS kept up: ${n100?.keptUp ? 'yes' : 'no'}, p99 ratio ${fmt(p99Ratio100, 2)})`);
-    console.log(`    no message lost silently, duplicated or reordered at any rate: ${out.fanout_target_no_loss} (lost silently ${out.fanout_ws_lost_silently}; missed by subscribers closed with a reason ${out.fanout_ws_lost_after_close}, duplicated ${out.fanout_ws_duplicated}, reordered ${out.fanout_ws_reordered}; slow-consumer and other closes: ${out.fanout_ws_closed_subscribers})`);
+    console.log(
+      `    100 × ${LATENCY_RATE.toLocaleString('en')} msg/s kept up with p99 ≤ 2 × NATS's: ${out.fanout_target_100c_2000} (ws kept up: ${w100?.keptUp ? 'yes' : 'no'}, NATS kept up: ${n100?.keptUp ? 'yes' : 'no'}, p99 ratio ${fmt(p99Ratio100, 2)})`,
+    );
+    console.log(
+      `    no message lost silently, duplicated or reordered at any rate: ${out.fanout_target_no_loss} (lost silently ${out.fanout_ws_lost_silently}; missed by subscribers closed with a reason ${out.fanout_ws_lost_after_close}, duplicated ${out.fanout_ws_duplicated}, reordered ${out.fanout_ws_reordered}; slow-consumer and other closes: ${out.fanout_ws_closed_subscribers})`,
+    );
     if (!stillRunning) console.log(`  ws-fanout exited during the run; its output:\n${ws.tail()}`);
-    else if (ws.lines() > 0) console.log(`  ws-fanout wrote ${ws.lines()} log line(s) at warn or above; the last:\n${ws.tail().split('\n').slice(-5).map((l) => `    ${l}`).join('\n')}`);
+    else if (ws.lines() > 0)
+      console.log(
+        `  ws-fanout wrote ${ws.lines()} log line(s) at warn or above; the last:\n${ws
+          .tail()
+          .split('\n')
+          .slice(-5)
+          .map((l) => `    ${l}`)
+          .join('\n')}`,
+      );
     return out;
   } finally {
     await cleanup();

@@ -15,7 +15,11 @@ import { dirname } from 'node:path';
 export function ensureAccessTokenKeyFile(file: string): boolean {
   if (existsSync(file)) return false;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = generateKeyPairSync('ec', {
+    namedCurve: 'P-256',
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   writeFileSync(file, privateKey, { mode: 0o600, flag: 'wx' });
   return true;
 }

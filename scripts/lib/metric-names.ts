@@ -38,14 +38,13 @@ export interface SourceMetrics {
  * @returns the names and the services found; histograms are listed by base name (no _bucket/_count/_sum).
  */
 export async function sourceMetricNames(root: string): Promise<SourceMetrics> {
-  const dirs = [...readdirSync(join(root, 'services')).map((s) => join(root, 'services', s, 'src')), join(root, 'web/server')]
-    .filter((d) => {
-      try {
-        return statSync(d).isDirectory();
-      } catch {
-        return false;
-      }
-    });
+  const dirs = [...readdirSync(join(root, 'services')).map((s) => join(root, 'services', s, 'src')), join(root, 'web/server')].filter((d) => {
+    try {
+      return statSync(d).isDirectory();
+    } catch {
+      return false;
+    }
+  });
   const names = new Set<string>();
   const httpServices = new Set<string>();
   const registryServices = new Set<string>();

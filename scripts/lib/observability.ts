@@ -67,7 +67,10 @@ function stringMap(v: YamlValue | undefined, where: string): Record<string, stri
 
 /** Files in `dir` (relative to `root`) ending with `suffix`, sorted, as paths relative to `root`. */
 export function listFiles(root: string, dir: string, suffix: string): string[] {
-  return readdirSync(join(root, dir)).filter((f) => f.endsWith(suffix)).sort().map((f) => `${dir}/${f}`);
+  return readdirSync(join(root, dir))
+    .filter((f) => f.endsWith(suffix))
+    .sort()
+    .map((f) => `${dir}/${f}`);
 }
 
 /** Parses a YAML file (YAML 1.2, duplicate keys refused). @throws YAMLParseError, ENOENT */
@@ -88,7 +91,11 @@ export function readRules(root = REPO_ROOT): RuleDefinition[] {
         const name = typeof r.alert === 'string' ? r.alert : typeof r.record === 'string' ? r.record : undefined;
         if (!name) throw new Error(`${file} ${g.name}: a rule without alert or record`);
         out.push({
-          file, group: g.name, name, kind: typeof r.alert === 'string' ? 'alerting' : 'recording', expr: r.expr,
+          file,
+          group: g.name,
+          name,
+          kind: typeof r.alert === 'string' ? 'alerting' : 'recording',
+          expr: r.expr,
           for: typeof r.for === 'string' ? r.for : undefined,
           labels: stringMap(r.labels as YamlValue | undefined, `${file} ${name} labels`),
           annotations: stringMap(r.annotations as YamlValue | undefined, `${file} ${name} annotations`),
@@ -119,7 +126,9 @@ export function readDashboards(root = REPO_ROOT): DashboardFile[] {
         }
         const id = Number(p.id);
         const title = String(p.title ?? '');
-        const queries = (Array.isArray(p.targets) ? p.targets : []).filter(isRecord).filter((t) => typeof t.expr === 'string' && t.expr.trim() !== '')
+        const queries = (Array.isArray(p.targets) ? p.targets : [])
+          .filter(isRecord)
+          .filter((t) => typeof t.expr === 'string' && t.expr.trim() !== '')
           .map((t) => ({ panelId: id, panelTitle: title, refId: String(t.refId ?? ''), expr: t.expr as string }));
         panels.push({ id, title, type: String(p.type), queries });
       }
@@ -146,7 +155,22 @@ export function substituteVariables(expr: string, vars: Record<string, string>):
   return { expr: out, unknown };
 }
 
-const PROMQL_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan', 'atan2']);
+const PROMQL_KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+  'atan2',
+]);
 
 /**
  * The metric names a PromQL query reads: bare selector names and `__name__` matchers.
@@ -203,7 +227,11 @@ export function topLevelAlternatives(regex: string): string[] {
 
 /** The GitHub-style anchor of a Markdown heading: lower case, punctuation dropped, spaces → `-`. */
 export function headingAnchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /** The anchors of every heading in a Markdown file. */

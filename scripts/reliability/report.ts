@@ -57,10 +57,15 @@ export function reliabilityExitCode(rows: readonly ReliabilityRow[]): 0 | 1 {
 export function formatReliabilityTable(rows: readonly ReliabilityRow[]): string {
   const head = '| fault or input class | tried | lost | duplicated | crashed | recovery (ms) | notes |\n|---|---:|---:|---:|---:|---:|---|';
   const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
-  const lines = rows.map((r) => `| ${cell(r.name)} | ${r.tried} | ${r.lost} | ${r.duplicated} | ${r.crashed} | ${r.recoveryMs === null ? '—' : Math.round(r.recoveryMs)} | ${cell(r.notes ?? '')} |`);
+  const lines = rows.map(
+    (r) =>
+      `| ${cell(r.name)} | ${r.tried} | ${r.lost} | ${r.duplicated} | ${r.crashed} | ${r.recoveryMs === null ? '—' : Math.round(r.recoveryMs)} | ${cell(r.notes ?? '')} |`,
+  );
   const sum = (pick: (r: ReliabilityRow) => number) => rows.reduce((n, r) => n + pick(r), 0);
   const worst = rows.reduce<number | null>((m, r) => (r.recoveryMs === null ? m : Math.max(m ?? 0, r.recoveryMs)), null);
-  lines.push(`| **all** | **${sum((r) => r.tried)}** | **${sum((r) => r.lost)}** | **${sum((r) => r.duplicated)}** | **${sum((r) => r.crashed)}** | **${worst === null ? '—' : Math.round(worst)}** | |`);
+  lines.push(
+    `| **all** | **${sum((r) => r.tried)}** | **${sum((r) => r.lost)}** | **${sum((r) => r.duplicated)}** | **${sum((r) => r.crashed)}** | **${worst === null ? '—' : Math.round(worst)}** | |`,
+  );
   return `${head}\n${lines.join('\n')}\n`;
 }
 
@@ -71,7 +76,11 @@ export const REPORT_DIR = resolve(import.meta.dirname, '..', '..', 'artifacts', 
  * Prints the table with its date and machine to stdout and writes it as `<kind>.md` and
  * `<kind>.json` in `dir` (default REPORT_DIR). @returns the exit status (see reliabilityExitCode).
  */
-export function writeReliabilityReport(kind: 'chaos' | 'fuzz', rows: readonly ReliabilityRow[], options: { dir?: string; scale?: ReliabilityScale; now?: Date } = {}): 0 | 1 {
+export function writeReliabilityReport(
+  kind: 'chaos' | 'fuzz',
+  rows: readonly ReliabilityRow[],
+  options: { dir?: string; scale?: ReliabilityScale; now?: Date } = {},
+): 0 | 1 {
   const dir = options.dir ?? REPORT_DIR;
   const now = options.now ?? new Date();
   const cpu = cpus();

@@ -34,7 +34,12 @@ const BARE_CITATION = new RegExp(`\\b(?:${ARCH}|${STYLE})(?:\\.md\\b|\\s*§|\\s+
 const CITATION = /(docs\/(?:architecture|style)\.md) (§\s*\d+(?:(?:, | and )§\s*\d+)*)/g;
 
 /** One citation of a section. */
-interface Citation { file: string; line: number; doc: Doc; section: number }
+interface Citation {
+  file: string;
+  line: number;
+  doc: Doc;
+  section: number;
+}
 
 /** Every "docs/<doc>.md §n" in `text` (one entry per section number). */
 function citationsIn(file: string, text: string): Citation[] {
@@ -74,7 +79,8 @@ function repositoryFiles(): string[] {
   let files: string[];
   try {
     files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
-      .split('\0').filter(Boolean);
+      .split('\0')
+      .filter(Boolean);
   } catch {
     files = [];
     const walk = (dir: string): void => {
@@ -153,7 +159,10 @@ describe('design citations (docs/architecture.md, docs/style.md)', () => {
   it('when a citation lists several sections or a bare old name appears, then the parsers see each', () => {
     const text = `a (docs/architecture.md §4, §8) b\nsee docs/style.md §9 and §11\n${ARCH} §6 and ${STYLE}.md and ${STYLE} "Events"`;
     expect(citationsIn('x', text).map((c) => `${c.doc}#${c.section}@${c.line}`)).toEqual([
-      'docs/architecture.md#4@1', 'docs/architecture.md#8@1', 'docs/style.md#9@2', 'docs/style.md#11@2',
+      'docs/architecture.md#4@1',
+      'docs/architecture.md#8@1',
+      'docs/style.md#9@2',
+      'docs/style.md#11@2',
     ]);
     expect(bareCitationsIn('x', text)).toHaveLength(1);
     expect(bareCitationsIn('x', `the first design (${ARCH}, kept outside) and docs/style.md`)).toEqual([]);

@@ -46,9 +46,7 @@ async function cruise(cwd: string, paths: string[], config: string, env: NodeJS.
 
 /** `rule: from → to` (a cycle lists its modules), one line per violation. */
 function describeViolations(violations: Violation[]): string {
-  return violations
-    .map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle: ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`)
-    .join('\n');
+  return violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle: ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`).join('\n');
 }
 
 describe('import boundaries (.dependency-cruiser.cjs)', () => {
@@ -82,9 +80,9 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const files: Record<string, string> = {
       'package.json': '{"name":"fixture","private":true,"type":"module"}\n',
-      'services/lib/src/index.ts': "export const shared = 1;\n",
-      'services/lib/src/plans.ts': "export const plans = [];\n",
-      'services/billing/src/index.ts': "export const billing = 1;\n",
+      'services/lib/src/index.ts': 'export const shared = 1;\n',
+      'services/lib/src/plans.ts': 'export const plans = [];\n',
+      'services/billing/src/index.ts': 'export const billing = 1;\n',
       // A service reaching into another service.
       'services/auth/src/app.ts': "import { billing } from '../../billing/src/index.js';\nexport const app = billing;\n",
       // A script deep-importing a service's src/.
@@ -92,13 +90,14 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
       // Browser code importing @tradewind/lib's Node entry.
       'web/src/page.ts': "import { shared } from '../../services/lib/src/index.js';\nexport const page = shared;\n",
       // A test-support file other workspaces may use, and an unresolvable import.
-      'services/ws-fanout/test/support.ts': "export const support = 1;\n",
-      'packages/x/test/it.test.ts': "import { support } from '../../../services/ws-fanout/test/support.js';\nimport { gone } from './missing.js';\nexport const it = [support, gone];\n",
+      'services/ws-fanout/test/support.ts': 'export const support = 1;\n',
+      'packages/x/test/it.test.ts':
+        "import { support } from '../../../services/ws-fanout/test/support.js';\nimport { gone } from './missing.js';\nexport const it = [support, gone];\n",
       // A relative import into another package (allowed by name: @tradewind/contracts/schemas/…).
       'packages/contracts/schemas/basic.bonk.schema.json': '{}\n',
       'web/src/other.ts': "import s from '../../packages/contracts/schemas/basic.bonk.schema.json';\nexport const other = s;\n",
       // Production code importing the development workspace (stand-ins, test helpers).
-      'dev/src/index.ts': "export const standIn = 1;\n",
+      'dev/src/index.ts': 'export const standIn = 1;\n',
       'services/billing/src/stand-in.ts': "import { standIn } from '../../../dev/src/index.js';\nexport const s = standIn;\n",
       // A cycle.
       'packages/x/src/a.ts': "import { b } from './b.js';\nexport const a = b;\n",

@@ -55,7 +55,11 @@ describe('scripts/decode.ts', () => {
     // Ten copies of the recording (≈ 680 KB of trades) overflow the 64 KB pipe buffer, so writes
     // continue after head has exited and the pipe is closed.
     const dirs = Array.from({ length: 10 }, () => `'${recording}'`).join(' ');
-    const r = spawnSync('sh', ['-c', `'${process.execPath}' --import tsx scripts/decode.ts ${dirs} | head -n 1`], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('sh', ['-c', `'${process.execPath}' --import tsx scripts/decode.ts ${dirs} | head -n 1`], {
+      cwd: repo,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
     expect((JSON.parse(r.stdout) as Record<string, unknown>).source).toBeDefined();

@@ -91,7 +91,8 @@ function copyPaths(ins: Instruction): { sources: string[]; dest: string } {
  * excluded when it or one of its parent directories matches.
  */
 function dockerignore(text: string): (path: string) => boolean {
-  const patterns = text.split('\n')
+  const patterns = text
+    .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'))
     .map((l) => {
@@ -186,7 +187,7 @@ function stageVars(stage: Stage, build: Build): Record<string, string> {
   for (const ins of stage.instructions) {
     if (ins.keyword !== 'ARG') continue;
     const [name, ...rest] = ins.args.split('=');
-    const fallback = rest.length > 0 ? rest.join('=').replace(/^"(.*)"$/, '$1') : build.globals[name!] ?? '';
+    const fallback = rest.length > 0 ? rest.join('=').replace(/^"(.*)"$/, '$1') : (build.globals[name!] ?? '');
     vars[name!] = build.args[name!] ?? fallback;
   }
   return vars;
@@ -215,9 +216,22 @@ function imageConfig(stages: Stage[], stage: Stage, build: Build) {
     user: last('USER')?.args,
     cmd: last('CMD'),
     entrypoint: last('ENTRYPOINT'),
-    env: instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' '),
-    labels: instructions.filter((i) => i.keyword === 'LABEL').map((i) => i.args).join(' '),
-    exposed: instructions.filter((i) => i.keyword === 'EXPOSE').flatMap((i) => i.args.split(/\s+/).filter(Boolean).map((p) => Number(p.split('/')[0]))),
+    env: instructions
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' '),
+    labels: instructions
+      .filter((i) => i.keyword === 'LABEL')
+      .map((i) => i.args)
+      .join(' '),
+    exposed: instructions
+      .filter((i) => i.keyword === 'EXPOSE')
+      .flatMap((i) =>
+        i.args
+          .split(/\s+/)
+          .filter(Boolean)
+          .map((p) => Number(p.split('/')[0])),
+      ),
   };
 }
 
@@ -267,10 +281,23 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'deploy/services.json'), 'ut
  * WORKSPACE, DESCRIPTION, PORTS: all from the manifest; scripts/test/services-manifest.test.ts checks
  * that the Tiltfile passes these four).
  */
-const images = Object.entries(manifest.components).filter(([, c]) => c.kind === 'service' || c.kind === 'web').map(([name, c]) => ({
-  name, kind: c.kind, workspace: c.workspace!, main: c.main!, ports: Object.values(c.ports).map((p) => p.port),
-  args: { COMPONENT: name, WORKSPACE: c.workspace!, DESCRIPTION: c.description, PORTS: Object.values(c.ports).map((p) => p.port).join(' ') },
-}));
+const images = Object.entries(manifest.components)
+  .filter(([, c]) => c.kind === 'service' || c.kind === 'web')
+  .map(([name, c]) => ({
+    name,
+    kind: c.kind,
+    workspace: c.workspace!,
+    main: c.main!,
+    ports: Object.values(c.ports).map((p) => p.port),
+    args: {
+      COMPONENT: name,
+      WORKSPACE: c.workspace!,
+      DESCRIPTION: c.description,
+      PORTS: Object.values(c.ports)
+        .map((p) => p.port)
+        .join(' '),
+    },
+  }));
 const DOCKERFILE = 'Dockerfile';
 const dockerfileText = readFileSync(join(ROOT, DOCKERFILE), 'utf8');
 const stages = parseDockerfile(dockerfileText);
@@ -278,24 +305,48 @@ const ignored = dockerignore(readFileSync(join(ROOT, '.dockerignore'), 'utf8'));
 
 describe('.dockerignore', () => {
   it.each([
-    'node_modules/tsx/package.json', 'web/node_modules/.vite/x', 'services/auth/node_modules/x',
-    '.git/config', '.tradewind/nats/identities.json', '.tradewind/credential-issuer/seed-encryption.key',
-    '.env', '.env.local', 'web/.env.production', 'service.creds', 'deploy/nats/sys.creds', 'tls/server.key', 'tls/ca.pem',
-    'artifacts/screenshots/home-390.png', 'coverage/index.html', 'dist/lib/index.d.ts', 'web/dist/index.html', 'web/dist-ssr/entry-server.js',
-    'services/auth/src/domain/session.test.ts', 'services/auth/test/auth.int.test.ts', 'web/e2e/app.test.ts',
+    'node_modules/tsx/package.json',
+    'web/node_modules/.vite/x',
+    'services/auth/node_modules/x',
+    '.git/config',
+    '.tradewind/nats/identities.json',
+    '.tradewind/credential-issuer/seed-encryption.key',
+    '.env',
+    '.env.local',
+    'web/.env.production',
+    'service.creds',
+    'deploy/nats/sys.creds',
+    'tls/server.key',
+    'tls/ca.pem',
+    'artifacts/screenshots/home-390.png',
+    'coverage/index.html',
+    'dist/lib/index.d.ts',
+    'web/dist/index.html',
+    'web/dist-ssr/entry-server.js',
+    'services/auth/src/domain/session.test.ts',
+    'services/auth/test/auth.int.test.ts',
+    'web/e2e/app.test.ts',
   ])('when the context is sent, then %s stays out', (path) => {
     expect(ignored(path)).toBe(true);
   });
 
   it.each([
-    'package.json', 'package-lock.json', 'services/lib/src/index.ts', 'packages/contracts/src/gen/tradewind/v1/auth.ts',
-    'dev/src/index.ts', 'dev/bin/local-stripe.ts', 'services/ingest/idl/raydium_cp_swap.json', 'services/ingest/idl/pump.json',
-    'services/ingest/idl/pump_amm.json', 'web/src/App.tsx', 'examples/websocket/README.md', 'deploy/services.json',
+    'package.json',
+    'package-lock.json',
+    'services/lib/src/index.ts',
+    'packages/contracts/src/gen/tradewind/v1/auth.ts',
+    'dev/src/index.ts',
+    'dev/bin/local-stripe.ts',
+    'services/ingest/idl/raydium_cp_swap.json',
+    'services/ingest/idl/pump.json',
+    'services/ingest/idl/pump_amm.json',
+    'web/src/App.tsx',
+    'examples/websocket/README.md',
+    'deploy/services.json',
   ])('when the context is sent, then %s is in it', (path) => {
     expect(ignored(path)).toBe(false);
   });
 });
-
 
 describe('what a production image installs', () => {
   // The deps stage runs `npm ci --omit=dev --workspace <ws>`. npm still installs a workspace that is
@@ -304,12 +355,19 @@ describe('what a production image installs', () => {
   // http-proxy-3 into every image (auth's node_modules 83 → 165 MB). Workspaces are linked at the
   // root's node_modules, so tests and tools import them by name without declaring them.
   const workspaces = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
-  it.each(workspaces)('when %s declares its dependencies, then no workspace package is among its devDependencies, and @tradewind/dev is nowhere but the root', (ws) => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, ws, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-    const names = new Set(workspaces.map((w) => (JSON.parse(readFileSync(join(ROOT, w, 'package.json'), 'utf8')) as { name: string }).name));
-    expect(Object.keys(pkg.devDependencies ?? {}).filter((d) => names.has(d))).toEqual([]);
-    expect(Object.keys(pkg.dependencies ?? {})).not.toContain('@tradewind/dev');
-  });
+  it.each(workspaces)(
+    'when %s declares its dependencies, then no workspace package is among its devDependencies, and @tradewind/dev is nowhere but the root',
+    (ws) => {
+      const pkg = JSON.parse(readFileSync(join(ROOT, ws, 'package.json'), 'utf8')) as {
+        name: string;
+        dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+      };
+      const names = new Set(workspaces.map((w) => (JSON.parse(readFileSync(join(ROOT, w, 'package.json'), 'utf8')) as { name: string }).name));
+      expect(Object.keys(pkg.devDependencies ?? {}).filter((d) => names.has(d))).toEqual([]);
+      expect(Object.keys(pkg.dependencies ?? {})).not.toContain('@tradewind/dev');
+    },
+  );
 });
 
 describe('the Dockerfile', () => {
@@ -317,14 +375,23 @@ describe('the Dockerfile', () => {
   const byName = (name: string) => stages.find((s) => s.name === name);
 
   it('when the repository is searched, then the root Dockerfile is the only one (every image is built from it)', () => {
-    const found = ['services', 'web', 'packages', 'scripts', 'deploy', 'examples'].flatMap((dir) => filesUnder(dir)).filter((f) => /(^|\/)Dockerfile[^/]*$/.test(f));
+    const found = ['services', 'web', 'packages', 'scripts', 'deploy', 'examples']
+      .flatMap((dir) => filesUnder(dir))
+      .filter((f) => /(^|\/)Dockerfile[^/]*$/.test(f));
     expect(found).toEqual([]);
     expect(existsSync(join(ROOT, DOCKERFILE))).toBe(true);
   });
 
   it('when a service is added under services/, then deploy/services.json lists it as a service with an image', () => {
-    const services = readdirSync(join(ROOT, 'services')).filter((name) => name !== 'lib' && existsSync(join(ROOT, 'services', name, 'package.json'))).sort();
-    expect(images.filter((i) => i.kind === 'service').map((i) => i.name).sort()).toEqual(services);
+    const services = readdirSync(join(ROOT, 'services'))
+      .filter((name) => name !== 'lib' && existsSync(join(ROOT, 'services', name, 'package.json')))
+      .sort();
+    expect(
+      images
+        .filter((i) => i.kind === 'service')
+        .map((i) => i.name)
+        .sort(),
+    ).toEqual(services);
     expect(images.map((i) => i.name)).toContain('web');
   });
 
@@ -343,7 +410,9 @@ describe('the Dockerfile', () => {
       expect(nodeImageDefault(dockerfileText), 'ARG NODE_IMAGE=… before the first FROM').toBe(`node:${enginesMajor(rootPackage.engines.node)}-bookworm-slim`);
       for (const stage of stages) {
         const ok = stage.base === '${NODE_IMAGE}' || stage.base === 'scratch' || baseStage(stages, stage, build) !== undefined;
-        expect(ok, `FROM ${stage.base} AS ${stage.name} → ${substitute(stage.base, fromVars(build))} is neither the Node image nor an earlier stage`).toBe(true);
+        expect(ok, `FROM ${stage.base} AS ${stage.name} → ${substitute(stage.base, fromVars(build))} is neither the Node image nor an earlier stage`).toBe(
+          true,
+        );
       }
     });
 
@@ -358,10 +427,10 @@ describe('the Dockerfile', () => {
       expect(Number(user!.split(':')[0])).toBeGreaterThan(0);
     });
 
-    it.each(['runtime', 'dev'])('then the %s image starts node itself (exec form, no shell, no npm) on the component\'s main from the manifest', (name) => {
+    it.each(['runtime', 'dev'])("then the %s image starts node itself (exec form, no shell, no npm) on the component's main from the manifest", (name) => {
       const { entrypoint, cmd } = config(name);
       expect(cmd, 'CMD').toBeDefined();
-      const argv = [...(entrypoint ? execForm(entrypoint.args) ?? ['<shell form>'] : []), ...(execForm(cmd!.args) ?? ['<shell form>'])];
+      const argv = [...(entrypoint ? (execForm(entrypoint.args) ?? ['<shell form>']) : []), ...(execForm(cmd!.args) ?? ['<shell form>'])];
       expect(argv[0]).toBe('node');
       expect(argv).toContain('tsx');
       expect(argv.includes('--watch'), '--watch in dev only').toBe(name === 'dev');
@@ -378,7 +447,7 @@ describe('the Dockerfile', () => {
       expect(labels).toContain(`org.opencontainers.image.description="Tradewind ${image.name}: ${manifest.components[image.name]!.description}"`);
     });
 
-    it.each(['runtime', 'dev'])('then the %s image exposes exactly the component\'s ports from the manifest (the admin port among them)', (name) => {
+    it.each(['runtime', 'dev'])("then the %s image exposes exactly the component's ports from the manifest (the admin port among them)", (name) => {
       const exposed = config(name).exposed;
       expect([...exposed].sort()).toEqual([...image.ports].sort());
       expect(exposed).toContain(manifest.components[image.name]!.ports.admin!.port);
@@ -401,14 +470,30 @@ describe('the Dockerfile', () => {
       }
     });
 
-    it.each(['runtime', 'dev'])('then the %s target copies the component\'s own sources and, for a service, deploy/services.json (its config defaults read it)', (name) => {
-      const copied = stagesBuilt(stages, byName(name)!, build).flatMap((s) => expanded(s, build).filter((i) => i.keyword === 'COPY' && !i.flags.from).flatMap((i) => copyPaths(i).sources));
-      expect(copied.some((c) => image.main.startsWith(`${c}/`) || c === image.main), `${image.main} copied`).toBe(true);
-      if (image.kind === 'service') expect(copied).toContain('deploy/services.json');
-    });
+    it.each(['runtime', 'dev'])(
+      "then the %s target copies the component's own sources and, for a service, deploy/services.json (its config defaults read it)",
+      (name) => {
+        const copied = stagesBuilt(stages, byName(name)!, build).flatMap((s) =>
+          expanded(s, build)
+            .filter((i) => i.keyword === 'COPY' && !i.flags.from)
+            .flatMap((i) => copyPaths(i).sources),
+        );
+        expect(
+          copied.some((c) => image.main.startsWith(`${c}/`) || c === image.main),
+          `${image.main} copied`,
+        ).toBe(true);
+        if (image.kind === 'service') expect(copied).toContain('deploy/services.json');
+      },
+    );
 
     it('then every workspace manifest is copied before npm ci (npm ci checks the whole workspace)', () => {
-      const copied = new Set(stagesBuilt(stages, runtime, build).flatMap((s) => expanded(s, build).filter((i) => i.keyword === 'COPY' && !i.flags.from).flatMap((i) => copyPaths(i).sources)));
+      const copied = new Set(
+        stagesBuilt(stages, runtime, build).flatMap((s) =>
+          expanded(s, build)
+            .filter((i) => i.keyword === 'COPY' && !i.flags.from)
+            .flatMap((i) => copyPaths(i).sources),
+        ),
+      );
       for (const manifestFile of ['package.json', 'package-lock.json', ...rootPackage.workspaces.map((w) => `${w}/package.json`)]) {
         expect(copied, manifestFile).toContain(manifestFile);
       }
@@ -424,7 +509,8 @@ describe('the Dockerfile', () => {
         expect(ins.args, `line ${ins.line}`).toMatch(/--include-workspace-root=false\b/);
       }
       for (const stage of chain(stages, runtime, build)) {
-        for (const ins of stage.instructions.filter((i) => i.keyword === 'RUN')) expect(ins.args, `line ${ins.line}: no installs in the runtime image itself`).not.toMatch(/\bnpm\b/);
+        for (const ins of stage.instructions.filter((i) => i.keyword === 'RUN'))
+          expect(ins.args, `line ${ins.line}: no installs in the runtime image itself`).not.toMatch(/\bnpm\b/);
       }
     });
   });
@@ -439,7 +525,9 @@ describe('the test itself', () => {
   });
 
   it('when the Node image is given as a global ARG, then its default is read; engines ">=22" gives major 22', () => {
-    expect(nodeImageDefault('# syntax=docker/dockerfile:1\nARG NODE_IMAGE=node:20-bookworm-slim\nFROM ${NODE_IMAGE} AS a\nARG NODE_IMAGE=x\n')).toBe('node:20-bookworm-slim');
+    expect(nodeImageDefault('# syntax=docker/dockerfile:1\nARG NODE_IMAGE=node:20-bookworm-slim\nFROM ${NODE_IMAGE} AS a\nARG NODE_IMAGE=x\n')).toBe(
+      'node:20-bookworm-slim',
+    );
     expect(nodeImageDefault('FROM node:22\nARG NODE_IMAGE=node:22-bookworm-slim\n')).toBeUndefined();
     expect(enginesMajor('>=22')).toBe(22);
     expect(enginesMajor('>= 22.12.0')).toBe(22);
@@ -467,7 +555,7 @@ describe('the test itself', () => {
     expect(baseStage(parsed, runtime, { globals, args: { C: 'x' } })).toBeUndefined();
   });
 
-  it('when a stage does not re-declare a global ARG, then its instructions do not see it (Docker\'s ARG scope)', () => {
+  it("when a stage does not re-declare a global ARG, then its instructions do not see it (Docker's ARG scope)", () => {
     const text = 'ARG P=9\nFROM node AS a\nEXPOSE ${P}\nFROM node AS b\nARG P\nEXPOSE ${P}\n';
     const parsed = parseDockerfile(text);
     const build = { globals: globalArgs(text), args: {} };
@@ -475,4 +563,3 @@ describe('the test itself', () => {
     expect(imageConfig(parsed, parsed[1]!, build).exposed).toEqual([9]);
   });
 });
-

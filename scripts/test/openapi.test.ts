@@ -48,15 +48,19 @@ describe('the OpenAPI document', () => {
         expect(Array.isArray(op.security), `${op.operationId} states its auth`).toBe(true);
         for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
           // Every body the services answer is JSON with a schema, except the .creds file.
-          for (const media of Object.values(response.content ?? {}) as Array<{ schema?: unknown }>) expect(media.schema, `${op.operationId} ${status}`).toBeDefined();
-          if (Number(status) >= 400) expect(response.content['application/json'].schema.$ref, `${op.operationId} ${status}`).toMatch(/^#\/components\/schemas\/(ErrorBody|CredentialError)$/);
+          for (const media of Object.values(response.content ?? {}) as Array<{ schema?: unknown }>)
+            expect(media.schema, `${op.operationId} ${status}`).toBeDefined();
+          if (Number(status) >= 400)
+            expect(response.content['application/json'].schema.$ref, `${op.operationId} ${status}`).toMatch(
+              /^#\/components\/schemas\/(ErrorBody|CredentialError)$/,
+            );
         }
       }
     }
     expect(operations).toBe(openApiOperations(doc).length);
   });
 
-  it('when compared with the services\' declarations and deploy/routes.json, then every operation is routed to the service that declares it and every API route of the table has operations', async () => {
+  it("when compared with the services' declarations and deploy/routes.json, then every operation is routed to the service that declares it and every API route of the table has operations", async () => {
     const table = loadRouteTable();
     const declared: string[] = [];
     for (const api of await loadApiDeclarations()) {
@@ -67,7 +71,10 @@ describe('the OpenAPI document', () => {
     }
     expect(openApiOperations(doc)).toEqual(declared.sort());
     for (const route of table.routes.filter((r) => r.service !== 'web')) {
-      expect(Object.keys(doc.paths).some((p) => p === route.path || p.startsWith(`${route.path}/`)), `${route.path} is described`).toBe(true);
+      expect(
+        Object.keys(doc.paths).some((p) => p === route.path || p.startsWith(`${route.path}/`)),
+        `${route.path} is described`,
+      ).toBe(true);
     }
     expect(matchRoute(table, OPENAPI_PATH)).toBe('web');
     expect(matchRoute(table, '/schemas/basic.pumpfun.schema.json')).toBe('web');
@@ -109,9 +116,11 @@ describe('the trade-message schemas', () => {
     expect(await res.text()).toBe('<title>not found</title>');
   });
 
-  it('when a schema file\'s $id is not its own path, then the server refuses to start', () => {
+  it("when a schema file's $id is not its own path, then the server refuses to start", () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-schemas-'));
     writeFileSync(join(dir, 'basic.x.schema.json'), JSON.stringify({ $id: 'https://tradewind.dev/schemas/basic.y.schema.json' }));
-    expect(() => createWebServer({ distDir: dist, schemasDir: dir })).toThrow(/basic.x.schema.json: \$id must be https:\/\/tradewind.dev\/schemas\/basic.x.schema.json/);
+    expect(() => createWebServer({ distDir: dist, schemasDir: dir })).toThrow(
+      /basic.x.schema.json: \$id must be https:\/\/tradewind.dev\/schemas\/basic.x.schema.json/,
+    );
   });
 });

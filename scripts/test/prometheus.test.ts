@@ -16,7 +16,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  PATHS, REPO_ROOT, listFiles, markdownAnchors, metricNamesIn, readDashboards, readRules, readYaml, topLevelAlternatives,
+  PATHS,
+  REPO_ROOT,
+  listFiles,
+  markdownAnchors,
+  metricNamesIn,
+  readDashboards,
+  readRules,
+  readYaml,
+  topLevelAlternatives,
 } from '../lib/observability.js';
 import { defaultPort } from '@tradewind/lib';
 import { baseName, seriesNames, sourceMetricNames, type SourceMetrics } from '../lib/metric-names.js';
@@ -71,64 +79,125 @@ function withFileSd(): { path: string; sdFile: (job: string) => string } {
 }
 
 describe('deploy/prometheus with promtool', () => {
-  it.skipIf(!hasPromtool)(withPromtool('when promtool checks both configs, then they are valid (the Kubernetes one with file SD in place of kubernetes_sd_configs)'), () => {
-    const local = promtool(['check', 'config', PATHS.prometheusLocalConfig]);
-    expect(local.out).toContain('is valid prometheus config file syntax');
-    expect(local.status, local.out).toBe(0);
+  it.skipIf(!hasPromtool)(
+    withPromtool('when promtool checks both configs, then they are valid (the Kubernetes one with file SD in place of kubernetes_sd_configs)'),
+    () => {
+      const local = promtool(['check', 'config', PATHS.prometheusLocalConfig]);
+      expect(local.out).toContain('is valid prometheus config file syntax');
+      expect(local.status, local.out).toBe(0);
 
-    // An upstream promtool knows kubernetes_sd_configs; Debian's build does not.
-    const direct = promtool(['check', 'config', '--syntax-only', PATHS.prometheusConfig]);
-    if (!direct.out.includes('field kubernetes_sd_configs not found')) expect(direct.status, direct.out).toBe(0);
-    const prod = promtool(['check', 'config', withFileSd().path]);
-    expect(prod.out).toContain('is valid prometheus config file syntax');
-    expect(prod.status, prod.out).toBe(0);
-  });
+      // An upstream promtool knows kubernetes_sd_configs; Debian's build does not.
+      const direct = promtool(['check', 'config', '--syntax-only', PATHS.prometheusConfig]);
+      if (!direct.out.includes('field kubernetes_sd_configs not found')) expect(direct.status, direct.out).toBe(0);
+      const prod = promtool(['check', 'config', withFileSd().path]);
+      expect(prod.out).toContain('is valid prometheus config file syntax');
+      expect(prod.status, prod.out).toBe(0);
+    },
+  );
 
-  it.skipIf(!hasPromtool)(withPromtool('when service discovery finds pods, then Tradewind pods are scraped on their prometheus.io/port as job=<component> with namespace, pod and release, and other pods are dropped'), () => {
-    const { path, sdFile } = withFileSd();
-    const pod = (ip: string, port: string, labels: Record<string, string>) => ({
-      targets: [`${ip.includes(':') ? `[${ip}]` : ip}:${port}`],
-      labels: {
-        __meta_kubernetes_namespace: 'tw', __meta_kubernetes_pod_ip: ip, __meta_kubernetes_pod_phase: 'Running',
-        __meta_kubernetes_pod_label_app_kubernetes_io_name: 'tradewind', __meta_kubernetes_pod_label_app_kubernetes_io_instance: 'prod',
-        __meta_kubernetes_pod_annotation_prometheus_io_scrape: 'true', __meta_kubernetes_pod_annotation_prometheus_io_path: '/metrics',
-        ...labels,
-      },
-    });
-    const wsFanout = { __meta_kubernetes_pod_name: 'prod-ws-fanout-1', __meta_kubernetes_pod_label_app_kubernetes_io_component: 'ws-fanout', __meta_kubernetes_pod_annotation_prometheus_io_port: '9301' };
-    writeFileSync(sdFile('tradewind'), JSON.stringify([
-      // ws-fanout declares two container ports: both rewrite to the admin port.
-      pod('10.0.0.5', '9223', wsFanout),
-      pod('10.0.0.5', '9301', wsFanout),
-      pod('fd00::7', '8081', { __meta_kubernetes_pod_name: 'prod-auth-1', __meta_kubernetes_pod_label_app_kubernetes_io_component: 'auth', __meta_kubernetes_pod_annotation_prometheus_io_port: '9304', __meta_kubernetes_pod_annotation_prometheus_io_path: '/admin/metrics' }),
-      pod('10.0.0.6', '80', { __meta_kubernetes_pod_name: 'other-1', __meta_kubernetes_pod_label_app_kubernetes_io_name: 'other', __meta_kubernetes_pod_label_app_kubernetes_io_component: 'api', __meta_kubernetes_pod_annotation_prometheus_io_port: '80' }),
-      pod('10.0.0.7', '9303', { __meta_kubernetes_pod_name: 'prod-ingest-1', __meta_kubernetes_pod_label_app_kubernetes_io_component: 'ingest', __meta_kubernetes_pod_annotation_prometheus_io_port: '9303', __meta_kubernetes_pod_annotation_prometheus_io_scrape: 'false' }),
-      pod('10.0.0.8', '9305', { __meta_kubernetes_pod_name: 'prod-billing-1', __meta_kubernetes_pod_label_app_kubernetes_io_component: 'billing', __meta_kubernetes_pod_annotation_prometheus_io_port: '9305', __meta_kubernetes_pod_phase: 'Pending' }),
-      pod('10.0.0.9', '9306', { __meta_kubernetes_pod_name: 'prod-nocomponent-1', __meta_kubernetes_pod_annotation_prometheus_io_port: '9306' }),
-    ]));
-    writeFileSync(sdFile('kube-state-metrics'), JSON.stringify([
-      { targets: ['10.0.1.1:8080'], labels: { __meta_kubernetes_service_label_app_kubernetes_io_name: 'kube-state-metrics', __meta_kubernetes_endpoint_port_name: 'http' } },
-      { targets: ['10.0.1.1:8081'], labels: { __meta_kubernetes_service_label_app_kubernetes_io_name: 'kube-state-metrics', __meta_kubernetes_endpoint_port_name: 'telemetry' } },
-      { targets: ['10.0.1.2:8080'], labels: { __meta_kubernetes_service_label_app_kubernetes_io_name: 'something-else', __meta_kubernetes_endpoint_port_name: 'http' } },
-    ]));
-    const discover = (job: string) => {
-      // promtool waits the whole timeout; file SD has answered long before.
-      const r = spawnSync(PROMTOOL, ['check', 'service-discovery', '--timeout=2s', path, job], { encoding: 'utf8', timeout: 30_000 });
-      expect(r.status, r.stderr).toBe(0);
-      const json = r.stdout;
-      const kept = (JSON.parse(json) as Array<{ labels: Record<string, string> }>).map((t) => t.labels).filter((l) => Object.keys(l).length > 0);
-      const unique = new Map(kept.map((l) => [JSON.stringify(Object.entries(l).filter(([k]) => !k.startsWith('__scrape')).sort()), l]));
-      return [...unique.values()].map((l) => ({ job: l.job, address: l.__address__, path: l.__metrics_path__, namespace: l.namespace, pod: l.pod, release: l.release }))
-        .sort((a, b) => String(a.job).localeCompare(String(b.job)));
-    };
-    expect(discover('tradewind')).toEqual([
-      { job: 'auth', address: '[fd00::7]:9304', path: '/admin/metrics', namespace: 'tw', pod: 'prod-auth-1', release: 'prod' },
-      { job: 'ws-fanout', address: '10.0.0.5:9301', path: '/metrics', namespace: 'tw', pod: 'prod-ws-fanout-1', release: 'prod' },
-    ]);
-    expect(discover('kube-state-metrics')).toEqual([
-      { job: 'kube-state-metrics', address: '10.0.1.1:8080', path: '/metrics', namespace: undefined, pod: undefined, release: undefined },
-    ]);
-  });
+  it.skipIf(!hasPromtool)(
+    withPromtool(
+      'when service discovery finds pods, then Tradewind pods are scraped on their prometheus.io/port as job=<component> with namespace, pod and release, and other pods are dropped',
+    ),
+    () => {
+      const { path, sdFile } = withFileSd();
+      const pod = (ip: string, port: string, labels: Record<string, string>) => ({
+        targets: [`${ip.includes(':') ? `[${ip}]` : ip}:${port}`],
+        labels: {
+          __meta_kubernetes_namespace: 'tw',
+          __meta_kubernetes_pod_ip: ip,
+          __meta_kubernetes_pod_phase: 'Running',
+          __meta_kubernetes_pod_label_app_kubernetes_io_name: 'tradewind',
+          __meta_kubernetes_pod_label_app_kubernetes_io_instance: 'prod',
+          __meta_kubernetes_pod_annotation_prometheus_io_scrape: 'true',
+          __meta_kubernetes_pod_annotation_prometheus_io_path: '/metrics',
+          ...labels,
+        },
+      });
+      const wsFanout = {
+        __meta_kubernetes_pod_name: 'prod-ws-fanout-1',
+        __meta_kubernetes_pod_label_app_kubernetes_io_component: 'ws-fanout',
+        __meta_kubernetes_pod_annotation_prometheus_io_port: '9301',
+      };
+      writeFileSync(
+        sdFile('tradewind'),
+        JSON.stringify([
+          // ws-fanout declares two container ports: both rewrite to the admin port.
+          pod('10.0.0.5', '9223', wsFanout),
+          pod('10.0.0.5', '9301', wsFanout),
+          pod('fd00::7', '8081', {
+            __meta_kubernetes_pod_name: 'prod-auth-1',
+            __meta_kubernetes_pod_label_app_kubernetes_io_component: 'auth',
+            __meta_kubernetes_pod_annotation_prometheus_io_port: '9304',
+            __meta_kubernetes_pod_annotation_prometheus_io_path: '/admin/metrics',
+          }),
+          pod('10.0.0.6', '80', {
+            __meta_kubernetes_pod_name: 'other-1',
+            __meta_kubernetes_pod_label_app_kubernetes_io_name: 'other',
+            __meta_kubernetes_pod_label_app_kubernetes_io_component: 'api',
+            __meta_kubernetes_pod_annotation_prometheus_io_port: '80',
+          }),
+          pod('10.0.0.7', '9303', {
+            __meta_kubernetes_pod_name: 'prod-ingest-1',
+            __meta_kubernetes_pod_label_app_kubernetes_io_component: 'ingest',
+            __meta_kubernetes_pod_annotation_prometheus_io_port: '9303',
+            __meta_kubernetes_pod_annotation_prometheus_io_scrape: 'false',
+          }),
+          pod('10.0.0.8', '9305', {
+            __meta_kubernetes_pod_name: 'prod-billing-1',
+            __meta_kubernetes_pod_label_app_kubernetes_io_component: 'billing',
+            __meta_kubernetes_pod_annotation_prometheus_io_port: '9305',
+            __meta_kubernetes_pod_phase: 'Pending',
+          }),
+          pod('10.0.0.9', '9306', { __meta_kubernetes_pod_name: 'prod-nocomponent-1', __meta_kubernetes_pod_annotation_prometheus_io_port: '9306' }),
+        ]),
+      );
+      writeFileSync(
+        sdFile('kube-state-metrics'),
+        JSON.stringify([
+          {
+            targets: ['10.0.1.1:8080'],
+            labels: { __meta_kubernetes_service_label_app_kubernetes_io_name: 'kube-state-metrics', __meta_kubernetes_endpoint_port_name: 'http' },
+          },
+          {
+            targets: ['10.0.1.1:8081'],
+            labels: { __meta_kubernetes_service_label_app_kubernetes_io_name: 'kube-state-metrics', __meta_kubernetes_endpoint_port_name: 'telemetry' },
+          },
+          {
+            targets: ['10.0.1.2:8080'],
+            labels: { __meta_kubernetes_service_label_app_kubernetes_io_name: 'something-else', __meta_kubernetes_endpoint_port_name: 'http' },
+          },
+        ]),
+      );
+      const discover = (job: string) => {
+        // promtool waits the whole timeout; file SD has answered long before.
+        const r = spawnSync(PROMTOOL, ['check', 'service-discovery', '--timeout=2s', path, job], { encoding: 'utf8', timeout: 30_000 });
+        expect(r.status, r.stderr).toBe(0);
+        const json = r.stdout;
+        const kept = (JSON.parse(json) as Array<{ labels: Record<string, string> }>).map((t) => t.labels).filter((l) => Object.keys(l).length > 0);
+        const unique = new Map(
+          kept.map((l) => [
+            JSON.stringify(
+              Object.entries(l)
+                .filter(([k]) => !k.startsWith('__scrape'))
+                .sort(),
+            ),
+            l,
+          ]),
+        );
+        return [...unique.values()]
+          .map((l) => ({ job: l.job, address: l.__address__, path: l.__metrics_path__, namespace: l.namespace, pod: l.pod, release: l.release }))
+          .sort((a, b) => String(a.job).localeCompare(String(b.job)));
+      };
+      expect(discover('tradewind')).toEqual([
+        { job: 'auth', address: '[fd00::7]:9304', path: '/admin/metrics', namespace: 'tw', pod: 'prod-auth-1', release: 'prod' },
+        { job: 'ws-fanout', address: '10.0.0.5:9301', path: '/metrics', namespace: 'tw', pod: 'prod-ws-fanout-1', release: 'prod' },
+      ]);
+      expect(discover('kube-state-metrics')).toEqual([
+        { job: 'kube-state-metrics', address: '10.0.1.1:8080', path: '/metrics', namespace: undefined, pod: undefined, release: undefined },
+      ]);
+    },
+  );
 
   it.skipIf(!hasPromtool)(withPromtool('when promtool checks the rule files, then each is valid and holds as many rules as the files define'), () => {
     const files = listFiles(root, PATHS.rulesDir, '.yml');
@@ -159,12 +228,24 @@ describe('deploy/prometheus rules', () => {
   it('when the rules are read, then alert names are unique and every required alert exists', () => {
     const names = alerts.map((a) => a.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(expect.arrayContaining([
-      'TradewindIngestBehindChain', 'TradewindIngestSlotLag', 'TradewindNoTradesPublished', 'TradewindWsSlowConsumerDisconnects',
-      'TradewindWsConnectionLimitRefusals', 'TradewindTokenPriceConsumerBacklog', 'TradewindEventsConsumerBacklog', 'TradewindOutboxNotDraining',
-      'TradewindOutboxPublishFailures', 'TradewindStripeWebhookInvalidSignatures', 'TradewindStripeWebhookErrors', 'TradewindHttp5xxRate',
-      'TradewindPodRestarting', 'TradewindTargetDown',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'TradewindIngestBehindChain',
+        'TradewindIngestSlotLag',
+        'TradewindNoTradesPublished',
+        'TradewindWsSlowConsumerDisconnects',
+        'TradewindWsConnectionLimitRefusals',
+        'TradewindTokenPriceConsumerBacklog',
+        'TradewindEventsConsumerBacklog',
+        'TradewindOutboxNotDraining',
+        'TradewindOutboxPublishFailures',
+        'TradewindStripeWebhookInvalidSignatures',
+        'TradewindStripeWebhookErrors',
+        'TradewindHttp5xxRate',
+        'TradewindPodRestarting',
+        'TradewindTargetDown',
+      ]),
+    );
   });
 
   it('when an alert is read, then it has severity critical|warning, a summary, a description and one runbook line linking its docs/observability.md section', () => {
@@ -187,7 +268,10 @@ describe('deploy/prometheus rules', () => {
     const cases = new Map<string, { firing: number; quiet: number }>();
     const tested = new Set<string>();
     for (const file of listFiles(root, PATHS.ruleTestsDir, '.yml')) {
-      const doc = readYaml(root, file) as { rule_files: string[]; tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] | null }> }> };
+      const doc = readYaml(root, file) as {
+        rule_files: string[];
+        tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] | null }> }>;
+      };
       for (const rf of doc.rule_files) tested.add(join(PATHS.ruleTestsDir, rf));
       for (const t of doc.tests) {
         for (const c of t.alert_rule_test ?? []) {
@@ -199,18 +283,27 @@ describe('deploy/prometheus rules', () => {
       }
     }
     for (const file of listFiles(root, PATHS.rulesDir, '.yml')) expect([...tested], `${file} has a promtool test file`).toContain(file);
-    const missing = alerts.filter((a) => !(cases.get(a.name)?.firing && cases.get(a.name)?.quiet)).map((a) => `${a.name} ${JSON.stringify(cases.get(a.name) ?? {})}`);
+    const missing = alerts
+      .filter((a) => !(cases.get(a.name)?.firing && cases.get(a.name)?.quiet))
+      .map((a) => `${a.name} ${JSON.stringify(cases.get(a.name) ?? {})}`);
     expect(missing, 'alerts without both a firing and a quiet case').toEqual([]);
     const unknown = [...cases.keys()].filter((n) => !alerts.some((a) => a.name === n));
     expect(unknown, 'test cases for alerts that do not exist').toEqual([]);
   });
 
   it('when the local config is read, then it scrapes every component as its own job on its npm start admin port', () => {
-    const config = readYaml(root, PATHS.prometheusLocalConfig) as { rule_files: string[]; scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> };
+    const config = readYaml(root, PATHS.prometheusLocalConfig) as {
+      rule_files: string[];
+      scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+    };
     // npm start's admin ports are the services manifest's (deploy/services.json).
     const ports = Object.fromEntries(COMPONENTS.map((n) => [n, String(defaultPort(n, 'admin'))]));
     expect(config.scrape_configs.map((s) => s.job_name).sort()).toEqual(COMPONENTS);
-    for (const sc of config.scrape_configs) expect(sc.static_configs.flatMap((s) => s.targets), sc.job_name).toEqual([`127.0.0.1:${ports[sc.job_name]}`]);
+    for (const sc of config.scrape_configs)
+      expect(
+        sc.static_configs.flatMap((s) => s.targets),
+        sc.job_name,
+      ).toEqual([`127.0.0.1:${ports[sc.job_name]}`]);
     expect(config.rule_files).toEqual(['rules/*.yml']);
     expect((readYaml(root, PATHS.prometheusConfig) as Config).rule_files).toEqual(['rules/*.yml']);
   });
@@ -227,7 +320,10 @@ describe('deploy/grafana dashboards', () => {
     for (const d of dashboards) {
       const raw = JSON.parse(readFileSync(join(root, d.file), 'utf8')) as { schemaVersion: number; panels: unknown[] };
       expect(raw.schemaVersion, d.file).toBeGreaterThanOrEqual(36);
-      expect(d.variables.find((v) => v.name === 'datasource'), d.file).toMatchObject({ type: 'datasource', query: 'prometheus' });
+      expect(
+        d.variables.find((v) => v.name === 'datasource'),
+        d.file,
+      ).toMatchObject({ type: 'datasource', query: 'prometheus' });
       expect(d.panels.length, d.file).toBeGreaterThan(5);
       for (const p of d.panels) expect(p.queries.length, `${d.file} panel "${p.title}" has a query`).toBeGreaterThan(0);
       // Every panel and target reads the variable, never a fixed data source uid.
@@ -238,7 +334,10 @@ describe('deploy/grafana dashboards', () => {
     }
     const red = dashboards.find((d) => d.uid === 'tradewind-services-red')!;
     expect(red.variables.find((v) => v.name === 'job')).toMatchObject({ type: 'query' });
-    expect(red.panels.flatMap((p) => p.queries).every((q) => /job="\$job"|\{job="\$job"/.test(q.expr)), 'every RED query filters on $job').toBe(true);
+    expect(
+      red.panels.flatMap((p) => p.queries).every((q) => /job="\$job"|\{job="\$job"/.test(q.expr)),
+      'every RED query filters on $job',
+    ).toBe(true);
   });
 });
 
@@ -271,7 +370,11 @@ describe('metric names in rules and dashboards', () => {
   });
 
   it('when a rule or dashboard reads a metric, then the services expose that name (a renamed metric fails here)', () => {
-    const records = new Set(readRules(root).filter((r) => r.kind === 'recording').map((r) => r.name));
+    const records = new Set(
+      readRules(root)
+        .filter((r) => r.kind === 'recording')
+        .map((r) => r.name),
+    );
     const known = (name: string) => source.names.has(name) || source.names.has(baseName(name)) || CONTRACT_METRICS.includes(baseName(name));
     const allSeries = [...source.names, ...CONTRACT_METRICS].flatMap(seriesNames);
     const problems: string[] = [];
@@ -297,10 +400,13 @@ describe('metric names in rules and dashboards', () => {
   });
 
   it('when a PromQL query is scanned, then only its metric names come out', () => {
-    expect(metricNamesIn('sum by (job, le) (rate(foo_bucket{job="$job", le!="x"}[$__rate_interval])) / on (job) group_left (x) bar > bool 0.5 or vector(0)'))
-      .toEqual({ names: ['bar', 'foo_bucket'], nameRegexes: [] });
-    expect(metricNamesIn('max without (pod) (a:b:rate5m) and ignoring(x) {__name__=~"tradewind_.+_count|up", job="a"} unless absent(c offset 5m)'))
-      .toEqual({ names: ['a:b:rate5m', 'c'], nameRegexes: ['tradewind_.+_count|up'] });
+    expect(
+      metricNamesIn('sum by (job, le) (rate(foo_bucket{job="$job", le!="x"}[$__rate_interval])) / on (job) group_left (x) bar > bool 0.5 or vector(0)'),
+    ).toEqual({ names: ['bar', 'foo_bucket'], nameRegexes: [] });
+    expect(metricNamesIn('max without (pod) (a:b:rate5m) and ignoring(x) {__name__=~"tradewind_.+_count|up", job="a"} unless absent(c offset 5m)')).toEqual({
+      names: ['a:b:rate5m', 'c'],
+      nameRegexes: ['tradewind_.+_count|up'],
+    });
     expect(topLevelAlternatives('a_(x|y)_b|c[|]d|e')).toEqual(['a_(x|y)_b', 'c[|]d', 'e']);
   });
 });

@@ -25,7 +25,9 @@ const raw = JSON.parse(read('deploy/services.json')) as unknown;
 const schema = JSON.parse(read('deploy/services.schema.json')) as object;
 const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
 /** The components with an image and a chart component (kind service or web). */
-const IMAGES = Object.entries(manifest.components).filter(([, c]) => c.kind === 'service' || c.kind === 'web').map(([name]) => name);
+const IMAGES = Object.entries(manifest.components)
+  .filter(([, c]) => c.kind === 'service' || c.kind === 'web')
+  .map(([name]) => name);
 const port = (component: string, role: string) => defaultPort(component, role, manifest);
 /** kebab-case component → the chart's camelCase values key (docs/style.md §2). */
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -35,18 +37,62 @@ describe('deploy/services.json', () => {
   it('when checked against deploy/services.schema.json and by the @tradewind/lib reader, then both accept it', () => {
     expect(validate(raw), JSON.stringify(validate.errors)).toBe(true);
     expect(findServicesManifest(join(ROOT, 'services/lib/src'))).toBe(MANIFEST_FILE);
-    expect(Object.keys(manifest.components)).toEqual(expect.arrayContaining([
-      'auth', 'billing', 'credential-issuer', 'token-price', 'ingest', 'ws-fanout', 'web', 'nats', 'redis', 'postgres', 'local-oidc', 'local-stripe', 'ingress',
-    ]));
+    expect(Object.keys(manifest.components)).toEqual(
+      expect.arrayContaining([
+        'auth',
+        'billing',
+        'credential-issuer',
+        'token-price',
+        'ingest',
+        'ws-fanout',
+        'web',
+        'nats',
+        'redis',
+        'postgres',
+        'local-oidc',
+        'local-stripe',
+        'ingress',
+      ]),
+    );
   });
 
   it.each([
-    ['a port out of range', (m: any) => { m.components.auth.ports.http.port = 70000; }],
-    ['a service without its main', (m: any) => { delete m.components.billing.main; }],
-    ['an unknown field', (m: any) => { m.components.ingest.prot = {}; }],
-    ['a lower-case variable name', (m: any) => { m.components.auth.ports.grpc.env = 'grpc_port'; }],
-    ['a description that would break the image label\'s quoting', (m: any) => { m.components.auth.description = 'say "hi"'; }],
-    ['a role too long for a Kubernetes port name', (m: any) => { m.components.web.ports['administration-port'] = { port: 1, description: 'x' }; }],
+    [
+      'a port out of range',
+      (m: any) => {
+        m.components.auth.ports.http.port = 70000;
+      },
+    ],
+    [
+      'a service without its main',
+      (m: any) => {
+        delete m.components.billing.main;
+      },
+    ],
+    [
+      'an unknown field',
+      (m: any) => {
+        m.components.ingest.prot = {};
+      },
+    ],
+    [
+      'a lower-case variable name',
+      (m: any) => {
+        m.components.auth.ports.grpc.env = 'grpc_port';
+      },
+    ],
+    [
+      "a description that would break the image label's quoting",
+      (m: any) => {
+        m.components.auth.description = 'say "hi"';
+      },
+    ],
+    [
+      'a role too long for a Kubernetes port name',
+      (m: any) => {
+        m.components.web.ports['administration-port'] = { port: 1, description: 'x' };
+      },
+    ],
   ])('when it has %s, then the schema refuses it', (_what, breakIt) => {
     const broken = clone(raw);
     breakIt(broken);
@@ -91,15 +137,19 @@ describe('deploy/services.json', () => {
 
 describe('the services read their port defaults from the manifest', () => {
   const configs: Record<string, string> = {
-    auth: 'AuthConfigSchema', billing: 'BillingConfigSchema', 'credential-issuer': 'CredentialIssuerConfigSchema',
-    'token-price': 'TokenPriceConfigSchema', ingest: 'IngestConfigSchema', 'ws-fanout': 'WsFanoutConfigSchema',
+    auth: 'AuthConfigSchema',
+    billing: 'BillingConfigSchema',
+    'credential-issuer': 'CredentialIssuerConfigSchema',
+    'token-price': 'TokenPriceConfigSchema',
+    ingest: 'IngestConfigSchema',
+    'ws-fanout': 'WsFanoutConfigSchema',
   };
 
   it('when a service is added, then its config schema is checked here', () => {
     expect(Object.keys(configs).sort()).toEqual(IMAGES.filter((n) => manifest.components[n]!.kind === 'service').sort());
   });
 
-  it.each(Object.entries(configs))('when %s starts without port variables, then each of its ports defaults to the manifest\'s', async (name, exportName) => {
+  it.each(Object.entries(configs))("when %s starts without port variables, then each of its ports defaults to the manifest's", async (name, exportName) => {
     const mod = (await import(join(ROOT, `services/${name}/src/config.ts`))) as Record<string, { shape: Record<string, { parse(v: unknown): unknown }> }>;
     const shape = mod[exportName]!.shape;
     for (const [role, p] of Object.entries(manifest.components[name]!.ports)) {
@@ -121,22 +171,25 @@ describe('the services read their port defaults from the manifest', () => {
     expect(read(file), `${file}: ${pattern} not found`).toMatch(pattern);
   });
 
-  it('when web/vite.config.ts names the dev server\'s port, then it equals the manifest\'s', () => {
+  it("when web/vite.config.ts names the dev server's port, then it equals the manifest's", () => {
     const match = /port: (\d+),/.exec(read('web/vite.config.ts'));
     expect(match, 'web/vite.config.ts: port not found').not.toBeNull();
     expect(Number(match![1])).toBe(port('web', 'http'));
   });
 });
 
-describe('copies of the manifest\'s ports', () => {
-  it('when deploy/routes.json names a service, then its port is that component\'s http port', () => {
+describe("copies of the manifest's ports", () => {
+  it("when deploy/routes.json names a service, then its port is that component's http port", () => {
     const routes = JSON.parse(read('deploy/routes.json')) as { services: Record<string, { port: number }> };
     expect(Object.keys(routes.services).length).toBeGreaterThan(0);
     for (const [name, { port: p }] of Object.entries(routes.services)) expect(p, `routes.json services.${name}.port`).toBe(port(name, 'http'));
   });
 
-  it('when the chart\'s values.yaml gives a component\'s ports, then they are exactly the manifest\'s (role → port)', () => {
-    const values = parseYaml(read('charts/tradewind/values.yaml')) as { components: Record<string, { ports: Record<string, number> }>; development: { localOidcPort: number; localStripePort: number } };
+  it("when the chart's values.yaml gives a component's ports, then they are exactly the manifest's (role → port)", () => {
+    const values = parseYaml(read('charts/tradewind/values.yaml')) as {
+      components: Record<string, { ports: Record<string, number> }>;
+      development: { localOidcPort: number; localStripePort: number };
+    };
     for (const name of IMAGES) {
       const expected = Object.fromEntries(Object.entries(manifest.components[name]!.ports).map(([role, p]) => [role, p.port]));
       expect(values.components[camel(name)]?.ports, `components.${camel(name)}.ports`).toEqual(expected);
@@ -145,14 +198,19 @@ describe('copies of the manifest\'s ports', () => {
     expect(values.development.localStripePort).toBe(port('local-stripe', 'http'));
   });
 
-  it.each(['values.yaml', 'values-dev.yaml'])('when %s gives the public URLs of a local cluster, then their ports are npm start\'s (Tilt forwards them)', (file) => {
-    const values = parseYaml(read(`charts/tradewind/${file}`)) as { publicUrl: string; natsPublicUrl: string };
-    expect(new URL(values.publicUrl).port).toBe(String(port('ingress', 'http')));
-    expect(new URL(values.natsPublicUrl).port).toBe(String(port('nats', 'nats')));
-  });
+  it.each(['values.yaml', 'values-dev.yaml'])(
+    "when %s gives the public URLs of a local cluster, then their ports are npm start's (Tilt forwards them)",
+    (file) => {
+      const values = parseYaml(read(`charts/tradewind/${file}`)) as { publicUrl: string; natsPublicUrl: string };
+      expect(new URL(values.publicUrl).port).toBe(String(port('ingress', 'http')));
+      expect(new URL(values.natsPublicUrl).port).toBe(String(port('nats', 'nats')));
+    },
+  );
 
   it('when the local Prometheus scrapes a component (deploy/prometheus/prometheus.local.yml), then the target is its admin port', () => {
-    const config = parseYaml(read('deploy/prometheus/prometheus.local.yml')) as { scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> };
+    const config = parseYaml(read('deploy/prometheus/prometheus.local.yml')) as {
+      scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+    };
     const jobs = Object.fromEntries(config.scrape_configs.map((j) => [j.job_name, j.static_configs.flatMap((c) => c.targets)]));
     for (const name of IMAGES) expect(jobs[name], `job ${name}`).toEqual([`127.0.0.1:${port(name, 'admin')}`]);
   });
@@ -186,12 +244,12 @@ print(json.dumps([c for c in calls if c['kind'] in ('docker_build', 'k8s_resourc
   const calls = (run.status === 0 ? JSON.parse(run.stdout) : []) as Call[];
   const resource = (name: string) => calls.find((c) => c.kind === 'k8s_resource' && c.kwargs.new_name === name);
 
-  it('when run with Tilt\'s builtins recorded, then it completes', () => {
+  it("when run with Tilt's builtins recorded, then it completes", () => {
     expect(run.status, run.stderr).toBe(0);
     expect(calls.length).toBeGreaterThan(10);
   });
 
-  it('when it builds an image, then it is the root Dockerfile\'s dev target with the component\'s build arguments from the manifest', () => {
+  it("when it builds an image, then it is the root Dockerfile's dev target with the component's build arguments from the manifest", () => {
     // Besides the components: the development stand-ins (@tradewind/dev), never a production image.
     const builds = calls.filter((c) => c.kind === 'docker_build' && c.args[0] !== 'tradewind/stand-ins');
     expect(calls.filter((c) => c.kind === 'docker_build' && c.args[0] === 'tradewind/stand-ins').map((c) => c.kwargs.target)).toEqual(['stand-ins']);
@@ -200,11 +258,18 @@ print(json.dumps([c for c in calls if c['kind'] in ('docker_build', 'k8s_resourc
       const name = (b.args[0] as string).slice('tradewind/'.length);
       const c = manifest.components[name]!;
       expect(b.kwargs).toMatchObject({ dockerfile: 'Dockerfile', target: 'dev' });
-      expect(b.kwargs.build_args).toEqual({ COMPONENT: name, WORKSPACE: c.workspace, DESCRIPTION: c.description, PORTS: Object.values(c.ports).map((p) => p.port).join(' ') });
+      expect(b.kwargs.build_args).toEqual({
+        COMPONENT: name,
+        WORKSPACE: c.workspace,
+        DESCRIPTION: c.description,
+        PORTS: Object.values(c.ports)
+          .map((p) => p.port)
+          .join(' '),
+      });
     }
   });
 
-  it('when it forwards ports, then they are npm start\'s ports from the manifest (NATS to its in-cluster port)', () => {
+  it("when it forwards ports, then they are npm start's ports from the manifest (NATS to its in-cluster port)", () => {
     const forward = (component: string, role: string) => {
       const p = manifest.components[component]!.ports[role]!;
       return `${p.port}:${p.kubernetes ?? p.port}`;

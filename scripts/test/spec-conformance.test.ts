@@ -13,10 +13,17 @@ const DOC = readFileSync(resolve(ROOT, 'docs/spec-conformance.md'), 'utf8');
 
 /** Splits a Markdown table row on unescaped pipes (`\|` stays inside its cell). */
 function cells(line: string): string[] {
-  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/).map((c) => c.trim());
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
 }
 
-const ROWS = DOC.split('\n').filter((l) => /^\| \d+\.\d+ \|/.test(l)).map(cells);
+const ROWS = DOC.split('\n')
+  .filter((l) => /^\| \d+\.\d+ \|/.test(l))
+  .map(cells);
 
 /** Repository paths named in the table (top-level folders of this repository only). */
 const PATH = /\b((?:web|services|scripts|docs|examples|packages|deploy|charts|proto)\/[A-Za-z0-9_./<>{}*-]+[A-Za-z0-9_])/g;

@@ -29,8 +29,21 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_PATHS, PUBLIC_PATHS } from '../src/route-paths';
 import {
-  expectInsideViewport, hrefOf, newVisitor, openPath, ORIGIN, overflowX, pathOf, pauseClock, shotFile, SHOTS_DIR, signIn, takeErrors,
-  visitAtWidths, WIDTHS, type Visitor,
+  expectInsideViewport,
+  hrefOf,
+  newVisitor,
+  openPath,
+  ORIGIN,
+  overflowX,
+  pathOf,
+  pauseClock,
+  shotFile,
+  SHOTS_DIR,
+  signIn,
+  takeErrors,
+  visitAtWidths,
+  WIDTHS,
+  type Visitor,
 } from './harness';
 import { ARTICLE_PATHS, ARTICLES, BLOG, CAROUSEL, COMMUNITY, DASHBOARD, HEADER, HOME, HOW_IT_WORKS, PRICING } from './spec';
 import { attachRunningStack, startLocalStack, type LocalStack } from './stack';
@@ -232,8 +245,14 @@ describe.sequential('home / (spec §2 "Home", §4 live panel and carousel)', () 
     await expect.poll(() => textOf(panel)).toContain(HOME.error[0]);
     const text = await textOf(panel);
     const at = HOME.error.map((t) => text.indexOf(t));
-    expect(at.every((i) => i >= 0), `all three texts in ${text}`).toBe(true);
-    expect([...at].sort((a, b) => a - b), 'in the specification\'s order').toEqual(at);
+    expect(
+      at.every((i) => i >= 0),
+      `all three texts in ${text}`,
+    ).toBe(true);
+    expect(
+      [...at].sort((a, b) => a - b),
+      "in the specification's order",
+    ).toEqual(at);
     await page.unroute('**/api/birdeye/tokens');
     // The refused request is logged by the browser; nothing else may be.
     expect(takeErrors(visitor).filter((e) => !/ERR_CONNECTION_REFUSED/.test(e))).toEqual([]);
@@ -391,7 +410,9 @@ describe.sequential('/blog (spec §2 "/blog"; needs helper C1: blog and articles
 
     const shown = async () =>
       new Set(
-        (await page.locator('main a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).filter((h) => (ARTICLE_PATHS as readonly string[]).includes(h!)),
+        (await page.locator('main a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).filter((h) =>
+          (ARTICLE_PATHS as readonly string[]).includes(h!),
+        ),
       ).size;
     expect(await shown(), 'All shows every article').toBe(BLOG.counts.All);
     expect(await page.getByRole('region', { name: /featured/i }).count(), 'a featured article').toBe(1);
@@ -455,18 +476,23 @@ describe.sequential('/login (spec §2 "/login")', () => {
   it('when /login has tier=plus and period=yearly, then it shows the selected plan, the sign-in button carries them, and /terms and /privacy are linked', async () => {
     const { page } = visitor;
     const provider = (await (await fetch(`${ORIGIN}/auth/provider`)).json()) as { label: string; local: boolean };
-    await visitAtWidths(visitor, '/login?tier=plus&period=yearly', async (width) => {
-      if (width !== 1280) return;
-      const banner = page.getByTestId('login-plan-banner');
-      expect(await textOf(banner)).toContain('Plus');
-      expect(await textOf(banner)).toContain(`$${PRICING.annual.Plus}`);
-      const button = page.locator('a.auth-button');
-      await expect.poll(() => textOf(button)).toBe(provider.label);
-      if (!provider.local) expect(provider.label).toMatch(/Google/);
-      expect(await hrefOf(button)).toBe('/auth/login?tier=plus&period=yearly');
-      expect(await hrefOf(page.getByRole('link', { name: /terms/i }).first())).toBe('/terms');
-      expect(await hrefOf(page.getByRole('link', { name: /privacy/i }).first())).toBe('/privacy');
-    }, '/login');
+    await visitAtWidths(
+      visitor,
+      '/login?tier=plus&period=yearly',
+      async (width) => {
+        if (width !== 1280) return;
+        const banner = page.getByTestId('login-plan-banner');
+        expect(await textOf(banner)).toContain('Plus');
+        expect(await textOf(banner)).toContain(`$${PRICING.annual.Plus}`);
+        const button = page.locator('a.auth-button');
+        await expect.poll(() => textOf(button)).toBe(provider.label);
+        if (!provider.local) expect(provider.label).toMatch(/Google/);
+        expect(await hrefOf(button)).toBe('/auth/login?tier=plus&period=yearly');
+        expect(await hrefOf(page.getByRole('link', { name: /terms/i }).first())).toBe('/terms');
+        expect(await hrefOf(page.getByRole('link', { name: /privacy/i }).first())).toBe('/privacy');
+      },
+      '/login',
+    );
     expect(takeErrors(visitor)).toEqual([]);
   });
 
@@ -588,7 +614,8 @@ describe.sequential('header, signed in (spec §2 "Signed in, it shows a user men
       await expectInsideViewport(page, menu, 'open user menu');
       expect(await overflowX(page), `no overflow with the menu open at ${width}px`).toBeLessThanOrEqual(0);
       // Name and plan label are on screen (in the button on wide screens, in the open menu on phones).
-      const visible = async (text: string | RegExp) => (await header.getByText(text).evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetWidth > 1).length));
+      const visible = async (text: string | RegExp) =>
+        await header.getByText(text).evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetWidth > 1).length);
       expect(await visible(USER_NAME), 'name visible').toBeGreaterThan(0);
       expect(await visible(HEADER.defaultPlan), 'plan label visible').toBeGreaterThan(0);
       const items = menu.getByRole('menuitem');
@@ -670,7 +697,7 @@ describe.sequential('dashboard (spec §2 "Dashboard", §4 connection toggle and 
     expect(takeErrors(user)).toEqual([]);
   });
 
-  it('when /dashboard opens at 1280 px, then the sidebar shows the user\'s initials, name and plan label, Sign out and a theme toggle, and collapses to icons that expand on hover', async () => {
+  it("when /dashboard opens at 1280 px, then the sidebar shows the user's initials, name and plan label, Sign out and a theme toggle, and collapses to icons that expand on hover", async () => {
     const { page } = user;
     await page.setViewportSize({ width: 1280, height: 900 });
     await openPath(user, '/dashboard');
@@ -752,12 +779,21 @@ describe.sequential('dashboard (spec §2 "Dashboard", §4 connection toggle and 
     expect(await seedField.inputValue()).not.toMatch(/^SU/); // masked
     const jwtField = page.getByLabel('User JWT', { exact: true });
     expect((await jwtField.inputValue()).split('.')).not.toHaveLength(3);
-    await page.getByRole('button', { name: /show.*seed/i }).first().click();
+    await page
+      .getByRole('button', { name: /show.*seed/i })
+      .first()
+      .click();
     seed = await seedField.inputValue();
     expect(seed).toMatch(/^SU[A-Z2-7]{56}$/);
-    await page.getByRole('button', { name: /hide.*seed/i }).first().click();
+    await page
+      .getByRole('button', { name: /hide.*seed/i })
+      .first()
+      .click();
     expect(await seedField.inputValue(), 'hidden again').not.toMatch(/^SU/);
-    await page.getByRole('button', { name: /show.*jwt/i }).first().click();
+    await page
+      .getByRole('button', { name: /show.*jwt/i })
+      .first()
+      .click();
     jwt = await jwtField.inputValue();
     expect(jwt.split('.')).toHaveLength(3);
 
@@ -950,7 +986,7 @@ async function waitForWsPlan(jwtValue: string, seedValue: string, plan: string, 
 }
 
 describe.sequential('the stream and plan changes (spec §1, §4 tiers, §6 plans, §7 streaming protocol)', () => {
-  it('when a WebSocket connects with the dashboard\'s credentials, then a trade arrives and premium subjects are refused on Starter', async () => {
+  it("when a WebSocket connects with the dashboard's credentials, then a trade arrives and premium subjects are refused on Starter", async () => {
     expect(jwt, 'the connection panel test read the credentials').not.toBe('');
     const { client, authenticated } = await wsConnect(jwt, seed);
     expect(authenticated).toMatchObject({ type: 'authenticated', plan: 'starter' });
@@ -981,7 +1017,11 @@ describe.sequential('the stream and plan changes (spec §1, §4 tiers, §6 plans
     expect(await page.content()).toContain('Test checkout — no real payment');
     await page.getByRole('button', { name: /^Pay / }).click();
     await page.waitForURL(/localhost:8080\/dashboard/, { timeout: 20_000 });
-    await page.getByRole('status').filter({ hasText: /payment successful|plan/i }).first().waitFor({ timeout: 15_000 });
+    await page
+      .getByRole('status')
+      .filter({ hasText: /payment successful|plan/i })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await expect.poll(() => page.getByTestId('user-plan-label').first().textContent(), { timeout: 30_000 }).toBe('Plus plan');
 
     await openPath(user, '/dashboard/plan');
@@ -1012,12 +1052,17 @@ describe.sequential('the stream and plan changes (spec §1, §4 tiers, §6 plans
     await page.getByTestId('user-plan-label').first().waitFor({ timeout: 15_000 });
     // Each reload exchanges the refresh cookie; waiting for the signed-in label before the next
     // reload keeps a rotation from being cut off (a rotated token presented again ends the session).
-    await expect.poll(async () => {
-      await page.reload({ waitUntil: 'load' });
-      const label = page.getByTestId('user-plan-label').first();
-      await label.waitFor({ timeout: 15_000 });
-      return label.textContent();
-    }, { timeout: 45_000, interval: 2_000 }).toBe('Starter plan');
+    await expect
+      .poll(
+        async () => {
+          await page.reload({ waitUntil: 'load' });
+          const label = page.getByTestId('user-plan-label').first();
+          await label.waitFor({ timeout: 15_000 });
+          return label.textContent();
+        },
+        { timeout: 45_000, interval: 2_000 },
+      )
+      .toBe('Starter plan');
 
     const client = await waitForWsPlan(jwt, seed, 'starter');
     client.send({ subject: 'premium.pumpswap' });
@@ -1046,7 +1091,7 @@ describe.sequential('screenshots and sign-out', () => {
     expect(takeErrors(user)).toEqual([]);
   });
 
-  it('when a public route was not opened by its screen\'s test, then it is opened and screenshotted signed out', async () => {
+  it("when a public route was not opened by its screen's test, then it is opened and screenshotted signed out", async () => {
     for (const path of PUBLIC_PATHS) if (!existsSync(shotFile(path, 390))) await visitAtWidths(visitor, path);
     expect(takeErrors(visitor)).toEqual([]);
   });
@@ -1065,7 +1110,8 @@ describe('observability', () => {
     const report = await checkPrometheus();
     expect(report.failures, formatReport(report)).toEqual([]);
     expect(report.targets.map((t) => `${t.job} ${t.health}`)).toEqual(
-      ['auth', 'billing', 'credential-issuer', 'ingest', 'token-price', 'web', 'ws-fanout'].map((job) => `${job} up`));
+      ['auth', 'billing', 'credential-issuer', 'ingest', 'token-price', 'web', 'ws-fanout'].map((job) => `${job} up`),
+    );
     expect(report.rules.length).toBeGreaterThan(20);
     expect(report.rules.filter((r) => r.health !== 'ok' || r.lastError !== '')).toEqual([]);
     expect(report.queries.length).toBeGreaterThan(50);
@@ -1091,14 +1137,16 @@ const SECRET_SHAPES: ReadonlyArray<[string, RegExp]> = [
 ];
 
 describe('secrets in logs', () => {
-  it('when the run ends, then no service log holds an NKey seed, a JWT, a Stripe key, an e-mail address or this run\'s refresh tokens', async () => {
+  it("when the run ends, then no service log holds an NKey seed, a JWT, a Stripe key, an e-mail address or this run's refresh tokens", async () => {
     if (stack.attached) return; // an attached stack's logs are not this run's to read
     const dir = join(stack.stateDir, 'logs');
     const files = readdirSync(dir).filter((f) => f.endsWith('.log'));
     expect(files.length).toBeGreaterThanOrEqual(8);
     // The refresh tokens this run's browsers hold (HttpOnly cookies, never to be logged).
     const refreshTokens = (await Promise.all([user, visitor].map((v) => v.context.cookies())))
-      .flat().filter((c) => c.name === 'tw_refresh').map((c) => c.value);
+      .flat()
+      .filter((c) => c.name === 'tw_refresh')
+      .map((c) => c.value);
     const found: string[] = [];
     let lines = 0;
     for (const file of files) {
@@ -1119,15 +1167,23 @@ describe('secrets in logs', () => {
     const samples = [
       'SUAM6X2DRP3ULA5U2VI7OF7STOV25ZH2CHYCKPS2QEOQWE5PHC726P76DM',
       'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJleHAiOjE3OTgyNDIyNDgsImF1ZCI6Ik5BVFMifQ.V0sf0NnT8YjshKwS8Dn75k6a69qXE9pL',
-      'sk_test_51Habcdefghijkl', 'whsec_abcdefghijkl', 'e2e-1a2b3c4d@example.test',
+      'sk_test_51Habcdefghijkl',
+      'whsec_abcdefghijkl',
+      'e2e-1a2b3c4d@example.test',
     ];
     for (const [i, sample] of samples.entries()) {
       const line = `{"level":30,"msg":"x","value":"${sample}"}`;
-      expect(SECRET_SHAPES.some(([, shape]) => shape.test(line)), `sample ${i}`).toBe(true);
+      expect(
+        SECRET_SHAPES.some(([, shape]) => shape.test(line)),
+        `sample ${i}`,
+      ).toBe(true);
     }
     // A mint, a signature and a NATS public key are not secrets and must not trip the check.
     for (const benign of ['5dNYcCZXEGfGgbdUdq7MMR7KLsNJLLLgL83wLH8Fpump', 'UAQFRHNU6JETWZSXP6DZURBKULCGCFKA5WFJK6QO4FGLHGDZLPRCV5DX']) {
-      expect(SECRET_SHAPES.some(([, shape]) => shape.test(`{"mint":"${benign}"}`)), benign).toBe(false);
+      expect(
+        SECRET_SHAPES.some(([, shape]) => shape.test(`{"mint":"${benign}"}`)),
+        benign,
+      ).toBe(false);
     }
   });
 });

@@ -107,10 +107,14 @@ export function writeTemplateFiles(files: readonly string[], outDir: string): { 
   const copied: string[] = [];
   const packed: string[] = [];
   for (const f of files) {
-    if (!f.startsWith('examples/') || posix.normalize(f) !== f) throw new Error(`template file ${f}: not a path under examples/ (web/src/content/templates.ts)`);
+    if (!f.startsWith('examples/') || posix.normalize(f) !== f)
+      throw new Error(`template file ${f}: not a path under examples/ (web/src/content/templates.ts)`);
     if (existsSync(join(ROOT, f))) copied.push(f);
     else if (basename(f) === tarball) packed.push(f);
-    else throw new Error(`template file ${f} is neither in the repository nor the client's tarball ${tarball} (packages/client/package.json's version; web/src/content/templates.ts)`);
+    else
+      throw new Error(
+        `template file ${f} is neither in the repository nor the client's tarball ${tarball} (packages/client/package.json's version; web/src/content/templates.ts)`,
+      );
   }
   for (const f of copied.filter((c) => basename(c) === 'package.json')) {
     const pkg = JSON.parse(readFileSync(join(ROOT, f), 'utf8')) as Record<string, Record<string, string> | undefined>;
@@ -119,7 +123,9 @@ export function writeTemplateFiles(files: readonly string[], outDir: string): { 
         if (typeof spec !== 'string' || !spec.startsWith('file:')) continue;
         const target = posix.join(posix.dirname(f), spec.slice('file:'.length));
         if (!listed.has(target)) {
-          throw new Error(`${f} depends on ${dep}@${spec}, but ${target} is not among its template's files (web/src/content/templates.ts; the client's tarball is ${tarball})`);
+          throw new Error(
+            `${f} depends on ${dep}@${spec}, but ${target} is not among its template's files (web/src/content/templates.ts; the client's tarball is ${tarball})`,
+          );
         }
       }
     }
@@ -161,8 +167,14 @@ interface ServerEntry {
  */
 function pageModules(path: string): string[] {
   const pages: Record<string, string> = {
-    '/': 'Home', '/pricing': 'Pricing', '/how-it-works': 'HowItWorks', '/blog': 'Blog',
-    '/community': 'Community', '/privacy': 'Privacy', '/terms': 'Terms', '/404': 'NotFound',
+    '/': 'Home',
+    '/pricing': 'Pricing',
+    '/how-it-works': 'HowItWorks',
+    '/blog': 'Blog',
+    '/community': 'Community',
+    '/privacy': 'Privacy',
+    '/terms': 'Terms',
+    '/404': 'NotFound',
   };
   const article = BLOG_POSTS.find((p) => articlePath(p.slug) === path);
   if (article) return ['src/pages/BlogArticle.tsx', `src/content/blog/${article.slug}.tsx`];
@@ -222,7 +234,8 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pag
   });
   const entry = (await import(pathToFileURL(join(ssrDir, 'entry-server.js')).href)) as ServerEntry;
   const template = readFileSync(join(dist, 'index.html'), 'utf8');
-  const site = entry.siteStructuredData()
+  const site = entry
+    .siteStructuredData()
     .map((o) => `<script type="application/ld+json">${entry.jsonLdText(o)}</script>`)
     .join('\n    ');
   const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8')) as Record<string, ManifestChunk>;

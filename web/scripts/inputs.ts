@@ -13,17 +13,30 @@ const ROOT = resolve(WEB_DIR, '..');
  * compiler settings, not its dist/ or node_modules/).
  */
 const INPUTS = [
-  'web/src', 'web/public', 'web/index.html', 'web/vite.config.ts', 'web/package.json', 'web/scripts',
-  'packages/contracts/src', 'packages/contracts/package.json',
-  'packages/contracts/schemas', 'examples', 'package-lock.json',
-  'packages/client/src', 'packages/client/package.json', 'packages/client/README.md',
-  'packages/client/tsconfig.build.json', 'tsconfig.base.json',
+  'web/src',
+  'web/public',
+  'web/index.html',
+  'web/vite.config.ts',
+  'web/package.json',
+  'web/scripts',
+  'packages/contracts/src',
+  'packages/contracts/package.json',
+  'packages/contracts/schemas',
+  'examples',
+  'package-lock.json',
+  'packages/client/src',
+  'packages/client/package.json',
+  'packages/client/README.md',
+  'packages/client/tsconfig.build.json',
+  'tsconfig.base.json',
 ];
 
 function files(path: string): string[] {
   if (!existsSync(path)) return [];
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => (name.endsWith('.test.ts') || name.endsWith('.test.tsx') ? [] : files(join(path, name))));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => (name.endsWith('.test.ts') || name.endsWith('.test.tsx') ? [] : files(join(path, name))));
 }
 
 /** sha256 over the paths and contents of the web app's inputs; equal hashes mean an equal build. */

@@ -40,7 +40,9 @@ function loadDocuments(openApiFile: string, schemasDir: string): Map<string, { b
   if (!existsSync(openApiFile)) throw new Error(`no OpenAPI document at ${openApiFile}: run npx tsx scripts/openapi.ts`);
   documents.set(OPENAPI_PATH, { body: readFileSync(openApiFile), type: 'application/json; charset=utf-8' });
   if (!existsSync(schemasDir)) throw new Error(`no message schemas in ${schemasDir}`);
-  for (const file of readdirSync(schemasDir).filter((f) => f.endsWith('.schema.json')).sort()) {
+  for (const file of readdirSync(schemasDir)
+    .filter((f) => f.endsWith('.schema.json'))
+    .sort()) {
     const body = readFileSync(join(schemasDir, file));
     const id = (JSON.parse(body.toString('utf8')) as { $id?: unknown }).$id;
     if (id !== `${SCHEMA_ID_BASE}${file}`) throw new Error(`${file}: $id must be ${SCHEMA_ID_BASE}${file}, not ${JSON.stringify(id)}`);
@@ -103,15 +105,19 @@ export function createWebServer(options: WebServerOptions): Server {
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
+      res
+        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
         .end(JSON.stringify({ status: 405, code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` }));
       return;
     }
     const document = documents.get(path);
     if (document) {
       res.writeHead(200, {
-        'content-type': document.type, 'content-length': document.body.length, 'cache-control': 'no-cache',
-        'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff',
+        'content-type': document.type,
+        'content-length': document.body.length,
+        'cache-control': 'no-cache',
+        'access-control-allow-origin': '*',
+        'x-content-type-options': 'nosniff',
       });
       res.end(req.method === 'HEAD' ? undefined : document.body);
       options.onRequest?.('api_document', 200);

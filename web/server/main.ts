@@ -31,7 +31,11 @@ runMain(async () => {
   const logger = createLogger({ service: 'web', level: config.LOG_LEVEL });
   const registry = createRegistry('web');
   const requests = counterOnce(registry, 'tradewind_web_http_requests_total', 'Web requests by route class and status', ['route', 'status']);
-  const server = createWebServer({ distDir: config.WEB_DIST_DIR, schemasDir: config.WEB_SCHEMAS_DIR, onRequest: (route, status) => requests.inc({ route, status: String(status) }) });
+  const server = createWebServer({
+    distDir: config.WEB_DIST_DIR,
+    schemasDir: config.WEB_SCHEMAS_DIR,
+    onRequest: (route, status) => requests.inc({ route, status: String(status) }),
+  });
   server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
   // Node's guidance: headers of a request on a kept-alive connection may take until the keep-alive ends.
   server.headersTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000;
@@ -42,14 +46,18 @@ runMain(async () => {
     shutdown: config,
     checks: [],
     app: {
-      start: () => new Promise<void>((ok) => server.listen(config.PORT, () => {
-        logger.info({ port: config.PORT, dist: config.WEB_DIST_DIR }, 'web listening');
-        ok();
-      })),
-      stop: () => new Promise<void>((ok) => {
-        server.close(() => ok());
-        server.closeIdleConnections();
-      }),
+      start: () =>
+        new Promise<void>((ok) =>
+          server.listen(config.PORT, () => {
+            logger.info({ port: config.PORT, dist: config.WEB_DIST_DIR }, 'web listening');
+            ok();
+          }),
+        ),
+      stop: () =>
+        new Promise<void>((ok) => {
+          server.close(() => ok());
+          server.closeIdleConnections();
+        }),
     },
     close: [],
   });

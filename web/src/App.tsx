@@ -42,27 +42,147 @@ export function AppRoutes() {
   return (
     <Routes>
       <Route element={<Layout />}>
-        <Route index element={<Page><Home /></Page>} />
-        <Route path="pricing" element={<Page><Pricing /></Page>} />
-        <Route path="how-it-works" element={<Page><HowItWorks /></Page>} />
-        <Route path="blog" element={<Page><Blog /></Page>} />
+        <Route
+          index
+          element={
+            <Page>
+              <Home />
+            </Page>
+          }
+        />
+        <Route
+          path="pricing"
+          element={
+            <Page>
+              <Pricing />
+            </Page>
+          }
+        />
+        <Route
+          path="how-it-works"
+          element={
+            <Page>
+              <HowItWorks />
+            </Page>
+          }
+        />
+        <Route
+          path="blog"
+          element={
+            <Page>
+              <Blog />
+            </Page>
+          }
+        />
         {/* The articles live at /<slug> (specification section 2); /blog/<slug> is where they used to be. */}
         {BLOG_POSTS.map((p) => (
-          <Route key={p.slug} path={p.slug} element={<Page><BlogArticle slug={p.slug} /></Page>} />
+          <Route
+            key={p.slug}
+            path={p.slug}
+            element={
+              <Page>
+                <BlogArticle slug={p.slug} />
+              </Page>
+            }
+          />
         ))}
-        <Route path="blog/:slug" element={<Page><MovedBlogArticle /></Page>} />
-        <Route path="community" element={<Page><Community /></Page>} />
-        <Route path="privacy" element={<Page><Privacy /></Page>} />
-        <Route path="terms" element={<Page><Terms /></Page>} />
-        <Route path="login" element={<Page><Login /></Page>} />
-        <Route path="payment" element={<Page><Payment /></Page>} />
-        <Route path="*" element={<Page><NotFound /></Page>} />
+        <Route
+          path="blog/:slug"
+          element={
+            <Page>
+              <MovedBlogArticle />
+            </Page>
+          }
+        />
+        <Route
+          path="community"
+          element={
+            <Page>
+              <Community />
+            </Page>
+          }
+        />
+        <Route
+          path="privacy"
+          element={
+            <Page>
+              <Privacy />
+            </Page>
+          }
+        />
+        <Route
+          path="terms"
+          element={
+            <Page>
+              <Terms />
+            </Page>
+          }
+        />
+        <Route
+          path="login"
+          element={
+            <Page>
+              <Login />
+            </Page>
+          }
+        />
+        <Route
+          path="payment"
+          element={
+            <Page>
+              <Payment />
+            </Page>
+          }
+        />
+        <Route
+          path="*"
+          element={
+            <Page>
+              <NotFound />
+            </Page>
+          }
+        />
       </Route>
-      <Route path="dashboard" element={<Page><DashboardLayout /></Page>}>
-        <Route index element={<Page><Overview /></Page>} />
-        <Route path="plan" element={<Page><PlanPage /></Page>} />
-        <Route path="docs" element={<Page><Docs /></Page>} />
-        <Route path="settings" element={<Page><Settings /></Page>} />
+      <Route
+        path="dashboard"
+        element={
+          <Page>
+            <DashboardLayout />
+          </Page>
+        }
+      >
+        <Route
+          index
+          element={
+            <Page>
+              <Overview />
+            </Page>
+          }
+        />
+        <Route
+          path="plan"
+          element={
+            <Page>
+              <PlanPage />
+            </Page>
+          }
+        />
+        <Route
+          path="docs"
+          element={
+            <Page>
+              <Docs />
+            </Page>
+          }
+        />
+        <Route
+          path="settings"
+          element={
+            <Page>
+              <Settings />
+            </Page>
+          }
+        />
       </Route>
     </Routes>
   );

@@ -17,14 +17,7 @@ export const PUBLIC_PATHS: readonly string[] = [
 ];
 
 /** Pages that need the browser (session, payment): served the app shell with `noindex`. */
-export const APP_PATHS: readonly string[] = [
-  '/login',
-  '/payment',
-  '/dashboard',
-  '/dashboard/plan',
-  '/dashboard/docs',
-  '/dashboard/settings',
-];
+export const APP_PATHS: readonly string[] = ['/login', '/payment', '/dashboard', '/dashboard/plan', '/dashboard/docs', '/dashboard/settings'];
 
 /**
  * Where a moved page now lives, for the server's 301: `/blog/<slug>` of a retired article → the

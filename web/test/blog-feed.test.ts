@@ -5,8 +5,17 @@ import { PUBLIC_PATHS } from '../src/route-paths';
 import { sitemapXml } from '../scripts/build';
 
 const base: BlogPostMeta = {
-  slug: '', title: '', description: '', category: 'API Guide', tags: [], keywords: [], author: 'a',
-  published: '', updated: '', readingMinutes: 1, cta: [],
+  slug: '',
+  title: '',
+  description: '',
+  category: 'API Guide',
+  tags: [],
+  keywords: [],
+  author: 'a',
+  published: '',
+  updated: '',
+  readingMinutes: 1,
+  cta: [],
 };
 
 describe('blog RSS feed', () => {

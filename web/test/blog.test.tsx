@@ -79,24 +79,34 @@ async function openArticle(slug: string, collector?: { head?: PageHead }) {
   return view;
 }
 
-const hrefs = (root: HTMLElement) => within(root).getAllByRole('link').map((a) => a.getAttribute('href'));
+const hrefs = (root: HTMLElement) =>
+  within(root)
+    .getAllByRole('link')
+    .map((a) => a.getAttribute('href'));
 
 describe('blog index', () => {
   it('when /blog opens, then the chips are All (5) pressed, and the four categories with API Guide 2 and the others 1', () => {
     renderAt('/blog');
     const chips = within(screen.getByRole('group', { name: 'Filter articles by category' })).getAllByRole('button');
-    expect(chips.map((c) => c.textContent)).toEqual([
-      'All (5)', 'API Comparison (1)', 'API Guide (2)', 'Memecoin Guide (1)', 'WebSocket Guide (1)',
-    ]);
+    expect(chips.map((c) => c.textContent)).toEqual(['All (5)', 'API Comparison (1)', 'API Guide (2)', 'Memecoin Guide (1)', 'WebSocket Guide (1)']);
     expect(chips.map((c) => c.getAttribute('aria-pressed'))).toEqual(['true', 'false', 'false', 'false', 'false']);
-    expect(categoryCounts(BLOG_POSTS)).toEqual([['API Comparison', 1], ['API Guide', 2], ['Memecoin Guide', 1], ['WebSocket Guide', 1]]);
+    expect(categoryCounts(BLOG_POSTS)).toEqual([
+      ['API Comparison', 1],
+      ['API Guide', 2],
+      ['Memecoin Guide', 1],
+      ['WebSocket Guide', 1],
+    ]);
     expect(BLOG_CATEGORIES).toEqual(['API Comparison', 'API Guide', 'Memecoin Guide', 'WebSocket Guide']);
   });
 
   it('holds exactly the five specification articles, one of them featured', () => {
-    expect(BLOG_POSTS.map((p) => p.slug).sort()).toEqual(
-      ['letsbonk-fun-api', 'pump-fun-api', 'solana-memecoin', 'solana-websocket', 'tradewind-vs-pumpportal'],
-    );
+    expect(BLOG_POSTS.map((p) => p.slug).sort()).toEqual([
+      'letsbonk-fun-api',
+      'pump-fun-api',
+      'solana-memecoin',
+      'solana-websocket',
+      'tradewind-vs-pumpportal',
+    ]);
     expect(BLOG_POSTS.filter((p) => p.featured).map((p) => p.slug)).toEqual(['pump-fun-api']);
     expect(Object.fromEntries(BLOG_POSTS.map((p) => [p.slug, [p.category, p.published]]))).toEqual({
       'pump-fun-api': ['API Guide', '2026-11-25'],
@@ -119,9 +129,7 @@ describe('blog index', () => {
     const featuredLink = within(featured).getByRole('link', { name: blogPost('pump-fun-api')!.title });
     expect(featuredLink.getAttribute('href')).toBe('/pump-fun-api');
     expect(within(featured).getByRole('heading', { level: 2 }).textContent).toBe(featuredLink.textContent);
-    expect(hrefs(screen.getByTestId('blog-grid'))).toEqual([
-      '/tradewind-vs-pumpportal', '/letsbonk-fun-api', '/solana-websocket', '/solana-memecoin',
-    ]);
+    expect(hrefs(screen.getByTestId('blog-grid'))).toEqual(['/tradewind-vs-pumpportal', '/letsbonk-fun-api', '/solana-websocket', '/solana-memecoin']);
     for (const post of BLOG_POSTS) {
       const card = screen.getByTestId(`post-card-${post.slug}`);
       expect(within(card).getByRole('link', { name: post.title }).getAttribute('href')).toBe(`/${post.slug}`);
@@ -141,9 +149,7 @@ describe('blog index', () => {
     expect(screen.getByTestId('location').textContent).toBe('/blog?category=API+Guide');
     expect(screen.getByRole('button', { name: 'API Guide (2)' }).getAttribute('aria-pressed')).toBe('true');
     expect(screen.getByRole('button', { name: 'All (5)' }).getAttribute('aria-pressed')).toBe('false');
-    expect(screen.getAllByRole('article').map((a) => a.getAttribute('data-testid'))).toEqual([
-      'post-card-pump-fun-api', 'post-card-letsbonk-fun-api',
-    ]);
+    expect(screen.getAllByRole('article').map((a) => a.getAttribute('data-testid'))).toEqual(['post-card-pump-fun-api', 'post-card-letsbonk-fun-api']);
     await user.click(screen.getByRole('button', { name: 'WebSocket Guide (1)' }));
     expect(screen.queryByRole('region', { name: 'Featured article' })).toBeNull();
     expect(hrefs(screen.getByTestId('blog-grid'))).toEqual(['/solana-websocket']);
@@ -278,7 +284,9 @@ describe('article pages', () => {
       mainEntityOfPage: absoluteUrl('/tradewind-vs-pumpportal'),
     });
     expect((crumbs as { itemListElement: Array<{ item: string }> }).itemListElement.map((i) => i.item)).toEqual([
-      absoluteUrl('/'), absoluteUrl('/blog'), absoluteUrl('/tradewind-vs-pumpportal'),
+      absoluteUrl('/'),
+      absoluteUrl('/blog'),
+      absoluteUrl('/tradewind-vs-pumpportal'),
     ]);
   });
 
@@ -287,7 +295,11 @@ describe('article pages', () => {
     const collector: { head?: PageHead } = {};
     await openArticle('pump-fun-api', collector);
     const section = screen.getByRole('heading', { level: 2, name: 'Frequently asked questions' }).closest('section')!;
-    expect(within(section).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(m.faq!.map((q) => q.question));
+    expect(
+      within(section)
+        .getAllByRole('heading', { level: 3 })
+        .map((h) => h.textContent),
+    ).toEqual(m.faq!.map((q) => q.question));
     const faqLd = collector.head!.jsonLd!.find((o) => (o as { '@type': string })['@type'] === 'FAQPage') as {
       mainEntity: Array<{ name: string; acceptedAnswer: { text: string } }>;
     };
@@ -345,17 +357,24 @@ describe('article content the specification names', () => {
   it('pump-fun-api: the plans table is read from the catalogue', async () => {
     await openArticle('pump-fun-api');
     const table = screen.getByRole('heading', { level: 2, name: 'What the Pump.fun stream carries' }).closest('section')!.querySelector('table')!;
-    const rows = within(table).getAllByRole('row').slice(1).map((r) => r.textContent);
-    expect(rows).toEqual(PLAN_IDS.map((id) => {
-      const p = PLANS[id];
-      return `${p.name}${p.monthlyUsd === 0 ? 'free' : `$${p.monthlyUsd} a month`}${p.subjects.join(', ')}${p.connections}${p.requestsPerMinute.toLocaleString('en-US')}${p.replay ? 'yes' : '—'}`;
-    }));
+    const rows = within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => r.textContent);
+    expect(rows).toEqual(
+      PLAN_IDS.map((id) => {
+        const p = PLANS[id];
+        return `${p.name}${p.monthlyUsd === 0 ? 'free' : `$${p.monthlyUsd} a month`}${p.subjects.join(', ')}${p.connections}${p.requestsPerMinute.toLocaleString('en-US')}${p.replay ? 'yes' : '—'}`;
+      }),
+    );
     expect(rows[2]).toBe('Pro$35 a monthbasic.pumpfun, basic.bonk, premium.pumpswap, premium.raydium510,000yes');
   });
 
   it('letsbonk-fun-api: its six sections, the four data items, and links to /tradewind-vs-pumpportal, /how-it-works, /pricing, /dashboard/docs', async () => {
     await openArticle('letsbonk-fun-api');
-    expect(sectionIds()).toEqual(expect.arrayContaining(['what-it-is', 'core-functionality', 'api-providers', 'pricing-limits', 'getting-started', 'conclusion']));
+    expect(sectionIds()).toEqual(
+      expect.arrayContaining(['what-it-is', 'core-functionality', 'api-providers', 'pricing-limits', 'getting-started', 'conclusion']),
+    );
     const text = screen.getByTestId('article-content').textContent!.toLowerCase();
     for (const item of ['token symbol', 'creation timestamp', 'total supply', 'creator address']) expect(text).toContain(item);
     const links = [...contentLinks(), ...hrefs(screen.getByRole('complementary', { name: 'Start streaming Solana trades' }))];
@@ -376,7 +395,10 @@ describe('article content the specification names', () => {
     expect(cost.textContent).toContain('200 × 86,400 seconds = 17,280,000');
     expect(cost.textContent).toContain('17.28 SOL a day');
     expect(cost.textContent).toContain('$35 / 30 = $1.17 a day');
-    const rows = within(cost.querySelector('table')!).getAllByRole('row').slice(1).map((r) => Array.from(r.children).map((c) => c.textContent));
+    const rows = within(cost.querySelector('table')!)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => Array.from(r.children).map((c) => c.textContent));
     expect(rows).toContainEqual(['$318', '$5,495', '$0.50', '$1.17']);
     expect(rows).toContainEqual(['$150', '$2,592', '$0.50', '$1.17']);
     // The latency table states our measured, dated figures and claims nothing about PumpPortal.
@@ -414,7 +436,16 @@ describe('moved articles', () => {
       expect(redirectTarget(`/blog/${old}/`)).toBe(`/${now}`);
     }
     for (const p of BLOG_POSTS) expect(redirectTarget(`/blog/${p.slug}`)).toBe(`/${p.slug}`);
-    for (const path of ['/blog', '/blog/', '/blog/nope', '/blog/constructor', '/blog/__proto__', '/blog/rss.xml', '/pump-fun-api', '/blog/pump-fun-api/extra']) {
+    for (const path of [
+      '/blog',
+      '/blog/',
+      '/blog/nope',
+      '/blog/constructor',
+      '/blog/__proto__',
+      '/blog/rss.xml',
+      '/pump-fun-api',
+      '/blog/pump-fun-api/extra',
+    ]) {
       expect(redirectTarget(path), path).toBeUndefined();
     }
     expect(movedBlogPath('toString')).toBeUndefined();

@@ -54,9 +54,11 @@ describe('copyText', () => {
     setClipboard({ writeText: vi.fn(async () => Promise.reject(new Error('no'))) });
     setExecCommand(vi.fn(() => false));
     expect(await copyText('x')).toBe('failed');
-    setExecCommand(vi.fn(() => {
-      throw new Error('unsupported');
-    }));
+    setExecCommand(
+      vi.fn(() => {
+        throw new Error('unsupported');
+      }),
+    );
     expect(await copyText('x')).toBe('failed');
     setExecCommand(undefined);
     expect(await copyText('x')).toBe('failed');

@@ -25,7 +25,10 @@ describe('loadSubscriptionRetryingOnce (spec: on a 400 it refreshes the user and
   const signal = new AbortController().signal;
 
   it('when the first answer is 400, then the user is reloaded and the request retried once with a fresh token', async () => {
-    const load = vi.fn().mockRejectedValueOnce(new ApiError(400, 'invalid_argument', 'no subscription yet')).mockResolvedValueOnce(sub);
+    const load = vi
+      .fn()
+      .mockRejectedValueOnce(new ApiError(400, 'invalid_argument', 'no subscription yet'))
+      .mockResolvedValueOnce(sub);
     const reloadUser = vi.fn(async () => null);
     const accessToken = vi.fn(async () => 'fresh-token');
     await expect(loadSubscriptionRetryingOnce('old-token', signal, { reloadUser, accessToken }, load)).resolves.toBe(sub);
@@ -35,7 +38,9 @@ describe('loadSubscriptionRetryingOnce (spec: on a 400 it refreshes the user and
 
   it('when the retry answers 400 again, then that error is thrown and there is no third request', async () => {
     const load = vi.fn().mockRejectedValue(new ApiError(400, 'invalid_argument', 'still no subscription'));
-    await expect(loadSubscriptionRetryingOnce('t', signal, { reloadUser: async () => null, accessToken: async () => 't2' }, load)).rejects.toMatchObject({ status: 400 });
+    await expect(loadSubscriptionRetryingOnce('t', signal, { reloadUser: async () => null, accessToken: async () => 't2' }, load)).rejects.toMatchObject({
+      status: 400,
+    });
     expect(load).toHaveBeenCalledTimes(2);
   });
 
@@ -68,11 +73,14 @@ describe('credentials panel refresh', () => {
   it('when Retry is pressed after a failure, then the user is reloaded first and the credentials fetched again', async () => {
     const order: string[] = [];
     let calls = 0;
-    vi.stubGlobal('fetch', vi.fn(async () => {
-      calls += 1;
-      order.push(`nats#${calls}`);
-      return calls === 1 ? json({ error: 'internal', message: 'Failed to fetch NATS credentials' }, 500) : json(testCredentials);
-    }));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        calls += 1;
+        order.push(`nats#${calls}`);
+        return calls === 1 ? json({ error: 'internal', message: 'Failed to fetch NATS credentials' }, 500) : json(testCredentials);
+      }),
+    );
     const user = testUser({ plan: 'plus' });
     const reloadUser = vi.fn(async () => {
       order.push('reloadUser');
@@ -103,7 +111,10 @@ describe('credentials panel refresh', () => {
 
 describe('/login?message=setup-required for a signed-in user', () => {
   it('when the dashboard sent a signed-in user here, then the page stays (no redirect loop) and says how to finish', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ provider: 'local-oidc', label: 'Sign in (local)', local: true })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ provider: 'local-oidc', label: 'Sign in (local)', local: true })),
+    );
     render(
       <MemoryRouter initialEntries={['/login?message=setup-required']}>
         <StaticAuthProvider user={testUser()}>

@@ -18,7 +18,6 @@ import { Avatar, avatarInitials } from '../src/components/Avatar';
 import type { User } from '../src/api';
 import { json, renderInDashboard as wrap, testCredentials as CREDS, testUser } from './dashboard-fixtures';
 
-
 function setClipboard(value: unknown) {
   Object.defineProperty(navigator, 'clipboard', { value, configurable: true, writable: true });
 }
@@ -161,7 +160,11 @@ describe('UpgradeModal keyboard', () => {
     expect(dialog.getAttribute('aria-modal')).toBe('true');
     const close = within(dialog).getByRole('button', { name: 'Close dialog' });
     expect(document.activeElement).toBe(close);
-    expect(within(dialog).getAllByRole('radio').map((r) => (r as HTMLInputElement).value)).toEqual(['plus', 'pro']);
+    expect(
+      within(dialog)
+        .getAllByRole('radio')
+        .map((r) => (r as HTMLInputElement).value),
+    ).toEqual(['plus', 'pro']);
     // Confirm is disabled (no plan chosen), so Cancel is the last focusable element.
     const last = within(dialog).getByRole('button', { name: 'Cancel' });
     await user.tab({ shift: true });
@@ -186,7 +189,21 @@ describe('UpgradeModal keyboard', () => {
         </>
       );
     }
-    vi.stubGlobal('fetch', vi.fn(async () => json({ tier: 'pro', period: 'monthly', kind: 'proration', amount_due_cents: 1333, currency: 'usd', lines: [], next_billing_date: null, proration_date: 1 })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () =>
+        json({
+          tier: 'pro',
+          period: 'monthly',
+          kind: 'proration',
+          amount_due_cents: 1333,
+          currency: 'usd',
+          lines: [],
+          next_billing_date: null,
+          proration_date: 1,
+        }),
+      ),
+    );
     const user = userEvent.setup();
     wrap(<Opener />);
     const opener = screen.getByRole('button', { name: 'Upgrade' });
@@ -207,12 +224,10 @@ describe('UpgradeModal keyboard', () => {
   });
 });
 
-
 function LocationProbe() {
   const location = useLocation();
   return <div data-testid="location">{location.pathname + location.search}</div>;
 }
-
 
 describe('DashboardLayout gating', () => {
   function renderAt(status: AuthState['status'], path = '/dashboard') {
@@ -259,12 +274,19 @@ describe('DashboardLayout gating', () => {
   });
 
   it('renders the sidebar and the page when signed in', () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ notifications: [], unread: 0 })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ notifications: [], unread: 0 })),
+    );
     renderAt('signed-in');
     expect(screen.getByText('secret content')).toBeTruthy();
     const nav = screen.getByRole('navigation', { name: 'Dashboard sections' });
     // The product spec's labels (dashboard shell): Dashboard, Plan, Docs, Settings.
-    expect(within(nav).getAllByRole('link').map((a) => [a.textContent, a.getAttribute('href')])).toEqual([
+    expect(
+      within(nav)
+        .getAllByRole('link')
+        .map((a) => [a.textContent, a.getAttribute('href')]),
+    ).toEqual([
       ['Dashboard', '/dashboard'],
       ['Plan', '/dashboard/plan'],
       ['Docs', '/dashboard/docs'],
@@ -285,9 +307,23 @@ describe('DashboardLayout gating', () => {
 
   it('on return from checkout shows the toast, polls the subscription and cleans the URL', async () => {
     vi.useFakeTimers();
-    const fetchMock = vi.fn(async () => json({ tier: 'starter', billing_period: 'indefinite', status: 'active', next_billing_date: null, cancel_at_period_end: false, cancel_at: null, subscription_type: 'free', effective_plan: 'starter' }));
+    const fetchMock = vi.fn(async () =>
+      json({
+        tier: 'starter',
+        billing_period: 'indefinite',
+        status: 'active',
+        next_billing_date: null,
+        cancel_at_period_end: false,
+        cancel_at: null,
+        subscription_type: 'free',
+        effective_plan: 'starter',
+      }),
+    );
     // The top bar's notification bell loads too; fetchMock counts the other (get-subscription) calls.
-    vi.stubGlobal('fetch', vi.fn(async (url: string) => (url.startsWith('/auth/notifications') ? json({ notifications: [], unread: 0 }) : fetchMock())));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => (url.startsWith('/auth/notifications') ? json({ notifications: [], unread: 0 }) : fetchMock())),
+    );
     wrap(
       <Routes>
         <Route path="/dashboard" element={<DashboardLayout />}>
@@ -336,7 +372,10 @@ function LoadingAuth({ children }: { children: ReactNode }) {
 
 describe('Settings tabs', () => {
   it('has accessible tabs moved with the arrow keys', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ plan_changes: true, payments: true, credentials: true, connection_limits: true })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ plan_changes: true, payments: true, credentials: true, connection_limits: true })),
+    );
     const user = userEvent.setup();
     wrap(<Settings />, { path: '/dashboard/settings' });
     const tabs = screen.getAllByRole('tab');
@@ -378,7 +417,10 @@ describe('Settings tabs', () => {
   });
 
   it('shows the 429 message of a refused rotation', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ error: 'resource_exhausted', message: 'Too many rotations; try again after 2026-11-22T10:00:00Z' }, 429)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ error: 'resource_exhausted', message: 'Too many rotations; try again after 2026-11-22T10:00:00Z' }, 429)),
+    );
     const user = userEvent.setup();
     wrap(<Settings />, { path: '/dashboard/settings?tab=security' });
     await user.click(screen.getByRole('button', { name: 'Rotate credentials' }));
@@ -389,7 +431,10 @@ describe('Settings tabs', () => {
 
 describe('Sidebar drawer (≤ 860 px)', () => {
   it('opens from the menu button, takes focus, closes on Escape and returns focus', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ notifications: [], unread: 0 })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ notifications: [], unread: 0 })),
+    );
     vi.stubGlobal('matchMedia', (query: string) => ({
       matches: query === '(max-width: 860px)',
       media: query,
@@ -421,7 +466,12 @@ describe('Sidebar drawer (≤ 860 px)', () => {
 });
 
 describe('Dashboard shell', () => {
-  const narrow = (query: string) => ({ matches: query === '(max-width: 860px)', media: query, addEventListener: () => undefined, removeEventListener: () => undefined });
+  const narrow = (query: string) => ({
+    matches: query === '(max-width: 860px)',
+    media: query,
+    addEventListener: () => undefined,
+    removeEventListener: () => undefined,
+  });
 
   it('when narrow, then the top bar is one row holding the menu button, the section name, the bell with its count and the avatar linking to the profile', async () => {
     vi.stubGlobal('matchMedia', narrow);
@@ -495,24 +545,28 @@ describe('Avatar', () => {
 
 describe('Overview page: welcome, notices and quick actions', () => {
   it('when a Starter user opens it, then it is headed "Dashboard" and its quick actions lead to the plan, the docs, the templates and the settings', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json(CREDS)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json(CREDS)),
+    );
     wrap(<Overview />);
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Dashboard');
     expect(screen.getByText('Welcome, Ada Lovelace. Connect with the details below.')).toBeTruthy();
     const actions = screen.getByRole('region', { name: 'Quick actions' });
     expect(within(actions).getByRole('button', { name: 'Upgrade plan' })).toBeTruthy();
-    expect(within(actions).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual([
-      '/dashboard/plan',
-      '/dashboard/docs',
-      '/dashboard/docs#templates',
-      '/dashboard/settings',
-      '/dashboard/settings?tab=security',
-    ]);
+    expect(
+      within(actions)
+        .getAllByRole('link')
+        .map((a) => a.getAttribute('href')),
+    ).toEqual(['/dashboard/plan', '/dashboard/docs', '/dashboard/docs#templates', '/dashboard/settings', '/dashboard/settings?tab=security']);
     await screen.findByLabelText('User JWT');
   });
 
-  it('when a payment failed, then the warning shows (it is the account\'s state, not a notification preference)', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json(CREDS)));
+  it("when a payment failed, then the warning shows (it is the account's state, not a notification preference)", async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json(CREDS)),
+    );
     localStorage.setItem('tw-dashboard-notices', 'off'); // the former browser-only switch no longer hides it
     wrap(<Overview />, { user: testUser({}, { subscription_status: 'past_due' }) });
     expect(screen.getByText(/Stripe could not take your last payment and is retrying/).textContent).toContain('update your card under Plan → Manage billing.');

@@ -53,31 +53,46 @@ afterEach(() => {
 
 describe('API errors (spec §8)', () => {
   it('when the server answers a JSON error field, then the error carries the status and that text', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ status: 400, code: 'invalid_argument', message: 'tier must be plus or pro' }, 400)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ status: 400, code: 'invalid_argument', message: 'tier must be plus or pro' }, 400)),
+    );
     const err = await failureOf(apiFetch('/api/x'));
     expect(err.status).toBe(400);
     expect(err.code).toBe('invalid_argument');
     expect(err.message).toBe('tier must be plus or pro');
-    vi.stubGlobal('fetch', vi.fn(async () => json({ error: 'Failed to fetch token data' }, 500)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ error: 'Failed to fetch token data' }, 500)),
+    );
     expect((await failureOf(apiFetch('/api/x'))).message).toBe('Failed to fetch token data');
   });
 
   it('when the JSON body has no error field, then the message is "HTTP {status}"', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({}, 503)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({}, 503)),
+    );
     const err = await failureOf(apiFetch('/api/x'));
     expect(err.status).toBe(503);
     expect(err.message).toBe('HTTP 503');
   });
 
   it('when the body is not JSON, then the message is "Unknown error"', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => text('<html>Bad Gateway</html>', 502)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => text('<html>Bad Gateway</html>', 502)),
+    );
     const err = await failureOf(apiFetch('/api/x'));
     expect(err.status).toBe(502);
     expect(err.message).toBe('Unknown error');
   });
 
   it('when a 401 names no reason, then the message is "No active session"', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => text('', 401)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => text('', 401)),
+    );
     expect((await failureOf(apiFetch('/api/x'))).message).toBe('No active session');
     expect(apiErrorMessage(401, {})).toBe('No active session');
     expect(apiErrorMessage(401, NOT_JSON)).toBe('No active session');
@@ -107,7 +122,10 @@ describe('API errors (spec §8)', () => {
 
 describe('Credentials panel (spec §8)', () => {
   it('when GET /api/nats fails with the server message, then the panel is headed "Failed to load credentials" with that message, the hint, Refresh Page and Retry', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ status: 500, code: 'internal', message: 'Failed to fetch NATS credentials' }, 500)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ status: 500, code: 'internal', message: 'Failed to fetch NATS credentials' }, 500)),
+    );
     wrap(<Overview />);
     const panel = await screen.findByTestId('credentials-error');
     within(panel).getByRole('heading', { name: 'Failed to load credentials' });
@@ -118,7 +136,10 @@ describe('Credentials panel (spec §8)', () => {
   });
 
   it('when the server gives no reason, then the fallback "Failed to fetch credentials." is shown', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => text('gateway timeout', 504)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => text('gateway timeout', 504)),
+    );
     wrap(<Overview />);
     const message = await screen.findByTestId('credentials-error-message');
     expect(message.textContent).toBe('Failed to fetch credentials. (Unknown error)');
@@ -126,7 +147,10 @@ describe('Credentials panel (spec §8)', () => {
   });
 
   it('when the answer lacks the connection details, then "Failed to fetch connection details" is shown', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ ...CREDS, ws_connection: '' })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ ...CREDS, ws_connection: '' })),
+    );
     wrap(<Overview />);
     expect((await screen.findByTestId('credentials-error-message')).textContent).toBe('Failed to fetch connection details');
   });
@@ -192,7 +216,10 @@ describe('Credentials panel (spec §8)', () => {
 
 describe('Subscription page (spec §8)', () => {
   it('when there is no signed-in user, then it says "User not authenticated"', () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json(SUB)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json(SUB)),
+    );
     wrap(<PlanPage />, null);
     expect(screen.getByTestId('subscription-error').textContent).toBe('User not authenticated');
   });
@@ -218,7 +245,9 @@ describe('Subscription page (spec §8)', () => {
   it('when the billing portal cannot be opened, then "Failed to open billing portal. Please try again." is shown', async () => {
     vi.stubGlobal(
       'fetch',
-      vi.fn(async (url: string) => (url === '/api/get-subscription' ? json(SUB) : json({ status: 404, code: 'not_found', message: 'No billing account yet' }, 404))),
+      vi.fn(async (url: string) =>
+        url === '/api/get-subscription' ? json(SUB) : json({ status: 404, code: 'not_found', message: 'No billing account yet' }, 404),
+      ),
     );
     wrap(<PlanPage />, testUser({ plan: 'plus' }, { tier: 'plus', billing_period: 'monthly', subscription_type: 'paid' }));
     fireEvent.click(await screen.findByRole('button', { name: 'Manage billing' }));
@@ -229,7 +258,11 @@ describe('Subscription page (spec §8)', () => {
 
 describe('Clipboard failure (spec §8)', () => {
   it('when both the Clipboard API and the textarea fallback fail, then the example says "Please manually copy the code"', async () => {
-    Object.defineProperty(navigator, 'clipboard', { value: { writeText: vi.fn(async () => Promise.reject(new Error('denied'))) }, configurable: true, writable: true });
+    Object.defineProperty(navigator, 'clipboard', {
+      value: { writeText: vi.fn(async () => Promise.reject(new Error('denied'))) },
+      configurable: true,
+      writable: true,
+    });
     const exec = vi.fn(() => false);
     Object.defineProperty(document, 'execCommand', { value: exec, configurable: true, writable: true });
     wrap(<ConnectionDetails credentials={CREDS} />);
@@ -249,21 +282,30 @@ describe('Clipboard failure (spec §8)', () => {
 
 describe('Plan actions by tier (spec §4: "Pro can only manage it. The upgrade button is hidden for Pro.")', () => {
   it('when the subscriber is on Plus, then the plan page offers Upgrade and Manage billing', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json(SUB)));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json(SUB)),
+    );
     wrap(<PlanPage />, testUser({ plan: 'plus' }, { tier: 'plus', billing_period: 'monthly', subscription_type: 'paid' }));
     await screen.findByRole('button', { name: 'Manage billing' });
     expect(screen.getByRole('button', { name: 'Upgrade' })).toBeTruthy();
   });
 
   it('when the subscriber is on Pro, then the plan page has no upgrade button, only Manage billing', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ ...SUB, tier: 'pro', effective_plan: 'pro' })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ ...SUB, tier: 'pro', effective_plan: 'pro' })),
+    );
     wrap(<PlanPage />, testUser({ plan: 'pro' }, { tier: 'pro', billing_period: 'monthly', subscription_type: 'paid' }));
     await screen.findByRole('button', { name: 'Manage billing' });
     expect(screen.queryByRole('button', { name: /upgrade|plan options/i })).toBeNull();
   });
 
   it('when a Pro user opens the overview, then its quick action manages the subscription instead of upgrading', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => json({ ...CREDS, plan: 'pro' })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ ...CREDS, plan: 'pro' })),
+    );
     wrap(<Overview />, testUser({ plan: 'pro' }, { tier: 'pro', billing_period: 'monthly', subscription_type: 'paid' }));
     const manage = await screen.findByRole('link', { name: 'Manage subscription' });
     expect(manage.getAttribute('href')).toBe('/dashboard/plan');

@@ -22,9 +22,20 @@ const MINT = 'ED5nyyWEzpPPiWimP8vYm7sD7TD3LAt3Q3gRTWHzPJBY';
 
 function row(over: Partial<TokenRow> = {}): TokenRow {
   return {
-    mint: MINT, symbol: 'WIND', name: 'Tradewind Test', price: 0.0000050964, marketCap: 5096.4, volume: 235.64,
-    change: null, timestamp: 1795259827163, priceSol: 3.3976e-8, marketCapSol: 33.976, volumeSol: 1.570949359,
-    usdSource: 'config', replayed: false, ...over,
+    mint: MINT,
+    symbol: 'WIND',
+    name: 'Tradewind Test',
+    price: 0.0000050964,
+    marketCap: 5096.4,
+    volume: 235.64,
+    change: null,
+    timestamp: 1795259827163,
+    priceSol: 3.3976e-8,
+    marketCapSol: 33.976,
+    volumeSol: 1.570949359,
+    usdSource: 'config',
+    replayed: false,
+    ...over,
   };
 }
 
@@ -163,15 +174,27 @@ describe('formatChange', () => {
 describe('tokenFigures', () => {
   it('uses USD figures when a rate is known', () => {
     expect(tokenFigures(row({ change: 12.345 }))).toEqual({
-      label: 'Tradewind Test', unit: 'USD', price: '$0.000005', marketCap: '$5.1K', volume: '$0.00M',
-      change: '+12.35%', direction: 'up', replayed: false,
+      label: 'Tradewind Test',
+      unit: 'USD',
+      price: '$0.000005',
+      marketCap: '$5.1K',
+      volume: '$0.00M',
+      change: '+12.35%',
+      direction: 'up',
+      replayed: false,
     });
   });
   it('falls back to SOL figures when the USD fields are null', () => {
     const f = tokenFigures(row({ price: null, marketCap: null, volume: null, usdSource: null, replayed: true }));
     expect(f).toEqual({
-      label: 'Tradewind Test', unit: 'SOL', price: '<0.000001 SOL', marketCap: '33.98 SOL', volume: '1.57 SOL',
-      change: 'N/A', direction: 'none', replayed: true,
+      label: 'Tradewind Test',
+      unit: 'SOL',
+      price: '<0.000001 SOL',
+      marketCap: '33.98 SOL',
+      volume: '1.57 SOL',
+      change: 'N/A',
+      direction: 'none',
+      replayed: true,
     });
   });
   it('shows N/A for a market cap with an unknown supply', () => {

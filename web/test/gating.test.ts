@@ -104,7 +104,9 @@ describe('paymentDecision', () => {
     const checkout = (tier: 'plus' | 'pro', period: 'monthly' | 'yearly') => ({ kind: 'checkout', tier, period, cancelUrl: '/pricing?checkout=cancelled' });
     expect(paymentDecision({ status: 'signed-in', tier: 'plus', period: 'yearly', subscription: sub() })).toEqual(checkout('plus', 'yearly'));
     expect(paymentDecision({ status: 'signed-in', tier: 'pro', period: 'monthly', subscription: sub() })).toEqual(checkout('pro', 'monthly'));
-    expect(paymentDecision({ status: 'signed-in', tier: 'plus', period: 'monthly', subscription: sub({ status: 'unpaid' }) })).toEqual(checkout('plus', 'monthly'));
+    expect(paymentDecision({ status: 'signed-in', tier: 'plus', period: 'monthly', subscription: sub({ status: 'unpaid' }) })).toEqual(
+      checkout('plus', 'monthly'),
+    );
     expect(paymentDecision({ status: 'signed-in', tier: 'plus', period: 'monthly', subscription: null })).toEqual(checkout('plus', 'monthly'));
   });
 });

@@ -31,9 +31,23 @@ const MINT = 'ED5nyyWEzpPPiWimP8vYm7sD7TD3LAt3Q3gRTWHzPJBY';
 
 function token(over: Partial<TokenRow> = {}): TokenRow {
   return {
-    mint: MINT, symbol: null, name: null, price: 0.0000050964, marketCap: 5096.4, volume: 235.64, change: null,
-    timestamp: 1795259827163, priceSol: 3.3976e-8, marketCapSol: 33.976, volumeSol: 1.570949359, usdSource: 'config',
-    solUsd: 150, solUsdObservedAt: null, replayed: false, recordedAt: null, ...over,
+    mint: MINT,
+    symbol: null,
+    name: null,
+    price: 0.0000050964,
+    marketCap: 5096.4,
+    volume: 235.64,
+    change: null,
+    timestamp: 1795259827163,
+    priceSol: 3.3976e-8,
+    marketCapSol: 33.976,
+    volumeSol: 1.570949359,
+    usdSource: 'config',
+    solUsd: 150,
+    solUsdObservedAt: null,
+    replayed: false,
+    recordedAt: null,
+    ...over,
   };
 }
 
@@ -101,7 +115,15 @@ describe('TokenPanel', () => {
   it('when the request is pending, then it shows the spec text "Connecting..."; when rows arrive, then symbol, name cut to 25, price with 6 decimals, cap in M/K, volume in M and signed change', async () => {
     stubFetch(() =>
       ok([
-        token({ mint: 'A'.repeat(44), name: 'A Remarkably Long Token Name Indeed', symbol: 'LONG', price: 0.0001234, marketCap: 1_234_567, volume: 120_000, change: 1.234 }),
+        token({
+          mint: 'A'.repeat(44),
+          name: 'A Remarkably Long Token Name Indeed',
+          symbol: 'LONG',
+          price: 0.0001234,
+          marketCap: 1_234_567,
+          volume: 120_000,
+          change: 1.234,
+        }),
         token({ mint: 'B'.repeat(44), name: 'Dip', symbol: 'DIP', price: 0.5, marketCap: 45_600, volume: 4_000_000, change: -4.5 }),
       ]),
     );
@@ -111,9 +133,11 @@ describe('TokenPanel', () => {
     expect(screen.queryByText('Connecting...')).toBeNull();
     expect(fetchMock).toHaveBeenCalledTimes(1);
     expect(fetchMock.mock.calls[0]![0]).toBe('/api/birdeye/tokens');
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
-      'Token', 'Price', 'Market cap', '24 h volume', '24 h change',
-    ]);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Token', 'Price', 'Market cap', '24 h volume', '24 h change']);
     expect(rowTexts(table)).toEqual([
       ['LONG', 'A Remarkably Long Token N…', '$0.000123', '$1.23M', '$0.12M', '+1.23%'],
       ['DIP', 'Dip', '$0.500000', '$45.6K', '$4.00M', '-4.50%'],
@@ -197,7 +221,12 @@ describe('TokenPanel', () => {
   });
 
   it('when the API cannot be reached, then it shows "Failed to fetch live data" and the network error as the cause', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => { throw new TypeError('Failed to fetch'); }));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch');
+      }),
+    );
     renderPanel();
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('Failed to fetch live data');
@@ -211,12 +240,21 @@ describe('TokenPanel', () => {
     expect(screen.queryByRole('table')).toBeNull();
   });
 
-  it('when every row is replayed and priced in SOL only, then one note says so for all, with the recording\'s dates, and no row carries a badge', async () => {
+  it("when every row is replayed and priced in SOL only, then one note says so for all, with the recording's dates, and no row carries a badge", async () => {
     const sol = { price: null, marketCap: null, volume: null, usdSource: null, solUsd: null, replayed: true } as const;
     stubFetch(() =>
       ok([
         token({ ...sol, recordedAt: 1725989127000 }),
-        token({ ...sol, mint: 'B'.repeat(44), symbol: 'PEX', name: 'PenguX', priceSol: 1.1323e-8, marketCapSol: 11.323, volumeSol: 1, recordedAt: 1749468265000 }),
+        token({
+          ...sol,
+          mint: 'B'.repeat(44),
+          symbol: 'PEX',
+          name: 'PenguX',
+          priceSol: 1.1323e-8,
+          marketCapSol: 11.323,
+          volumeSol: 1,
+          recordedAt: 1749468265000,
+        }),
         token({ ...sol, mint: 'C'.repeat(44), symbol: 'DOD', name: 'dod', priceSol: 0.000009852, marketCapSol: 9852, volumeSol: 0.0019, recordedAt: null }),
       ]),
     );
@@ -240,7 +278,12 @@ describe('TokenPanel', () => {
   });
 
   it('when live and replayed rows mix, then only the replayed rows are marked and the note says which', async () => {
-    stubFetch(() => ok([token({ symbol: 'LIVE', name: 'Live One' }), token({ mint: 'B'.repeat(44), symbol: 'OLD', name: 'Old One', replayed: true, recordedAt: 1725989127000 })]));
+    stubFetch(() =>
+      ok([
+        token({ symbol: 'LIVE', name: 'Live One' }),
+        token({ mint: 'B'.repeat(44), symbol: 'OLD', name: 'Old One', replayed: true, recordedAt: 1725989127000 }),
+      ]),
+    );
     renderPanel();
     const table = await screen.findByRole('table');
     const rows = within(table).getAllByRole('row').slice(1);
@@ -250,10 +293,12 @@ describe('TokenPanel', () => {
     expect(replayNote([token()])).toBeNull();
   });
 
-  it('when the USD figures come from the stream\'s SOL/USD, then one note names the rate and its age', async () => {
+  it("when the USD figures come from the stream's SOL/USD, then one note names the rate and its age", async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.UTC(2026, 10, 21, 12, 0, 0));
-    stubFetch(() => ok([token({ symbol: 'PEX', name: 'PenguX', price: 0.0000016, usdSource: 'stream', solUsd: 142.5, solUsdObservedAt: Date.UTC(2026, 10, 21, 11, 58, 0) })]));
+    stubFetch(() =>
+      ok([token({ symbol: 'PEX', name: 'PenguX', price: 0.0000016, usdSource: 'stream', solUsd: 142.5, solUsdObservedAt: Date.UTC(2026, 10, 21, 11, 58, 0) })]),
+    );
     renderPanel();
     const table = await screen.findByRole('table');
     expect(rowTexts(table)[0]!.slice(0, 3)).toEqual(['PEX', 'PenguX', '$0.000002']);
@@ -264,7 +309,10 @@ describe('TokenPanel', () => {
 
   it('when 15 s pass, then it reloads; when unmounted, then it stops', async () => {
     vi.useFakeTimers();
-    stubFetch(() => ok([token({ name: 'First' })]), () => ok([token({ name: 'Second' })]));
+    stubFetch(
+      () => ok([token({ name: 'First' })]),
+      () => ok([token({ name: 'Second' })]),
+    );
     const { unmount } = renderPanel();
     await act(async () => {
       await vi.advanceTimersByTimeAsync(0);

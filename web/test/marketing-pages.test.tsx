@@ -46,12 +46,11 @@ describe('How it works', () => {
   it('three steps, in order', () => {
     renderPage(HowItWorks);
     expect(screen.getAllByRole('heading', { level: 1 })).toHaveLength(1);
-    const steps = screen.getAllByRole('heading', { level: 2 }).slice(0, 3).map((h) => h.textContent);
-    expect(steps).toEqual([
-      'Step 1: Sign in with Google',
-      'Step 2: Get your JWT and NKey in the dashboard',
-      'Step 3: Connect and subscribe',
-    ]);
+    const steps = screen
+      .getAllByRole('heading', { level: 2 })
+      .slice(0, 3)
+      .map((h) => h.textContent);
+    expect(steps).toEqual(['Step 1: Sign in with Google', 'Step 2: Get your JWT and NKey in the dashboard', 'Step 3: Connect and subscribe']);
   });
 
   it('the three starter templates with their run command and file links', () => {
@@ -62,7 +61,9 @@ describe('How it works', () => {
       expect(within(card).getByText(t.summary)).toBeTruthy();
       expect(within(card).getByText(t.transport)).toBeTruthy();
       expect(within(card).getByText(t.run)).toBeTruthy();
-      const links = within(card).getAllByRole('link').map((a) => a.getAttribute('href'));
+      const links = within(card)
+        .getAllByRole('link')
+        .map((a) => a.getAttribute('href'));
       expect(links).toEqual(t.files.map((f) => `/${f}`));
     }
   });
@@ -162,7 +163,10 @@ describe('Community with configured links', () => {
     vi.resetModules();
     vi.doMock('../src/site', async (importOriginal) => {
       const real = await importOriginal<typeof import('../src/site')>();
-      return { ...real, SITE: { ...real.SITE, discordUrl: 'https://discord.example/invite', telegramUrl: 'https://t.example/tw', supportEmail: 'help@example.org' } };
+      return {
+        ...real,
+        SITE: { ...real.SITE, discordUrl: 'https://discord.example/invite', telegramUrl: 'https://t.example/tw', supportEmail: 'help@example.org' },
+      };
     });
     const { default: Page } = await import('../src/pages/Community');
     const { StaticAuthProvider: Provider } = await import('../src/session/session');
@@ -189,7 +193,17 @@ describe('Privacy and Terms', () => {
     // Every localStorage key the app writes is named (theme, dashboard sidebar).
     for (const key of [THEME_STORAGE_KEY, SIDEBAR_STORAGE_KEY]) expect(text).toContain(key);
     for (const s of ['Stay Updated', 'newest 200', 'kept until you ask us to remove it']) expect(text).toContain(s);
-    for (const s of ['tw_refresh', 'tw_oauth_state', 'tw-theme', 'Stripe', 'your card details never reach Tradewind', 'encrypted at rest', 'never written to a log', 'Service logs never contain secrets', 'public on-chain Solana data']) {
+    for (const s of [
+      'tw_refresh',
+      'tw_oauth_state',
+      'tw-theme',
+      'Stripe',
+      'your card details never reach Tradewind',
+      'encrypted at rest',
+      'never written to a log',
+      'Service logs never contain secrets',
+      'public on-chain Solana data',
+    ]) {
       expect(text).toContain(s);
     }
     for (const s of ['name', 'e-mail address', 'profile picture']) expect(text).toContain(s);
@@ -208,13 +222,11 @@ describe('Privacy and Terms', () => {
     renderPage(Terms);
     const table = screen.getByRole('table');
     const pro = within(table).getByRole('rowheader', { name: 'Pro' }).closest('tr')!;
-    expect(within(pro).getAllByRole('cell').map((c) => c.textContent)).toEqual([
-      '$35/month, or $336/year billed yearly',
-      'basic.pumpfun, basic.bonk, premium.pumpswap, premium.raydium',
-      '5',
-      '10,000',
-      'Yes',
-    ]);
+    expect(
+      within(pro)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['$35/month, or $336/year billed yearly', 'basic.pumpfun, basic.bonk, premium.pumpswap, premium.raydium', '5', '10,000', 'Yes']);
     const text = document.body.textContent!;
     for (const s of ['prorated difference', 'end of the period', 'as-is', 'is financial advice', 'Replay data is labelled', 'Fair use of connections']) {
       expect(text).toContain(s);

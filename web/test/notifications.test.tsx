@@ -3,7 +3,16 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NotificationBell } from '../src/components/dashboard/NotificationBell';
 import {
-  NOTIFICATIONS_CHANGED_EVENT, NOTIFICATIONS_MIN_RELOAD_MS, NOTIFICATIONS_PAGE_SIZE, NOTIFICATIONS_POLL_MS, appendOlder, badgeText, bellLabel, mergeFirstPage, relativeTime, safeLink,
+  NOTIFICATIONS_CHANGED_EVENT,
+  NOTIFICATIONS_MIN_RELOAD_MS,
+  NOTIFICATIONS_PAGE_SIZE,
+  NOTIFICATIONS_POLL_MS,
+  appendOlder,
+  badgeText,
+  bellLabel,
+  mergeFirstPage,
+  relativeTime,
+  safeLink,
   type AppNotification,
 } from '../src/lib/notifications';
 import { json, renderInDashboard } from './dashboard-fixtures';
@@ -128,7 +137,11 @@ describe('NotificationBell', () => {
     const dialog = await openBell(user);
     expect(bell().getAttribute('aria-expanded')).toBe('true');
     const items = within(dialog).getAllByRole('listitem');
-    expect(items.map((li) => li.querySelector('.dash-bell-item-title')!.textContent)).toEqual(['Unread: Credentials rotated', 'Unread: Payment failed', 'Title 1']);
+    expect(items.map((li) => li.querySelector('.dash-bell-item-title')!.textContent)).toEqual([
+      'Unread: Credentials rotated',
+      'Unread: Payment failed',
+      'Title 1',
+    ]);
     expect(items.map((li) => li.querySelector('time')!.textContent)).toEqual(['5 minutes ago', '2 hours ago', '3 days ago']);
     expect(items[1]!.textContent).toContain('Stripe could not charge your card.');
     expect(within(items[1]!).getByRole('link', { name: 'Unread: Payment failed' }).getAttribute('href')).toBe('/dashboard/plan');
@@ -167,7 +180,7 @@ describe('NotificationBell', () => {
     expect(within(dialog).queryAllByText('Unread:')).toHaveLength(0);
   });
 
-  it('when an unread item\'s link is followed, then that item is marked read and the popover closes', async () => {
+  it("when an unread item's link is followed, then that item is marked read and the popover closes", async () => {
     const server = notificationServer([note(1, MINUTE, { title: 'Plan changed', link: '/dashboard/plan', kind: 'plan_changed' })]);
     const user = userEvent.setup();
     renderInDashboard(<NotificationBell />);
@@ -179,7 +192,7 @@ describe('NotificationBell', () => {
     expect(server.calls.filter((c) => c.path === '/auth/notifications/read').map((c) => c.body)).toEqual([{ ids: ['n-001'] }]);
   });
 
-  it('when marking fails, then the item is unread again and the server\'s message is shown', async () => {
+  it("when marking fails, then the item is unread again and the server's message is shown", async () => {
     const server = notificationServer([note(1, MINUTE)]);
     server.fail.push({ path: '/auth/notifications/read', status: 503, body: { code: 'unavailable', message: 'Notifications are unavailable' } });
     const user = userEvent.setup();
@@ -203,7 +216,7 @@ describe('NotificationBell', () => {
     expect((within(dialog).getByRole('button', { name: 'Mark all as read' }) as HTMLButtonElement).disabled).toBe(true);
   });
 
-  it('when the load fails, then the popover shows the server\'s message and Retry loads again', async () => {
+  it("when the load fails, then the popover shows the server's message and Retry loads again", async () => {
     const server = notificationServer([note(1, MINUTE, { title: 'Payment received' })]);
     server.fail.push({ path: '/auth/notifications', status: 500, body: { code: 'internal', message: 'Failed to load notifications' } });
     const user = userEvent.setup();
@@ -357,7 +370,10 @@ describe('NotificationBell', () => {
     expect(server.reads()).toHaveLength(1);
     // The network fails for the next poll.
     const realFetch = globalThis.fetch;
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     await act(async () => {
       await vi.advanceTimersByTimeAsync(NOTIFICATIONS_POLL_MS);
     });
@@ -405,7 +421,12 @@ describe('notification helpers', () => {
     const fresh = [note(4, MINUTE), { ...shown[0]!, read_at: '2026-01-01T00:00:00.000Z' }];
     const merged = mergeFirstPage(shown, fresh, 20);
     expect(merged.gap).toBe(false);
-    expect(merged.items.map((n) => [n.id, n.read_at !== null])).toEqual([['n-004', false], ['n-003', true], ['n-002', false], ['n-001', false]]);
+    expect(merged.items.map((n) => [n.id, n.read_at !== null])).toEqual([
+      ['n-004', false],
+      ['n-003', true],
+      ['n-002', false],
+      ['n-001', false],
+    ]);
     const full = [note(9, 0), note(8, 1)];
     expect(mergeFirstPage(shown, full, 2)).toEqual({ items: full, gap: true });
     expect(mergeFirstPage([], full, 2).gap).toBe(false);

@@ -33,7 +33,16 @@ function renderPayment(path: string, user: User | null = testUser()) {
   );
 }
 
-const STARTER_SUB = { tier: 'starter', billing_period: 'indefinite', status: 'active', next_billing_date: null, cancel_at_period_end: false, cancel_at: null, subscription_type: 'free', effective_plan: 'starter' };
+const STARTER_SUB = {
+  tier: 'starter',
+  billing_period: 'indefinite',
+  status: 'active',
+  next_billing_date: null,
+  cancel_at_period_end: false,
+  cancel_at: null,
+  subscription_type: 'free',
+  effective_plan: 'starter',
+};
 
 let assign: ReturnType<typeof vi.fn>;
 beforeEach(() => {
@@ -104,7 +113,9 @@ describe('/payment', () => {
   });
 
   it('sends a user already on the plan to /dashboard/plan with a notice and no checkout', async () => {
-    const fetchMock = vi.fn(async () => json({ ...STARTER_SUB, tier: 'plus', billing_period: 'yearly', status: 'active', subscription_type: 'paid', effective_plan: 'plus' }));
+    const fetchMock = vi.fn(async () =>
+      json({ ...STARTER_SUB, tier: 'plus', billing_period: 'yearly', status: 'active', subscription_type: 'paid', effective_plan: 'plus' }),
+    );
     vi.stubGlobal('fetch', fetchMock);
     renderPayment('/payment?tier=plus&period=yearly');
     await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/dashboard/plan|You are already on the Plus plan (billed yearly).'));

@@ -127,10 +127,16 @@ describe('Pricing page', () => {
   it('has the comparison table and a "Need More Connections?" link to /community', () => {
     renderPricing();
     const table = screen.getByRole('table');
-    const headers = within(table).getAllByRole('columnheader').map((h) => h.textContent);
+    const headers = within(table)
+      .getAllByRole('columnheader')
+      .map((h) => h.textContent);
     expect(headers).toEqual(['Feature', 'Starter', 'Plus', 'Pro']);
     const conn = within(table).getByRole('rowheader', { name: 'Concurrent connections per transport' }).closest('tr')!;
-    expect(within(conn).getAllByRole('cell').map((c) => c.textContent)).toEqual(['1', '1', '5']);
+    expect(
+      within(conn)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['1', '1', '5']);
     screen.getByRole('heading', { name: 'Need More Connections?' });
     expect(screen.getByRole('link', { name: 'Contact us on the community page' }).getAttribute('href')).toBe('/community');
   });
@@ -159,7 +165,9 @@ describe('Pricing page', () => {
 
   it('when the catalogue is read, then the banner says "Save up to 20%" (the largest rounded (monthly − yearly) / monthly)', () => {
     renderPricing();
-    const largest = Math.max(...Object.values(PLANS).map((p) => (p.monthlyUsd === 0 ? 0 : Math.round(((p.monthlyUsd - p.annualMonthlyUsd) / p.monthlyUsd) * 100))));
+    const largest = Math.max(
+      ...Object.values(PLANS).map((p) => (p.monthlyUsd === 0 ? 0 : Math.round(((p.monthlyUsd - p.annualMonthlyUsd) / p.monthlyUsd) * 100))),
+    );
     expect(largest).toBe(20);
     expect(screen.getByTestId('pricing-banner').textContent!.startsWith('Save up to 20%')).toBe(true);
   });

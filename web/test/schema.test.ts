@@ -17,7 +17,11 @@ const SAMPLE: JsonSchema = {
   required: ['id', 'kind'],
   $defs: {
     Pubkey: { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description: 'Base58 public key.' },
-    Holder: { type: 'object', required: ['address'], properties: { address: { $ref: '#/$defs/Pubkey' }, bps: { type: 'integer', minimum: 0, maximum: 10000 } } },
+    Holder: {
+      type: 'object',
+      required: ['address'],
+      properties: { address: { $ref: '#/$defs/Pubkey' }, bps: { type: 'integer', minimum: 0, maximum: 10000 } },
+    },
   },
   properties: {
     id: { type: 'string', format: 'uuid', description: 'Id.' },
@@ -27,7 +31,11 @@ const SAMPLE: JsonSchema = {
     config: { oneOf: [{ type: 'string', pattern: '^x+$' }, { type: 'null' }] },
     slot: { type: ['integer', 'null'], minimum: 0 },
     path: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 2 },
-    params: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, inner: { type: 'object', properties: { deep: { type: 'boolean' } } } } },
+    params: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' }, inner: { type: 'object', properties: { deep: { type: 'boolean' } } } },
+    },
     holders: { type: 'array', items: { $ref: '#/$defs/Holder' } },
     name: { type: 'string' },
     amount: { type: 'string' },
@@ -47,10 +55,24 @@ describe('schemaRows', () => {
 
   it('lists every property depth first with dotted paths for nested objects and array items', () => {
     expect(rows.map((r) => `${r.depth}:${r.path}`)).toEqual([
-      '0:id', '0:kind', '0:source', '0:owner', '0:config', '0:slot', '0:path',
-      '0:params', '1:params.name', '1:params.inner', '2:params.inner.deep',
-      '0:holders', '1:holders[].address', '1:holders[].bps',
-      '0:name', '0:amount', '0:replayed', '0:replay_loop',
+      '0:id',
+      '0:kind',
+      '0:source',
+      '0:owner',
+      '0:config',
+      '0:slot',
+      '0:path',
+      '0:params',
+      '1:params.name',
+      '1:params.inner',
+      '2:params.inner.deep',
+      '0:holders',
+      '1:holders[].address',
+      '1:holders[].bps',
+      '0:name',
+      '0:amount',
+      '0:replayed',
+      '0:replay_loop',
     ]);
   });
 

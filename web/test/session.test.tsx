@@ -5,13 +5,22 @@ import type { User } from '../src/api';
 import { SessionProvider, useAuth } from '../src/session/session';
 
 const user: User = {
-  id: 'u1', email: 'ada@example.com', name: 'Ada', avatar_url: null, plan: 'plus',
+  id: 'u1',
+  email: 'ada@example.com',
+  name: 'Ada',
+  avatar_url: null,
+  plan: 'plus',
   metadata: { tier: 'plus', billing_period: 'monthly', subscription_status: 'active', subscription_type: 'paid', trial_end_date: null },
   created_at: '2026-11-01T00:00:00.000Z',
 } as User;
 
 const session: Session<User> = {
-  access_token: 'at', refresh_token: 'rt', expires_in: 900, expires_at: Math.floor(Date.now() / 1000) + 900, token_type: 'bearer', user,
+  access_token: 'at',
+  refresh_token: 'rt',
+  expires_in: 900,
+  expires_at: Math.floor(Date.now() / 1000) + 900,
+  token_type: 'bearer',
+  user,
 } as Session<User>;
 
 /** A client whose refresh signs in at once and whose server sign-out is held until `finish`. */

@@ -53,7 +53,14 @@ function authServer(
     }
     switch (key) {
       case 'POST /auth/token':
-        return json({ access_token: 'at-1', refresh_token: 'rt-1', expires_in: 3600, expires_at: Math.floor(Date.now() / 1000) + 3600, token_type: 'bearer', user: state.user });
+        return json({
+          access_token: 'at-1',
+          refresh_token: 'rt-1',
+          expires_in: 3600,
+          expires_at: Math.floor(Date.now() / 1000) + 3600,
+          token_type: 'bearer',
+          user: state.user,
+        });
       case 'GET /auth/user':
         return json(state.user);
       case 'PATCH /auth/user': {
@@ -130,7 +137,9 @@ describe('Settings → Profile', () => {
     expect(saving.disabled).toBe(true);
     release();
     expect((await screen.findByText('Profile saved')).getAttribute('role')).toBe('status');
-    expect(server.calls.filter((c) => c.method === 'PATCH').map((c) => [c.path, c.body, c.auth])).toEqual([['/auth/user', { name: 'Ada King' }, 'Bearer at-1']]);
+    expect(server.calls.filter((c) => c.method === 'PATCH').map((c) => [c.path, c.body, c.auth])).toEqual([
+      ['/auth/user', { name: 'Ada King' }, 'Bearer at-1'],
+    ]);
     // The session's user was reloaded: the sidebar and the top bar name the new name.
     await waitFor(() => expect(screen.getByTestId('user-display-name').textContent).toBe('Ada King'));
     expect(screen.getByRole('link', { name: 'Profile: Ada King, Starter plan' })).toBeTruthy();
@@ -219,7 +228,11 @@ describe('Settings → Notifications', () => {
     expect(await screen.findByRole('button', { name: 'Notifications, 1 unread' }, { timeout: 1000 })).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Notifications, 1 unread' }));
     const list = within(screen.getByRole('dialog', { name: 'Notifications' })).getByRole('list');
-    expect(within(list).getAllByRole('listitem').map((li) => li.querySelector('.dash-bell-item-title')!.textContent)).toEqual(['Unread: Plan changed']);
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map((li) => li.querySelector('.dash-bell-item-title')!.textContent),
+    ).toEqual(['Unread: Plan changed']);
   });
 
   it('when loading fails, then the server message shows with Retry, which loads them', async () => {

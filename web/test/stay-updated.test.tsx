@@ -21,7 +21,12 @@ function newsletterApi(answer: () => Response | Promise<Response>) {
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
-      sent.push({ url, method: init?.method, headers: (init?.headers ?? {}) as Record<string, string>, body: init?.body ? JSON.parse(String(init.body)) : undefined });
+      sent.push({
+        url,
+        method: init?.method,
+        headers: (init?.headers ?? {}) as Record<string, string>,
+        body: init?.body ? JSON.parse(String(init.body)) : undefined,
+      });
       return answer();
     }),
   );
@@ -38,7 +43,11 @@ afterEach(() => {
 
 describe('Stay Updated', () => {
   it('has the heading, an e-mail input and a Subscribe button, and says what is stored with a link to the privacy policy', () => {
-    render(<MemoryRouter><StayUpdated /></MemoryRouter>);
+    render(
+      <MemoryRouter>
+        <StayUpdated />
+      </MemoryRouter>,
+    );
     expect(screen.getByText(/We store the address and the date you gave it/)).toBeTruthy();
     expect(screen.getByRole('link', { name: 'privacy policy' }).getAttribute('href')).toBe('/privacy');
     const input = within(box()).getByLabelText('E-mail address') as HTMLInputElement;
@@ -52,7 +61,11 @@ describe('Stay Updated', () => {
     let answer!: (r: Response) => void;
     const sent = newsletterApi(() => new Promise<Response>((r) => (answer = r)));
     const user = userEvent.setup();
-    render(<MemoryRouter><StayUpdated /></MemoryRouter>);
+    render(
+      <MemoryRouter>
+        <StayUpdated />
+      </MemoryRouter>,
+    );
     await user.type(screen.getByLabelText('E-mail address'), '  Ada@Example.com ');
     await user.click(screen.getByRole('button', { name: 'Subscribe' }));
     const busy = screen.getByRole('button', { name: 'Subscribing…' }) as HTMLButtonElement;
@@ -73,7 +86,11 @@ describe('Stay Updated', () => {
   it('when the address is already stored (200), then it says the same', async () => {
     newsletterApi(() => json({ subscribed: true, email: 'ada@example.com' }, 200));
     const user = userEvent.setup();
-    render(<MemoryRouter><StayUpdated /></MemoryRouter>);
+    render(
+      <MemoryRouter>
+        <StayUpdated />
+      </MemoryRouter>,
+    );
     await user.type(screen.getByLabelText('E-mail address'), 'ada@example.com');
     await user.click(screen.getByRole('button', { name: 'Subscribe' }));
     expect((await screen.findByRole('status')).textContent).toBe('Subscribed: ada@example.com is stored on our list for new-article announcements.');
@@ -82,7 +99,11 @@ describe('Stay Updated', () => {
   it('when auth refuses the address (400 invalid_email), then its message shows, tied to the field, and the text stays', async () => {
     newsletterApi(() => json({ status: 400, code: 'invalid_email', message: 'That does not look like an e-mail address' }, 400));
     const user = userEvent.setup();
-    render(<MemoryRouter><StayUpdated /></MemoryRouter>);
+    render(
+      <MemoryRouter>
+        <StayUpdated />
+      </MemoryRouter>,
+    );
     const input = screen.getByLabelText('E-mail address') as HTMLInputElement;
     await user.type(input, 'ada@');
     await user.click(screen.getByRole('button', { name: 'Subscribe' }));
@@ -95,11 +116,15 @@ describe('Stay Updated', () => {
     expect(screen.queryByRole('status')).toBeNull();
   });
 
-  it('when rate limited (429), then it asks to wait, in the server\'s words when it gives some', async () => {
+  it("when rate limited (429), then it asks to wait, in the server's words when it gives some", async () => {
     let body: unknown = { code: 'rate_limited' };
     newsletterApi(() => json(body, 429));
     const user = userEvent.setup();
-    render(<MemoryRouter><StayUpdated /></MemoryRouter>);
+    render(
+      <MemoryRouter>
+        <StayUpdated />
+      </MemoryRouter>,
+    );
     await user.type(screen.getByLabelText('E-mail address'), 'ada@example.com');
     await user.click(screen.getByRole('button', { name: 'Subscribe' }));
     expect((await screen.findByRole('alert')).textContent).toBe(NEWSLETTER_RATE_LIMITED_MESSAGE);
@@ -109,9 +134,16 @@ describe('Stay Updated', () => {
   });
 
   it('when the network fails, then it says so', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     const user = userEvent.setup();
-    render(<MemoryRouter><StayUpdated /></MemoryRouter>);
+    render(
+      <MemoryRouter>
+        <StayUpdated />
+      </MemoryRouter>,
+    );
     await user.type(screen.getByLabelText('E-mail address'), 'ada@example.com');
     await user.click(screen.getByRole('button', { name: 'Subscribe' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Could not reach Tradewind. Check your connection and try again.');
@@ -120,7 +152,11 @@ describe('Stay Updated', () => {
   it('when sent empty, then it asks for an address and sends nothing', async () => {
     const sent = newsletterApi(() => json({}, 500));
     const user = userEvent.setup();
-    render(<MemoryRouter><StayUpdated /></MemoryRouter>);
+    render(
+      <MemoryRouter>
+        <StayUpdated />
+      </MemoryRouter>,
+    );
     await user.type(screen.getByLabelText('E-mail address'), '   ');
     await user.click(screen.getByRole('button', { name: 'Subscribe' }));
     expect(screen.getByRole('alert').textContent).toBe(NEWSLETTER_EMPTY_MESSAGE);

@@ -37,8 +37,7 @@ function tempDir(prefix: string): string {
 /** `npm install` from the npm cache only; with what the cache lacks fetched when it cannot (first run on a machine). */
 function npmInstall(cwd: string): void {
   const env = envWithoutNpm();
-  const attempt = (mode: string) =>
-    spawnSync('npm', ['install', mode, '--no-audit', '--no-fund'], { cwd, env, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
+  const attempt = (mode: string) => spawnSync('npm', ['install', mode, '--no-audit', '--no-fund'], { cwd, env, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
   let result = attempt('--offline');
   if (result.status !== 0) result = attempt('--prefer-offline');
   if (result.status !== 0) throw new Error(`npm install failed in ${cwd}: ${result.stderr}`);

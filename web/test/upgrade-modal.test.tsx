@@ -17,17 +17,31 @@ const PLUS_USER = testUser({ plan: 'plus' }, { tier: 'plus', billing_period: 'mo
 const PRO_USER = testUser({ plan: 'pro' }, { tier: 'pro', billing_period: 'yearly', subscription_type: 'paid' });
 
 const PRORATION: UpgradePreview = {
-  tier: 'pro', period: 'monthly', kind: 'proration', amount_due_cents: 1333, currency: 'usd',
+  tier: 'pro',
+  period: 'monthly',
+  kind: 'proration',
+  amount_due_cents: 1333,
+  currency: 'usd',
   lines: [
     { description: 'Unused time on Tradewind Plus after 5 Dec 2026', amount_cents: -1000 },
     { description: 'Remaining time on Tradewind Pro after 5 Dec 2026', amount_cents: 2333 },
   ],
-  next_billing_date: '2026-12-25T19:48:50.000Z', proration_date: 1796500130,
+  next_billing_date: '2026-12-25T19:48:50.000Z',
+  proration_date: 1796500130,
 };
 
 function checkoutPreview(tier: 'plus' | 'pro', period: 'monthly' | 'yearly'): UpgradePreview {
   const cents = { plus: { monthly: 1500, yearly: 14400 }, pro: { monthly: 3500, yearly: 33600 } }[tier][period];
-  return { tier, period, kind: 'checkout', amount_due_cents: cents, currency: 'usd', lines: [{ description: `Tradewind ${tier}`, amount_cents: cents }], next_billing_date: null, proration_date: null };
+  return {
+    tier,
+    period,
+    kind: 'checkout',
+    amount_due_cents: cents,
+    currency: 'usd',
+    lines: [{ description: `Tradewind ${tier}`, amount_cents: cents }],
+    next_billing_date: null,
+    proration_date: null,
+  };
 }
 
 interface Call {
@@ -44,7 +58,11 @@ function stubApi(handler: (call: Call) => Response | Promise<Response>) {
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
-      const call: Call = { url, body: init?.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : undefined, auth: (init?.headers as Record<string, string>).authorization };
+      const call: Call = {
+        url,
+        body: init?.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : undefined,
+        auth: (init?.headers as Record<string, string>).authorization,
+      };
       calls.push(call);
       return handler(call);
     }),
@@ -64,7 +82,11 @@ afterEach(() => vi.unstubAllGlobals());
 
 describe('UpgradeModal for Plus', () => {
   it('lists only Pro, selects it at once, shows the prorated amount and confirms with its proration date', async () => {
-    stubApi((c) => (c.url === '/api/upgrade-preview' ? json(PRORATION) : json({ url: 'http://localhost:8080/dashboard?checkout=success&plan_changed=true', plan_changed: true, amount_paid_cents: 1333 })));
+    stubApi((c) =>
+      c.url === '/api/upgrade-preview'
+        ? json(PRORATION)
+        : json({ url: 'http://localhost:8080/dashboard?checkout=success&plan_changed=true', plan_changed: true, amount_paid_cents: 1333 }),
+    );
     const onClose = vi.fn();
     renderInDashboard(<UpgradeModal tier="plus" period="monthly" onClose={onClose} />, { user: PLUS_USER });
     const dialog = screen.getByRole('dialog', { name: 'Upgrade your plan' });
@@ -130,7 +152,10 @@ describe('UpgradeModal for Starter', () => {
     await waitFor(() => expect(previews()).toHaveLength(2));
     await act(async () => release!());
     await waitFor(() => expect(screen.getByTestId('upgrade-amount').textContent).toContain("$144.00/year — you'll enter payment details on the next page"));
-    expect(previews()).toEqual([{ tier: 'plus', period: 'monthly' }, { tier: 'plus', period: 'yearly' }]);
+    expect(previews()).toEqual([
+      { tier: 'plus', period: 'monthly' },
+      { tier: 'plus', period: 'yearly' },
+    ]);
 
     await user.click(confirmButton());
     await waitFor(() => expect(assign).toHaveBeenCalledWith('https://checkout.stripe.com/c/pay/cs_test_1'));
@@ -152,7 +177,7 @@ describe('UpgradeModal for Starter', () => {
     await waitFor(() => expect(assign).toHaveBeenCalledWith('/checkout/1'));
   });
 
-  it('shows the spec\'s failure text with billing\'s reason, prices again and lets the user retry', async () => {
+  it("shows the spec's failure text with billing's reason, prices again and lets the user retry", async () => {
     let confirmCount = 0;
     stubApi((c) => {
       if (c.url === '/api/upgrade-preview') return json(checkoutPreview('plus', 'monthly'));
@@ -169,16 +194,26 @@ describe('UpgradeModal for Starter', () => {
     await waitFor(() => expect(confirmButton().disabled).toBe(false));
     // An answer without a url is an error too.
     await user.click(confirmButton());
-    await waitFor(() => expect(screen.getByText(/^Failed to start upgrade process/).textContent).toBe('Failed to start upgrade process. Please try again. (No checkout URL was returned)'));
+    await waitFor(() =>
+      expect(screen.getByText(/^Failed to start upgrade process/).textContent).toBe(
+        'Failed to start upgrade process. Please try again. (No checkout URL was returned)',
+      ),
+    );
     expect(assign).not.toHaveBeenCalled();
   });
 
   it('keeps Confirm disabled when the amount cannot be calculated, with Retry', async () => {
     let fail = true;
-    stubApi(() => (fail ? json({ status: 409, code: 'conflict', message: 'Moving from Pro to Plus is a downgrade. Use Manage billing to downgrade.' }, 409) : json(checkoutPreview('plus', 'monthly'))));
+    stubApi(() =>
+      fail
+        ? json({ status: 409, code: 'conflict', message: 'Moving from Pro to Plus is a downgrade. Use Manage billing to downgrade.' }, 409)
+        : json(checkoutPreview('plus', 'monthly')),
+    );
     const user = userEvent.setup();
     renderInDashboard(<UpgradeModal tier="starter" period="indefinite" onClose={() => undefined} initialTier="plus" />);
-    expect((await screen.findByText(/Could not calculate the amount due/)).textContent).toBe('Could not calculate the amount due: Moving from Pro to Plus is a downgrade. Use Manage billing to downgrade.');
+    expect((await screen.findByText(/Could not calculate the amount due/)).textContent).toBe(
+      'Could not calculate the amount due: Moving from Pro to Plus is a downgrade. Use Manage billing to downgrade.',
+    );
     expect(confirmButton().disabled).toBe(true);
     fail = false;
     await user.click(screen.getByRole('button', { name: 'Retry' }));
@@ -187,7 +222,16 @@ describe('UpgradeModal for Starter', () => {
 });
 
 describe('plan page ?upgrade= (from /payment for a subscriber)', () => {
-  const SUB = { tier: 'plus', billing_period: 'monthly', status: 'active', next_billing_date: '2026-12-25T00:00:00.000Z', cancel_at_period_end: false, cancel_at: null, subscription_type: 'paid', effective_plan: 'plus' };
+  const SUB = {
+    tier: 'plus',
+    billing_period: 'monthly',
+    status: 'active',
+    next_billing_date: '2026-12-25T00:00:00.000Z',
+    cancel_at_period_end: false,
+    cancel_at: null,
+    subscription_type: 'paid',
+    effective_plan: 'plus',
+  };
 
   function renderPlan(path: string, user = PLUS_USER) {
     return renderInDashboard(
@@ -207,7 +251,7 @@ describe('plan page ?upgrade= (from /payment for a subscriber)', () => {
     expect(previews()).toEqual([{ tier: 'pro', period: 'yearly' }]);
   });
 
-  it('sends a Plus subscriber\'s /payment?tier=pro from /pricing to this modal, with no checkout request', async () => {
+  it("sends a Plus subscriber's /payment?tier=pro from /pricing to this modal, with no checkout request", async () => {
     stubApi((c) => (c.url === '/api/get-subscription' ? json(SUB) : json(PRORATION)));
     renderInDashboard(
       <Routes>

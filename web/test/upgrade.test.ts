@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
-  defaultUpgradePeriod, isTopPlan, optionPriceText, planBannerText, planChangePath, planDescription, planPriceText, readUpgradeRequest, upgradeOptions,
-  upgradeRequestOutcome, yearlyTotalText,
+  defaultUpgradePeriod,
+  isTopPlan,
+  optionPriceText,
+  planBannerText,
+  planChangePath,
+  planDescription,
+  planPriceText,
+  readUpgradeRequest,
+  upgradeOptions,
+  upgradeRequestOutcome,
+  yearlyTotalText,
 } from '../src/lib/upgrade';
 import { formatCents, previewHeadline, type UpgradePreview } from '../src/lib/upgrade-preview';
 import type { Subscription } from '../src/api';
@@ -34,7 +43,7 @@ describe('upgradeOptions (product spec §4)', () => {
     expect(defaultUpgradePeriod(undefined)).toBe('monthly');
   });
 
-  it('an option\'s price reads per period, with the yearly total and saving', () => {
+  it("an option's price reads per period, with the yearly total and saving", () => {
     const [plus, pro] = upgradeOptions('starter');
     expect(optionPriceText(plus!, 'monthly')).toBe('$15/month');
     expect(optionPriceText(pro!, 'yearly')).toBe('$28/month billed yearly ($336 per year, save 20%)');
@@ -43,10 +52,18 @@ describe('upgradeOptions (product spec §4)', () => {
 
 describe('plan changes from /payment', () => {
   const sub = (over: Partial<Subscription>): Subscription => ({
-    tier: 'plus', billing_period: 'monthly', status: 'active', next_billing_date: null, cancel_at_period_end: false, cancel_at: null, subscription_type: 'paid', effective_plan: 'plus', ...over,
+    tier: 'plus',
+    billing_period: 'monthly',
+    status: 'active',
+    next_billing_date: null,
+    cancel_at_period_end: false,
+    cancel_at: null,
+    subscription_type: 'paid',
+    effective_plan: 'plus',
+    ...over,
   });
 
-  it('a live paid subscriber goes to the plan page\'s modal; starter, a lapsed plan or an unknown one go to checkout', () => {
+  it("a live paid subscriber goes to the plan page's modal; starter, a lapsed plan or an unknown one go to checkout", () => {
     expect(planChangePath(sub({}), 'pro', 'yearly')).toBe('/dashboard/plan?upgrade=pro&period=yearly');
     expect(planChangePath(sub({ status: 'past_due' }), 'pro', 'monthly')).toBe('/dashboard/plan?upgrade=pro&period=monthly');
     expect(planChangePath(sub({ tier: 'starter', billing_period: 'indefinite', subscription_type: 'free' }), 'pro', 'monthly')).toBeNull();
@@ -60,21 +77,42 @@ describe('plan changes from /payment', () => {
     expect(readUpgradeRequest(new URLSearchParams('upgrade=starter'))).toBeNull();
     expect(readUpgradeRequest(new URLSearchParams(''))).toBeNull();
     expect(upgradeRequestOutcome('plus', 'monthly', { tier: 'pro', period: 'yearly' })).toEqual({ kind: 'open', tier: 'pro', period: 'yearly' });
-    expect(upgradeRequestOutcome('plus', 'monthly', { tier: 'plus', period: 'yearly' })).toEqual({ kind: 'notice', message: 'To switch Plus to yearly billing, use Manage billing.' });
-    expect(upgradeRequestOutcome('plus', 'yearly', { tier: 'plus', period: 'yearly' })).toEqual({ kind: 'notice', message: 'You are already on the Plus plan (billed yearly).' });
-    expect(upgradeRequestOutcome('pro', 'monthly', { tier: 'plus', period: 'monthly' })).toEqual({ kind: 'notice', message: 'Plus is below your Pro plan. Use Manage billing to downgrade.' });
+    expect(upgradeRequestOutcome('plus', 'monthly', { tier: 'plus', period: 'yearly' })).toEqual({
+      kind: 'notice',
+      message: 'To switch Plus to yearly billing, use Manage billing.',
+    });
+    expect(upgradeRequestOutcome('plus', 'yearly', { tier: 'plus', period: 'yearly' })).toEqual({
+      kind: 'notice',
+      message: 'You are already on the Plus plan (billed yearly).',
+    });
+    expect(upgradeRequestOutcome('pro', 'monthly', { tier: 'plus', period: 'monthly' })).toEqual({
+      kind: 'notice',
+      message: 'Plus is below your Pro plan. Use Manage billing to downgrade.',
+    });
   });
 });
 
 describe('amount due wording', () => {
   const preview = (over: Partial<UpgradePreview>): UpgradePreview => ({
-    tier: 'pro', period: 'monthly', kind: 'proration', amount_due_cents: 1333, currency: 'usd', lines: [], next_billing_date: null, proration_date: 1, ...over,
+    tier: 'pro',
+    period: 'monthly',
+    kind: 'proration',
+    amount_due_cents: 1333,
+    currency: 'usd',
+    lines: [],
+    next_billing_date: null,
+    proration_date: 1,
+    ...over,
   });
 
   it('a plan change says what is charged now; a checkout says the price and where payment details go', () => {
     expect(previewHeadline(preview({}))).toBe('You will be charged $13.33 now (prorated)');
-    expect(previewHeadline(preview({ kind: 'checkout', amount_due_cents: 1500, proration_date: null }))).toBe("$15.00/month — you'll enter payment details on the next page");
-    expect(previewHeadline(preview({ kind: 'checkout', period: 'yearly', amount_due_cents: 33600 }))).toBe("$336.00/year — you'll enter payment details on the next page");
+    expect(previewHeadline(preview({ kind: 'checkout', amount_due_cents: 1500, proration_date: null }))).toBe(
+      "$15.00/month — you'll enter payment details on the next page",
+    );
+    expect(previewHeadline(preview({ kind: 'checkout', period: 'yearly', amount_due_cents: 33600 }))).toBe(
+      "$336.00/year — you'll enter payment details on the next page",
+    );
     expect(formatCents(-1000)).toBe('-$10.00');
     expect(formatCents(5)).toBe('$0.05');
   });

@@ -20,7 +20,7 @@ function docCodes(): Set<string> {
 }
 
 describe('WebSocket error codes', () => {
-  it('when the protocol doc lists its error codes, then they are the contract\'s, and the API reference shows the contract\'s own list', () => {
+  it("when the protocol doc lists its error codes, then they are the contract's, and the API reference shows the contract's own list", () => {
     const sent = new Set(WS_ERROR_CODES.map((c) => c.code));
     expect(sent.size).toBeGreaterThan(20);
     expect([...docCodes()].sort()).toEqual([...sent].sort());
@@ -28,7 +28,7 @@ describe('WebSocket error codes', () => {
     expect(WS_OTHER_CLOSE_CODES.map((c) => c.reason).filter(Boolean)).toEqual(['slow_consumer']);
   });
 
-  it('when ws-fanout\'s errors module is read, then it declares no list of codes of its own (it imports the contract\'s)', () => {
+  it("when ws-fanout's errors module is read, then it declares no list of codes of its own (it imports the contract's)", () => {
     const source = readFileSync(join(ROOT, 'services/ws-fanout/src/domain/errors.ts'), 'utf8');
     expect(source).toContain("from '@tradewind/contracts/ws-errors'");
     expect(source).not.toMatch(/'bad_json'|'resume_too_old'|4400|4429/);

@@ -9,8 +9,19 @@
 import type { Logger } from '@tradewind/lib';
 import { parameterInvalid, parameterMissing, parameterUnknown, parameterUnsupported, resourceMissing, StripeApiError } from './errors.js';
 import {
-  checkParamNames, expandParam, optionalBoolean, optionalEnum, optionalInteger, optionalObject, optionalObjectList, optionalString, optionalStringList,
-  optionalUrl, requiredString, type ParamSpec, type Params,
+  checkParamNames,
+  expandParam,
+  optionalBoolean,
+  optionalEnum,
+  optionalInteger,
+  optionalObject,
+  optionalObjectList,
+  optionalString,
+  optionalStringList,
+  optionalUrl,
+  requiredString,
+  type ParamSpec,
+  type Params,
 } from './form.js';
 import { PRORATION_BEHAVIORS, type LocalStripeState, type RequestInfo, type SubscriptionChanges } from './state.js';
 
@@ -38,68 +49,297 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 const SPECS = {
   customerCreate: {
-    known: ['address', 'balance', 'business_name', 'cash_balance', 'description', 'email', 'expand', 'individual_name', 'invoice_prefix', 'invoice_settings', 'metadata', 'name',
-      'next_invoice_sequence', 'payment_method', 'phone', 'preferred_locales', 'shipping', 'source', 'tax', 'tax_exempt', 'tax_id_data', 'test_clock', 'validate'],
+    known: [
+      'address',
+      'balance',
+      'business_name',
+      'cash_balance',
+      'description',
+      'email',
+      'expand',
+      'individual_name',
+      'invoice_prefix',
+      'invoice_settings',
+      'metadata',
+      'name',
+      'next_invoice_sequence',
+      'payment_method',
+      'phone',
+      'preferred_locales',
+      'shipping',
+      'source',
+      'tax',
+      'tax_exempt',
+      'tax_id_data',
+      'test_clock',
+      'validate',
+    ],
     unsupported: ['balance', 'cash_balance', 'payment_method', 'source', 'test_clock'],
   },
   retrieve: { known: ['expand'] },
   priceList: { known: ['active', 'created', 'currency', 'expand', 'lookup_keys', 'product', 'recurring', 'type', ...PAGINATION] },
   checkoutCreate: {
-    known: ['adaptive_pricing', 'after_expiration', 'allow_promotion_codes', 'allowed_payment_method_types', 'automatic_tax', 'billing_address_collection', 'branding_settings',
-      'cancel_url', 'client_reference_id', 'consent_collection', 'currency', 'custom_fields', 'custom_text', 'customer', 'customer_account', 'customer_creation', 'customer_email',
-      'customer_update', 'discounts', 'excluded_payment_method_types', 'expand', 'expires_at', 'integration_identifier', 'invoice_creation', 'line_items', 'locale',
-      'managed_payments', 'metadata', 'mode', 'name_collection', 'optional_items', 'origin_context', 'payment_intent_data', 'payment_method_collection',
-      'payment_method_configuration', 'payment_method_data', 'payment_method_options', 'permissions', 'phone_number_collection', 'redirect_on_completion', 'return_url',
-      'saved_payment_method_options', 'setup_intent_data', 'shipping_address_collection', 'shipping_options', 'submit_type', 'subscription_data', 'success_url',
-      'tax_id_collection', 'ui_mode', 'wallet_options'],
+    known: [
+      'adaptive_pricing',
+      'after_expiration',
+      'allow_promotion_codes',
+      'allowed_payment_method_types',
+      'automatic_tax',
+      'billing_address_collection',
+      'branding_settings',
+      'cancel_url',
+      'client_reference_id',
+      'consent_collection',
+      'currency',
+      'custom_fields',
+      'custom_text',
+      'customer',
+      'customer_account',
+      'customer_creation',
+      'customer_email',
+      'customer_update',
+      'discounts',
+      'excluded_payment_method_types',
+      'expand',
+      'expires_at',
+      'integration_identifier',
+      'invoice_creation',
+      'line_items',
+      'locale',
+      'managed_payments',
+      'metadata',
+      'mode',
+      'name_collection',
+      'optional_items',
+      'origin_context',
+      'payment_intent_data',
+      'payment_method_collection',
+      'payment_method_configuration',
+      'payment_method_data',
+      'payment_method_options',
+      'permissions',
+      'phone_number_collection',
+      'redirect_on_completion',
+      'return_url',
+      'saved_payment_method_options',
+      'setup_intent_data',
+      'shipping_address_collection',
+      'shipping_options',
+      'submit_type',
+      'subscription_data',
+      'success_url',
+      'tax_id_collection',
+      'ui_mode',
+      'wallet_options',
+    ],
     unsupported: ['customer_account', 'discounts', 'optional_items', 'automatic_tax', 'shipping_options', 'after_expiration'],
   },
   subscriptionData: {
-    known: ['application_fee_percent', 'billing_cycle_anchor', 'billing_cycle_anchor_config', 'billing_mode', 'default_tax_rates', 'description', 'invoice_settings', 'metadata',
-      'on_behalf_of', 'pending_invoice_item_interval', 'proration_behavior', 'transfer_data', 'trial_end', 'trial_period_days', 'trial_settings'],
-    unsupported: ['application_fee_percent', 'billing_cycle_anchor', 'billing_cycle_anchor_config', 'default_tax_rates', 'on_behalf_of', 'transfer_data', 'trial_end',
-      'trial_period_days', 'trial_settings'],
+    known: [
+      'application_fee_percent',
+      'billing_cycle_anchor',
+      'billing_cycle_anchor_config',
+      'billing_mode',
+      'default_tax_rates',
+      'description',
+      'invoice_settings',
+      'metadata',
+      'on_behalf_of',
+      'pending_invoice_item_interval',
+      'proration_behavior',
+      'transfer_data',
+      'trial_end',
+      'trial_period_days',
+      'trial_settings',
+    ],
+    unsupported: [
+      'application_fee_percent',
+      'billing_cycle_anchor',
+      'billing_cycle_anchor_config',
+      'default_tax_rates',
+      'on_behalf_of',
+      'transfer_data',
+      'trial_end',
+      'trial_period_days',
+      'trial_settings',
+    ],
   },
-  checkoutLineItem: { known: ['adjustable_quantity', 'dynamic_tax_rates', 'metadata', 'price', 'price_data', 'quantity', 'tax_rates'], unsupported: ['adjustable_quantity', 'dynamic_tax_rates', 'price_data', 'tax_rates'] },
+  checkoutLineItem: {
+    known: ['adjustable_quantity', 'dynamic_tax_rates', 'metadata', 'price', 'price_data', 'quantity', 'tax_rates'],
+    unsupported: ['adjustable_quantity', 'dynamic_tax_rates', 'price_data', 'tax_rates'],
+  },
   portalCreate: {
     known: ['after_expiration', 'configuration', 'customer', 'customer_account', 'expand', 'flow_data', 'locale', 'on_behalf_of', 'return_url'],
     unsupported: ['customer_account', 'flow_data', 'on_behalf_of'],
   },
   subscriptionList: {
-    known: ['automatic_tax', 'collection_method', 'created', 'current_period_end', 'current_period_start', 'customer', 'customer_account', 'expand', 'plan', 'price', 'status',
-      'test_clock', ...PAGINATION],
+    known: [
+      'automatic_tax',
+      'collection_method',
+      'created',
+      'current_period_end',
+      'current_period_start',
+      'customer',
+      'customer_account',
+      'expand',
+      'plan',
+      'price',
+      'status',
+      'test_clock',
+      ...PAGINATION,
+    ],
     unsupported: ['automatic_tax', 'collection_method', 'created', 'current_period_end', 'current_period_start', 'customer_account', 'test_clock'],
   },
   subscriptionUpdate: {
-    known: ['add_invoice_items', 'application_fee_percent', 'automatic_tax', 'billing_cycle_anchor', 'billing_schedules', 'billing_thresholds', 'cancel_at', 'cancel_at_period_end',
-      'cancellation_details', 'collection_method', 'days_until_due', 'default_payment_method', 'default_source', 'default_tax_rates', 'description', 'discounts', 'expand',
-      'invoice_settings', 'items', 'metadata', 'off_session', 'on_behalf_of', 'pause_collection', 'payment_behavior', 'payment_settings', 'pending_invoice_item_interval',
-      'proration_behavior', 'proration_date', 'transfer_data', 'trial_end', 'trial_from_plan', 'trial_settings'],
-    unsupported: ['add_invoice_items', 'application_fee_percent', 'automatic_tax', 'billing_cycle_anchor', 'billing_schedules', 'billing_thresholds', 'cancel_at',
-      'collection_method', 'days_until_due', 'default_tax_rates', 'discounts', 'on_behalf_of', 'pause_collection', 'pending_invoice_item_interval', 'transfer_data', 'trial_end',
-      'trial_from_plan', 'trial_settings'],
+    known: [
+      'add_invoice_items',
+      'application_fee_percent',
+      'automatic_tax',
+      'billing_cycle_anchor',
+      'billing_schedules',
+      'billing_thresholds',
+      'cancel_at',
+      'cancel_at_period_end',
+      'cancellation_details',
+      'collection_method',
+      'days_until_due',
+      'default_payment_method',
+      'default_source',
+      'default_tax_rates',
+      'description',
+      'discounts',
+      'expand',
+      'invoice_settings',
+      'items',
+      'metadata',
+      'off_session',
+      'on_behalf_of',
+      'pause_collection',
+      'payment_behavior',
+      'payment_settings',
+      'pending_invoice_item_interval',
+      'proration_behavior',
+      'proration_date',
+      'transfer_data',
+      'trial_end',
+      'trial_from_plan',
+      'trial_settings',
+    ],
+    unsupported: [
+      'add_invoice_items',
+      'application_fee_percent',
+      'automatic_tax',
+      'billing_cycle_anchor',
+      'billing_schedules',
+      'billing_thresholds',
+      'cancel_at',
+      'collection_method',
+      'days_until_due',
+      'default_tax_rates',
+      'discounts',
+      'on_behalf_of',
+      'pause_collection',
+      'pending_invoice_item_interval',
+      'transfer_data',
+      'trial_end',
+      'trial_from_plan',
+      'trial_settings',
+    ],
   },
   subscriptionItem: {
-    known: ['billing_thresholds', 'clear_usage', 'current_trial', 'deleted', 'discounts', 'id', 'metadata', 'plan', 'price', 'price_data', 'quantity', 'tax_rates'],
+    known: [
+      'billing_thresholds',
+      'clear_usage',
+      'current_trial',
+      'deleted',
+      'discounts',
+      'id',
+      'metadata',
+      'plan',
+      'price',
+      'price_data',
+      'quantity',
+      'tax_rates',
+    ],
     unsupported: ['billing_thresholds', 'current_trial', 'deleted', 'discounts', 'metadata', 'price_data', 'tax_rates'],
   },
   subscriptionCancel: { known: ['cancellation_details', 'expand', 'invoice_now', 'prorate'] },
   invoicePreview: {
-    known: ['automatic_tax', 'currency', 'customer', 'customer_account', 'customer_details', 'discounts', 'expand', 'invoice_items', 'issuer', 'on_behalf_of', 'preview_mode',
-      'schedule', 'schedule_details', 'subscription', 'subscription_details'],
-    unsupported: ['automatic_tax', 'customer_account', 'customer_details', 'discounts', 'invoice_items', 'issuer', 'on_behalf_of', 'schedule', 'schedule_details'],
+    known: [
+      'automatic_tax',
+      'currency',
+      'customer',
+      'customer_account',
+      'customer_details',
+      'discounts',
+      'expand',
+      'invoice_items',
+      'issuer',
+      'on_behalf_of',
+      'preview_mode',
+      'schedule',
+      'schedule_details',
+      'subscription',
+      'subscription_details',
+    ],
+    unsupported: [
+      'automatic_tax',
+      'customer_account',
+      'customer_details',
+      'discounts',
+      'invoice_items',
+      'issuer',
+      'on_behalf_of',
+      'schedule',
+      'schedule_details',
+    ],
   },
   previewSubscriptionDetails: {
-    known: ['billing_cycle_anchor', 'billing_mode', 'billing_schedules', 'cancel_at', 'cancel_at_period_end', 'cancel_now', 'default_tax_rates', 'items', 'metadata', 'pause',
-      'proration_behavior', 'proration_date', 'resume_at', 'start_date', 'trial_end'],
-    unsupported: ['billing_cycle_anchor', 'billing_mode', 'billing_schedules', 'cancel_at', 'cancel_at_period_end', 'cancel_now', 'default_tax_rates', 'pause', 'resume_at',
-      'start_date', 'trial_end'],
+    known: [
+      'billing_cycle_anchor',
+      'billing_mode',
+      'billing_schedules',
+      'cancel_at',
+      'cancel_at_period_end',
+      'cancel_now',
+      'default_tax_rates',
+      'items',
+      'metadata',
+      'pause',
+      'proration_behavior',
+      'proration_date',
+      'resume_at',
+      'start_date',
+      'trial_end',
+    ],
+    unsupported: [
+      'billing_cycle_anchor',
+      'billing_mode',
+      'billing_schedules',
+      'cancel_at',
+      'cancel_at_period_end',
+      'cancel_now',
+      'default_tax_rates',
+      'pause',
+      'resume_at',
+      'start_date',
+      'trial_end',
+    ],
   },
   cancellationDetails: { known: ['comment', 'feedback'] },
 } satisfies Record<string, ParamSpec>;
 
 const SUBSCRIPTION_STATUSES = ['active', 'all', 'canceled', 'ended', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid'] as const;
-const CANCELLATION_FEEDBACK = ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const;
+const CANCELLATION_FEEDBACK = [
+  'customer_service',
+  'low_quality',
+  'missing_features',
+  'other',
+  'switched_service',
+  'too_complex',
+  'too_expensive',
+  'unused',
+] as const;
 
 /**
  * Builds the REST dispatcher.
@@ -126,7 +366,8 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
   function expand(target: Record<string, unknown>, paths: string[]): void {
     for (const path of paths) {
       const parts = path.split('.');
-      if (parts.length > MAX_EXPAND_DEPTH) throw new StripeApiError(400, `You cannot expand more than ${MAX_EXPAND_DEPTH} levels of a property. Property: ${path}`);
+      if (parts.length > MAX_EXPAND_DEPTH)
+        throw new StripeApiError(400, `You cannot expand more than ${MAX_EXPAND_DEPTH} levels of a property. Property: ${path}`);
       expandAt(target, parts, path);
     }
   }
@@ -217,7 +458,9 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
     if (recurring !== undefined) {
       const interval = optionalEnum(recurring.interval, 'recurring[interval]', ['day', 'week', 'month', 'year']);
       const usageType = optionalEnum(recurring.usage_type, 'recurring[usage_type]', ['licensed', 'metered']);
-      prices = prices.filter((p) => (interval === undefined || p.recurring?.interval === interval) && (usageType === undefined || p.recurring?.usage_type === usageType));
+      prices = prices.filter(
+        (p) => (interval === undefined || p.recurring?.interval === interval) && (usageType === undefined || p.recurring?.usage_type === usageType),
+      );
     }
     prices = prices.filter(createdFilter(params.created));
     return list(prices, params, '/v1/prices');
@@ -234,17 +477,39 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
   });
 
   route('POST', /^\/v1\/checkout\/sessions$/, (_m, params) => {
-    check(params, SPECS.checkoutCreate, ['allow_promotion_codes', 'cancel_url', 'client_reference_id', 'customer', 'customer_email', 'expand', 'expires_at', 'line_items', 'metadata',
-      'mode', 'subscription_data', 'success_url', 'ui_mode'], 'POST /v1/checkout/sessions');
+    check(
+      params,
+      SPECS.checkoutCreate,
+      [
+        'allow_promotion_codes',
+        'cancel_url',
+        'client_reference_id',
+        'customer',
+        'customer_email',
+        'expand',
+        'expires_at',
+        'line_items',
+        'metadata',
+        'mode',
+        'subscription_data',
+        'success_url',
+        'ui_mode',
+      ],
+      'POST /v1/checkout/sessions',
+    );
     const mode = optionalEnum(params.mode, 'mode', ['payment', 'setup', 'subscription']);
     if (mode === undefined) throw parameterMissing('mode');
     if (mode === 'payment') {
       // Every price here is recurring, which is what Stripe answers to payment mode with one.
-      throw parameterInvalid('mode', 'You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.');
+      throw parameterInvalid(
+        'mode',
+        'You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.',
+      );
     }
     if (mode !== 'subscription') throw parameterInvalid('mode', 'The local Stripe stand-in supports only `subscription` mode Checkout Sessions.');
     const uiMode = optionalString(params.ui_mode, 'ui_mode');
-    if (uiMode !== undefined && uiMode !== 'hosted_page' && uiMode !== 'hosted') throw parameterInvalid('ui_mode', 'The local Stripe stand-in supports only the hosted Checkout page (`ui_mode=hosted_page`).');
+    if (uiMode !== undefined && uiMode !== 'hosted_page' && uiMode !== 'hosted')
+      throw parameterInvalid('ui_mode', 'The local Stripe stand-in supports only the hosted Checkout page (`ui_mode=hosted_page`).');
     const lineItems = optionalObjectList(params.line_items, 'line_items');
     if (lineItems === undefined || lineItems.length === 0) throw parameterMissing('line_items');
     if (lineItems.length > 1) throw parameterInvalid('line_items[1]', 'The local Stripe stand-in supports one line item per Checkout Session.');
@@ -257,7 +522,8 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
     if (customer !== undefined && customerEmail !== undefined) {
       throw parameterInvalid('customer_email', 'You may only specify one of these parameters: customer, customer_email.');
     }
-    if (customerEmail !== undefined && !EMAIL.test(customerEmail)) throw parameterInvalid('customer_email', `Invalid email address: ${customerEmail}`, 'email_invalid');
+    if (customerEmail !== undefined && !EMAIL.test(customerEmail))
+      throw parameterInvalid('customer_email', `Invalid email address: ${customerEmail}`, 'email_invalid');
     const successUrl = optionalUrl(params.success_url, 'success_url');
     if (successUrl === undefined) throw parameterMissing('success_url');
     const cancelUrl = optionalUrl(params.cancel_url, 'cancel_url');
@@ -318,8 +584,12 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
   });
 
   route('POST', /^\/v1\/subscriptions\/([^/]+)$/, ([id], params, request) => {
-    check(params, SPECS.subscriptionUpdate, ['cancel_at_period_end', 'cancellation_details', 'description', 'expand', 'items', 'metadata', 'proration_behavior', 'proration_date'],
-      'POST /v1/subscriptions/:id');
+    check(
+      params,
+      SPECS.subscriptionUpdate,
+      ['cancel_at_period_end', 'cancellation_details', 'description', 'expand', 'items', 'metadata', 'proration_behavior', 'proration_date'],
+      'POST /v1/subscriptions/:id',
+    );
     const subscription = state.getSubscription(id!);
     const changes: SubscriptionChanges = {};
     const item = itemChangeParam(params.items, 'items');
@@ -345,7 +615,12 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
   });
 
   route('POST', /^\/v1\/invoices\/create_preview$/, (_m, params) => {
-    check(params, SPECS.invoicePreview, ['currency', 'customer', 'expand', 'preview_mode', 'subscription', 'subscription_details'], 'POST /v1/invoices/create_preview');
+    check(
+      params,
+      SPECS.invoicePreview,
+      ['currency', 'customer', 'expand', 'preview_mode', 'subscription', 'subscription_details'],
+      'POST /v1/invoices/create_preview',
+    );
     if (optionalEnum(params.preview_mode, 'preview_mode', ['next', 'recurring']) === 'recurring') throw parameterUnsupported('preview_mode');
     const currency = optionalString(params.currency, 'currency');
     if (currency !== undefined && currency.toLowerCase() !== 'usd') throw parameterInvalid('currency', 'The local Stripe stand-in bills in usd only.');
@@ -359,10 +634,16 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
     if (prorationDate !== undefined) {
       // Stripe's rules for subscription_details.proration_date (API reference, create_preview).
       if (subscriptionId === undefined || item === undefined) {
-        throw parameterInvalid('subscription_details[proration_date]', 'When `subscription_details[proration_date]` is set, `subscription` and `subscription_details[items]` are required.');
+        throw parameterInvalid(
+          'subscription_details[proration_date]',
+          'When `subscription_details[proration_date]` is set, `subscription` and `subscription_details[items]` are required.',
+        );
       }
       if (prorationBehavior === 'none') {
-        throw parameterInvalid('subscription_details[proration_behavior]', '`subscription_details[proration_behavior]` cannot be `none` when `subscription_details[proration_date]` is set.');
+        throw parameterInvalid(
+          'subscription_details[proration_behavior]',
+          '`subscription_details[proration_behavior]` cannot be `none` when `subscription_details[proration_date]` is set.',
+        );
       }
     }
     if (subscriptionId === undefined) {
@@ -400,7 +681,12 @@ export function createApi(state: LocalStripeState, logger: Logger | undefined): 
     for (const { method, pattern, handler } of routes) {
       if (method !== req.method) continue;
       const match = pattern.exec(req.path);
-      if (match) return handler(match.slice(1).map((part) => decodeURIComponent(part)), req.params, req.request);
+      if (match)
+        return handler(
+          match.slice(1).map((part) => decodeURIComponent(part)),
+          req.params,
+          req.request,
+        );
     }
     return {
       status: 404,
@@ -440,7 +726,10 @@ function itemChangeParam(value: unknown, prefix: string): NonNullable<Subscripti
   checkNested(item, SPECS.subscriptionItem, `${prefix}[0]`);
   const itemId = optionalString(item.id, `${prefix}[0][id]`);
   if (itemId === undefined) {
-    throw parameterInvalid(`${prefix}[0][id]`, `The local Stripe stand-in supports one item per subscription: pass ${prefix}[0][id] to change the existing item instead of adding one.`);
+    throw parameterInvalid(
+      `${prefix}[0][id]`,
+      `The local Stripe stand-in supports one item per subscription: pass ${prefix}[0][id] to change the existing item instead of adding one.`,
+    );
   }
   const change: NonNullable<SubscriptionChanges['item']> = { id: itemId };
   const price = optionalString(item.price, `${prefix}[0][price]`) ?? optionalString(item.plan, `${prefix}[0][plan]`);
@@ -453,7 +742,8 @@ function itemChangeParam(value: unknown, prefix: string): NonNullable<Subscripti
 /** A metadata parameter on a new object (Stripe's merge rules applied to `{}`). */
 function applyMetadataParam(value: unknown, param: string): Record<string, string> {
   if (value === undefined || value === '') return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw parameterInvalid(param, `Invalid object: ${param} must be a set of key-value pairs.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw parameterInvalid(param, `Invalid object: ${param} must be a set of key-value pairs.`);
   const result: Record<string, string> = {};
   for (const [key, raw] of Object.entries(value as Params)) {
     if (typeof raw !== 'string') throw parameterInvalid(`${param}[${key}]`, 'Invalid string: metadata values must be strings.');
@@ -487,5 +777,9 @@ function createdFilter(value: unknown): (object: { created: number }) => boolean
   const gte = optionalInteger(range.gte, 'created[gte]');
   const lt = optionalInteger(range.lt, 'created[lt]');
   const lte = optionalInteger(range.lte, 'created[lte]');
-  return (o) => (gt === undefined || o.created > gt) && (gte === undefined || o.created >= gte) && (lt === undefined || o.created < lt) && (lte === undefined || o.created <= lte);
+  return (o) =>
+    (gt === undefined || o.created > gt) &&
+    (gte === undefined || o.created >= gte) &&
+    (lt === undefined || o.created < lt) &&
+    (lte === undefined || o.created <= lte);
 }

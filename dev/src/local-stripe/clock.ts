@@ -30,10 +30,14 @@ export function addMonths(timestamp: number, months: number): number {
 export function periodEnd(anchor: number, interval: Interval, intervalCount: number, index: number): number {
   const steps = (index + 1) * intervalCount;
   switch (interval) {
-    case 'day': return anchor + steps * SECONDS_PER_DAY;
-    case 'week': return anchor + steps * 7 * SECONDS_PER_DAY;
-    case 'month': return addMonths(anchor, steps);
-    case 'year': return addMonths(anchor, steps * 12);
+    case 'day':
+      return anchor + steps * SECONDS_PER_DAY;
+    case 'week':
+      return anchor + steps * 7 * SECONDS_PER_DAY;
+    case 'month':
+      return addMonths(anchor, steps);
+    case 'year':
+      return addMonths(anchor, steps * 12);
   }
 }
 

@@ -147,12 +147,15 @@ const METADATA_MAX_VALUE_LENGTH = 500;
 export function applyMetadata(existing: Record<string, string>, value: unknown, param = 'metadata'): Record<string, string> {
   if (value === undefined) return existing;
   if (value === '') return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw parameterInvalid(param, `Invalid object: ${param} must be a set of key-value pairs.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw parameterInvalid(param, `Invalid object: ${param} must be a set of key-value pairs.`);
   const result: Record<string, string> = { ...existing };
   for (const [key, raw] of Object.entries(value as Params)) {
     if (typeof raw !== 'string') throw parameterInvalid(`${param}[${key}]`, `Invalid string: metadata values must be strings.`);
-    if (key.length > METADATA_MAX_KEY_LENGTH) throw parameterInvalid(`${param}[${key}]`, `Metadata keys can have a maximum length of ${METADATA_MAX_KEY_LENGTH} characters.`);
-    if (raw.length > METADATA_MAX_VALUE_LENGTH) throw parameterInvalid(`${param}[${key}]`, `Metadata values can have a maximum length of ${METADATA_MAX_VALUE_LENGTH} characters.`);
+    if (key.length > METADATA_MAX_KEY_LENGTH)
+      throw parameterInvalid(`${param}[${key}]`, `Metadata keys can have a maximum length of ${METADATA_MAX_KEY_LENGTH} characters.`);
+    if (raw.length > METADATA_MAX_VALUE_LENGTH)
+      throw parameterInvalid(`${param}[${key}]`, `Metadata values can have a maximum length of ${METADATA_MAX_VALUE_LENGTH} characters.`);
     if (raw === '') delete result[key];
     else result[key] = raw;
   }

@@ -35,7 +35,10 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
  * Builds the page handler.
  * @returns `undefined` for paths that are not hosted pages (the server answers 404).
  */
-export function createHostedPages(state: LocalStripeState, logger: Logger | undefined): (method: string, path: string, query: URLSearchParams, form: Params) => PageResponse | undefined {
+export function createHostedPages(
+  state: LocalStripeState,
+  logger: Logger | undefined,
+): (method: string, path: string, query: URLSearchParams, form: Params) => PageResponse | undefined {
   function checkout(method: string, id: string, action: string | undefined, form: Params): PageResponse | undefined {
     const session = state.checkoutSessions.has(id) ? state.getCheckoutSession(id) : undefined;
     if (session === undefined) {
@@ -67,7 +70,13 @@ export function createHostedPages(state: LocalStripeState, logger: Logger | unde
       if (session.status === 'expired') return { status: 410, html: checkoutClosedPage({ status: 'expired', successUrl, cancelUrl: session.cancel_url }) };
       const email = typeof form.email === 'string' ? form.email.trim() : '';
       if (email !== '' && !EMAIL.test(email)) {
-        return { status: 400, html: messagePage(CHECKOUT_LABEL, 'Check your email', 'That email address does not look valid.', { href: `/checkout/${encodeURIComponent(session.id)}`, text: 'Back to checkout' }) };
+        return {
+          status: 400,
+          html: messagePage(CHECKOUT_LABEL, 'Check your email', 'That email address does not look valid.', {
+            href: `/checkout/${encodeURIComponent(session.id)}`,
+            text: 'Back to checkout',
+          }),
+        };
       }
       const done = state.completeCheckoutSession(session.id, email === '' ? {} : { email });
       logger?.info({ checkoutSession: session.id, subscription: done.subscriptionId }, 'local stripe: test checkout paid');
@@ -97,11 +106,21 @@ export function createHostedPages(state: LocalStripeState, logger: Logger | unde
         cancelAtPeriodEnd: subscription.cancel_at_period_end,
         openInvoiceAmount: open.length === 0 ? null : formatUsd(open.reduce((sum, invoice) => sum + invoice.amount_remaining, 0)),
       };
-      switchOptions = state.listPrices({ active: true, type: 'recurring' }).reverse()
+      switchOptions = state
+        .listPrices({ active: true, type: 'recurring' })
+        .reverse()
         .filter((p) => p.id !== price.id)
         .map((p) => ({ priceId: p.id, label: `${state.getProduct(typeof p.product === 'string' ? p.product : p.product.id).name} — ${formatPrice(p)}` }));
     }
-    return { portalId: session.id, customerEmail: customer?.email ?? null, returnUrl: session.return_url, subscription: subscriptionView, switchOptions, notice, error };
+    return {
+      portalId: session.id,
+      customerEmail: customer?.email ?? null,
+      returnUrl: session.return_url,
+      subscription: subscriptionView,
+      switchOptions,
+      notice,
+      error,
+    };
   }
 
   function portal(method: string, id: string, action: string | undefined, query: URLSearchParams, form: Params): PageResponse | undefined {
@@ -111,7 +130,7 @@ export function createHostedPages(state: LocalStripeState, logger: Logger | unde
     }
     if (action === undefined && method === 'GET') {
       const done = query.get('done') ?? '';
-      return { status: 200, html: portalPage(portalView(session, Object.hasOwn(PORTAL_NOTICES, done) ? PORTAL_NOTICES[done] ?? null : null, null)) };
+      return { status: 200, html: portalPage(portalView(session, Object.hasOwn(PORTAL_NOTICES, done) ? (PORTAL_NOTICES[done] ?? null) : null, null)) };
     }
     if (action === undefined || method !== 'POST' || !Object.hasOwn(PORTAL_NOTICES, action)) return undefined;
     const subscription = state.currentSubscription(session.customer);
@@ -125,7 +144,11 @@ export function createHostedPages(state: LocalStripeState, logger: Logger | unde
           const priceId = typeof form.price === 'string' ? form.price : '';
           const price = state.prices.get(priceId);
           if (price === undefined || !price.active) return { status: 400, html: portalPage(portalView(session, null, 'Choose one of the plans listed.')) };
-          state.updateSubscription(subscription.id, { item: { id: state.itemOf(subscription).id, price: price.id }, prorationBehavior: 'always_invoice' }, NO_REQUEST);
+          state.updateSubscription(
+            subscription.id,
+            { item: { id: state.itemOf(subscription).id, price: price.id }, prorationBehavior: 'always_invoice' },
+            NO_REQUEST,
+          );
           break;
         }
         case 'cancel':

@@ -59,10 +59,11 @@ async function startReceiver(options: { failFirst?: number } = {}): Promise<Rece
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`,
     events,
     attempts,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   cleanups.push(receiver.close);
   return receiver;
@@ -117,7 +118,7 @@ describe('catalogue', () => {
 });
 
 describe('checkout', () => {
-  it('when the hosted page is paid, then 303 to the success URL and the signed events arrive in Stripe\'s order', async () => {
+  it("when the hosted page is paid, then 303 to the success URL and the signed events arrive in Stripe's order", async () => {
     const receiver = await startReceiver();
     const { ls, stripe } = await start({ webhookUrl: receiver.url });
     const customer = await stripe.customers.create({ email: 'ada@example.com', name: 'Ada', metadata: { user_id: 'u1' } });
@@ -132,7 +133,15 @@ describe('checkout', () => {
       subscription_data: { metadata: { user_id: 'u1', tier: 'plus' } },
       allow_promotion_codes: true,
     });
-    expect(session).toMatchObject({ object: 'checkout.session', mode: 'subscription', status: 'open', payment_status: 'unpaid', subscription: null, amount_total: 1500, currency: 'usd' });
+    expect(session).toMatchObject({
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'open',
+      payment_status: 'unpaid',
+      subscription: null,
+      amount_total: 1500,
+      currency: 'usd',
+    });
     expect(session.url).toBe(`${ls.publicUrl}/checkout/${session.id}`);
     expect(session.expires_at).toBe(session.created + 24 * 3600);
 
@@ -152,7 +161,12 @@ describe('checkout', () => {
     await ls.flushWebhooks();
 
     expect(receiver.events.map((e) => e.type)).toEqual([
-      'customer.created', 'customer.subscription.created', 'invoice.finalized', 'invoice.paid', 'invoice.payment_succeeded', 'checkout.session.completed',
+      'customer.created',
+      'customer.subscription.created',
+      'invoice.finalized',
+      'invoice.paid',
+      'invoice.payment_succeeded',
+      'checkout.session.completed',
     ]);
     expect(receiver.events).toEqual(ls.events);
     expect(receiver.attempts[0]).toMatchObject({ userAgent: 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', contentType: 'application/json; charset=utf-8' });
@@ -163,14 +177,30 @@ describe('checkout', () => {
 
     const sub = await stripe.subscriptions.retrieve(completed.subscription as string, { expand: ['latest_invoice'] });
     const item = sub.items.data[0]!;
-    expect(sub).toMatchObject({ status: 'active', customer: customer.id, metadata: { user_id: 'u1', tier: 'plus' }, cancel_at_period_end: false, cancel_at: null, ended_at: null, collection_method: 'charge_automatically' });
+    expect(sub).toMatchObject({
+      status: 'active',
+      customer: customer.id,
+      metadata: { user_id: 'u1', tier: 'plus' },
+      cancel_at_period_end: false,
+      cancel_at: null,
+      ended_at: null,
+      collection_method: 'charge_automatically',
+    });
     expect(item.current_period_end - item.current_period_start).toBeGreaterThanOrEqual(28 * 86_400);
     expect(addMonths(item.current_period_start, 1)).toBe(item.current_period_end);
     expect(sub.billing_cycle_anchor).toBe(item.current_period_start);
     const invoice = sub.latest_invoice as Stripe.Invoice;
     expect(invoice).toMatchObject({ status: 'paid', billing_reason: 'subscription_create', amount_due: 1500, amount_paid: 1500, customer: customer.id });
-    expect(invoice.parent).toEqual({ type: 'subscription_details', quote_details: null, subscription_details: { subscription: sub.id, metadata: { user_id: 'u1', tier: 'plus' } } });
-    expect(invoice.lines.data[0]).toMatchObject({ amount: 1500, period: { start: item.current_period_start, end: item.current_period_end }, pricing: { price_details: { price: item.price.id } } });
+    expect(invoice.parent).toEqual({
+      type: 'subscription_details',
+      quote_details: null,
+      subscription_details: { subscription: sub.id, metadata: { user_id: 'u1', tier: 'plus' } },
+    });
+    expect(invoice.lines.data[0]).toMatchObject({
+      amount: 1500,
+      period: { start: item.current_period_start, end: item.current_period_end },
+      pricing: { price_details: { price: item.price.id } },
+    });
 
     const again = await stripe.checkout.sessions.retrieve(session.id, { expand: ['subscription', 'line_items'] });
     expect((again.subscription as Stripe.Subscription).id).toBe(sub.id);
@@ -183,8 +213,11 @@ describe('checkout', () => {
   it('when a session is expired or unknown, then the page says so (410 / 404) and checkout.session.expired is recorded', async () => {
     const { ls, stripe } = await start();
     const session = await stripe.checkout.sessions.create({
-      mode: 'subscription', customer_email: 'bob@example.com', line_items: [{ price: await priceId(stripe, 'tradewind_pro_yearly') }],
-      success_url: 'http://localhost:8080/ok', cancel_url: 'http://localhost:8080/back',
+      mode: 'subscription',
+      customer_email: 'bob@example.com',
+      line_items: [{ price: await priceId(stripe, 'tradewind_pro_yearly') }],
+      success_url: 'http://localhost:8080/ok',
+      cancel_url: 'http://localhost:8080/back',
     });
     const page = await (await fetch(session.url!)).text();
     expect(page).toContain('$336.00 / year');
@@ -221,7 +254,14 @@ describe('subscription changes', () => {
     const credit = -Math.round((1500 * 21) / 31); // -1016
     const debit = Math.round((3500 * 21) / 31); // 2371
     const invoice = upgraded.latest_invoice as Stripe.Invoice;
-    expect(invoice).toMatchObject({ billing_reason: 'subscription_update', status: 'paid', total: credit + debit, amount_due: 1355, amount_paid: 1355, created: clock / 1000 });
+    expect(invoice).toMatchObject({
+      billing_reason: 'subscription_update',
+      status: 'paid',
+      total: credit + debit,
+      amount_due: 1355,
+      amount_paid: 1355,
+      created: clock / 1000,
+    });
     expect(invoice.lines.data.map((l) => [l.amount, l.description, l.parent?.subscription_item_details?.proration])).toEqual([
       [credit, 'Unused time on Tradewind Plus after 11 Jan 2026', true],
       [debit, 'Remaining time on Tradewind Pro after 11 Jan 2026', true],
@@ -237,23 +277,33 @@ describe('subscription changes', () => {
 
     // Straight back down: the credit exceeds the charge, so nothing is due and the customer keeps a balance.
     const downgraded = await stripe.subscriptions.update(subscription.id, {
-      items: [{ id: item.id, price: await priceId(stripe, 'tradewind_plus_monthly') }], proration_behavior: 'always_invoice', expand: ['latest_invoice'],
+      items: [{ id: item.id, price: await priceId(stripe, 'tradewind_plus_monthly') }],
+      proration_behavior: 'always_invoice',
+      expand: ['latest_invoice'],
     });
     expect(downgraded.latest_invoice).toMatchObject({ total: -1355, amount_due: 0, ending_balance: -1355 });
-    expect((await stripe.customers.retrieve(customer) as Stripe.Customer).balance).toBe(-1355);
+    expect(((await stripe.customers.retrieve(customer)) as Stripe.Customer).balance).toBe(-1355);
     // The renewal uses the credit first.
     await ls.advanceToPeriodEnd(subscription.id);
     const renewed = await stripe.subscriptions.retrieve(subscription.id, { expand: ['latest_invoice'] });
-    expect(renewed.latest_invoice).toMatchObject({ billing_reason: 'subscription_cycle', total: 1500, starting_balance: -1355, amount_due: 145, amount_paid: 145 });
+    expect(renewed.latest_invoice).toMatchObject({
+      billing_reason: 'subscription_cycle',
+      total: 1500,
+      starting_balance: -1355,
+      amount_due: 145,
+      amount_paid: 145,
+    });
     expect(renewed.items.data[0]).toMatchObject({ current_period_start: Date.UTC(2026, 1, 1) / 1000, current_period_end: Date.UTC(2026, 2, 1) / 1000 });
   });
 
-  it('when create_prorations (Stripe\'s default) switches the price, then nothing is invoiced now and the prorations land on the renewal invoice', async () => {
+  it("when create_prorations (Stripe's default) switches the price, then nothing is invoiced now and the prorations land on the renewal invoice", async () => {
     let clock = JAN_1_2026;
     const { ls, stripe } = await start({ now: () => clock });
     const { subscription } = await subscribe(stripe, ls, 'tradewind_plus_monthly');
     clock = JAN_1_2026 + 10 * DAY_MS;
-    const updated = await stripe.subscriptions.update(subscription.id, { items: [{ id: subscription.items.data[0]!.id, price: await priceId(stripe, 'tradewind_pro_monthly') }] });
+    const updated = await stripe.subscriptions.update(subscription.id, {
+      items: [{ id: subscription.items.data[0]!.id, price: await priceId(stripe, 'tradewind_pro_monthly') }],
+    });
     expect(updated.latest_invoice).toBe(subscription.latest_invoice);
     await ls.advanceToPeriodEnd(subscription.id);
     const renewal = (await stripe.subscriptions.retrieve(subscription.id, { expand: ['latest_invoice'] })).latest_invoice as Stripe.Invoice;
@@ -267,7 +317,9 @@ describe('subscription changes', () => {
     const { subscription } = await subscribe(stripe, ls, 'tradewind_plus_monthly');
     clock = JAN_1_2026 + 10 * DAY_MS;
     const updated = await stripe.subscriptions.update(subscription.id, {
-      items: [{ id: subscription.items.data[0]!.id, price: await priceId(stripe, 'tradewind_plus_yearly') }], proration_behavior: 'always_invoice', expand: ['latest_invoice'],
+      items: [{ id: subscription.items.data[0]!.id, price: await priceId(stripe, 'tradewind_plus_yearly') }],
+      proration_behavior: 'always_invoice',
+      expand: ['latest_invoice'],
     });
     const now = clock / 1000;
     expect(updated.billing_cycle_anchor).toBe(now);
@@ -289,7 +341,8 @@ describe('subscription changes', () => {
     expect((await stripe.subscriptions.list({ customer: subscription.customer as string })).data).toHaveLength(0);
     expect((await stripe.subscriptions.list({ customer: subscription.customer as string, status: 'all' })).data).toHaveLength(1);
     await expect(stripe.subscriptions.update(subscription.id, { cancel_at_period_end: false })).rejects.toMatchObject({
-      statusCode: 400, message: 'A canceled subscription can only update its cancellation_details and metadata.',
+      statusCode: 400,
+      message: 'A canceled subscription can only update its cancellation_details and metadata.',
     });
     expect((await stripe.subscriptions.update(subscription.id, { metadata: { note: 'x' } })).metadata).toMatchObject({ note: 'x' });
   });
@@ -327,7 +380,10 @@ describe('invoice previews (create_preview)', () => {
   function charged(invoice: Stripe.Invoice) {
     return {
       lines: invoice.lines.data.map((l) => [l.description, l.amount, l.parent?.subscription_item_details?.proration, l.period]),
-      total: invoice.total, amount_due: invoice.amount_due, currency: invoice.currency, billing_reason: invoice.billing_reason,
+      total: invoice.total,
+      amount_due: invoice.amount_due,
+      currency: invoice.currency,
+      billing_reason: invoice.billing_reason,
     };
   }
 
@@ -351,7 +407,10 @@ describe('invoice previews (create_preview)', () => {
         ['Unused time on Tradewind Plus after 11 Jan 2026', -1016, true, { start: prorationDate, end: item.current_period_end }],
         ['Remaining time on Tradewind Pro after 11 Jan 2026', 2371, true, { start: prorationDate, end: item.current_period_end }],
       ],
-      total: 1355, amount_due: 1355, currency: 'usd', billing_reason: 'subscription_update',
+      total: 1355,
+      amount_due: 1355,
+      currency: 'usd',
+      billing_reason: 'subscription_update',
     });
     expect(preview).toMatchObject({ object: 'invoice', status: 'draft', number: null, ending_balance: null, starting_balance: 0, customer });
     expect(preview.id).toMatch(/^upcoming_in_/);
@@ -363,7 +422,10 @@ describe('invoice previews (create_preview)', () => {
 
     clock += DAY_MS; // the customer confirms a day later: the same proration date keeps the amount
     const updated = await stripe.subscriptions.update(subscription.id, {
-      items: [{ id: item.id, price: pro }], proration_behavior: 'always_invoice', proration_date: prorationDate, expand: ['latest_invoice'],
+      items: [{ id: item.id, price: pro }],
+      proration_behavior: 'always_invoice',
+      proration_date: prorationDate,
+      expand: ['latest_invoice'],
     });
     const invoice = updated.latest_invoice as Stripe.Invoice;
     expect(charged(invoice)).toEqual(charged(preview));
@@ -380,7 +442,7 @@ describe('invoice previews (create_preview)', () => {
     clock = JAN_1_2026 + 10 * DAY_MS;
     // Down and back up leaves a credit: the next preview applies it to amount_due without spending it.
     await stripe.subscriptions.update(subscription.id, { items: [{ id: item.id, price: plusMonthly }], proration_behavior: 'always_invoice' });
-    const balance = (await stripe.customers.retrieve(customer) as Stripe.Customer).balance;
+    const balance = ((await stripe.customers.retrieve(customer)) as Stripe.Customer).balance;
     expect(balance).toBe(-1355);
     clock += DAY_MS;
     const prorationDate = clock / 1000;
@@ -389,7 +451,7 @@ describe('invoice previews (create_preview)', () => {
     const credit = -Math.round((1500 * 20) / 31);
     expect(preview.lines.data.map((l) => l.amount)).toEqual([credit, 33600]);
     expect(preview).toMatchObject({ total: 33600 + credit, starting_balance: -1355, amount_due: 33600 + credit - 1355 });
-    expect((await stripe.customers.retrieve(customer) as Stripe.Customer).balance).toBe(-1355);
+    expect(((await stripe.customers.retrieve(customer)) as Stripe.Customer).balance).toBe(-1355);
     clock += 3_600_000;
     const updated = await stripe.subscriptions.update(subscription.id, { ...params, expand: ['latest_invoice'] });
     const invoice = updated.latest_invoice as Stripe.Invoice;
@@ -408,13 +470,14 @@ describe('invoice previews (create_preview)', () => {
     expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', amount_due: 1500, created: item.current_period_end });
     expect(renewal.parent?.subscription_details?.subscription_proration_date).toBeUndefined();
     const preview = await stripe.invoices.createPreview({
-      subscription: subscription.id, subscription_details: { items: [{ id: item.id, price: await priceId(stripe, 'tradewind_pro_monthly') }] },
+      subscription: subscription.id,
+      subscription_details: { items: [{ id: item.id, price: await priceId(stripe, 'tradewind_pro_monthly') }] },
     });
     expect(preview.lines.data.map((l) => l.amount)).toEqual([-Math.round((1500 * 21) / 31), Math.round((3500 * 21) / 31), 3500]);
     expect(preview.parent?.subscription_details?.subscription_proration_date).toBe(clock / 1000);
   });
 
-  it('when a preview or an update is asked wrongly, then Stripe\'s errors come back', async () => {
+  it("when a preview or an update is asked wrongly, then Stripe's errors come back", async () => {
     let clock = JAN_1_2026;
     const { ls, stripe } = await start({ now: () => clock });
     const { customer, subscription } = await subscribe(stripe, ls, 'tradewind_plus_monthly');
@@ -422,19 +485,39 @@ describe('invoice previews (create_preview)', () => {
     const pro = await priceId(stripe, 'tradewind_pro_monthly');
     clock = JAN_1_2026 + DAY_MS;
     const outside = JAN_1_2026 / 1000 - 60;
-    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: item.id, price: pro }], proration_date: outside } }))
-      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[proration_date]', message: expect.stringMatching(/within the subscription's current period/) });
-    await expect(stripe.subscriptions.update(subscription.id, { items: [{ id: item.id, price: pro }], proration_date: outside }))
-      .rejects.toMatchObject({ statusCode: 400, param: 'proration_date' });
-    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: item.id, price: pro }], proration_behavior: 'none', proration_date: clock / 1000 } }))
-      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[proration_behavior]' });
-    await expect(stripe.invoices.createPreview({ customer, subscription_details: { proration_date: clock / 1000 } }))
-      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[proration_date]' });
-    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: 'si_nope', price: pro }] } }))
-      .rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'subscription_details[items][0][id]' });
-    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { trial_end: 'now' } }))
-      .rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[trial_end]' });
-    await expect(stripe.invoices.createPreview({ subscription: 'sub_nope' })).rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'subscription' });
+    await expect(
+      stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: item.id, price: pro }], proration_date: outside } }),
+    ).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'subscription_details[proration_date]',
+      message: expect.stringMatching(/within the subscription's current period/),
+    });
+    await expect(stripe.subscriptions.update(subscription.id, { items: [{ id: item.id, price: pro }], proration_date: outside })).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'proration_date',
+    });
+    await expect(
+      stripe.invoices.createPreview({
+        subscription: subscription.id,
+        subscription_details: { items: [{ id: item.id, price: pro }], proration_behavior: 'none', proration_date: clock / 1000 },
+      }),
+    ).rejects.toMatchObject({ statusCode: 400, param: 'subscription_details[proration_behavior]' });
+    await expect(stripe.invoices.createPreview({ customer, subscription_details: { proration_date: clock / 1000 } })).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'subscription_details[proration_date]',
+    });
+    await expect(
+      stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { items: [{ id: 'si_nope', price: pro }] } }),
+    ).rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'subscription_details[items][0][id]' });
+    await expect(stripe.invoices.createPreview({ subscription: subscription.id, subscription_details: { trial_end: 'now' } })).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'subscription_details[trial_end]',
+    });
+    await expect(stripe.invoices.createPreview({ subscription: 'sub_nope' })).rejects.toMatchObject({
+      statusCode: 400,
+      code: 'resource_missing',
+      param: 'subscription',
+    });
     await expect(stripe.invoices.createPreview({})).rejects.toMatchObject({ statusCode: 400, code: 'parameter_missing', param: 'customer' });
     await stripe.subscriptions.cancel(subscription.id);
     await expect(stripe.invoices.createPreview({ subscription: subscription.id })).rejects.toMatchObject({ statusCode: 404, code: 'invoice_upcoming_none' });
@@ -454,10 +537,13 @@ describe('billing portal', () => {
     expect(html).toContain('Test clock (simulation)');
     expect(html).toContain('href="http://localhost:8080/dashboard/plan"');
 
-    const post = (action: string, body: Record<string, string> = {}) => fetch(`${portal.url}/${action}`, {
-      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ subscription: subscription.id, ...body }).toString(),
-    });
+    const post = (action: string, body: Record<string, string> = {}) =>
+      fetch(`${portal.url}/${action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ subscription: subscription.id, ...body }).toString(),
+      });
     const switched = await post('switch', { price: await priceId(stripe, 'tradewind_pro_monthly') });
     expect(switched.status).toBe(303);
     expect(switched.headers.get('location')).toBe(`/portal/${portal.id}?done=switch`);
@@ -477,18 +563,38 @@ describe('billing portal', () => {
 });
 
 describe('API errors and idempotency', () => {
-  it('when the key, an id or a parameter is wrong, then Stripe\'s error shapes come back', async () => {
+  it("when the key, an id or a parameter is wrong, then Stripe's error shapes come back", async () => {
     const { ls, stripe } = await start();
     const wrong = new Stripe('sk_test_wrong_key_1234', { host: '127.0.0.1', port: ls.port, protocol: 'http', maxNetworkRetries: 0 });
-    await expect(wrong.customers.create({ email: 'a@example.com' })).rejects.toMatchObject({ type: 'StripeAuthenticationError', statusCode: 401, message: expect.stringMatching(/^Invalid API Key provided: sk_test_\*+1234$/) });
-    await expect(stripe.customers.retrieve('cus_nope')).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing', param: 'id', message: "No such customer: 'cus_nope'" });
+    await expect(wrong.customers.create({ email: 'a@example.com' })).rejects.toMatchObject({
+      type: 'StripeAuthenticationError',
+      statusCode: 401,
+      message: expect.stringMatching(/^Invalid API Key provided: sk_test_\*+1234$/),
+    });
+    await expect(stripe.customers.retrieve('cus_nope')).rejects.toMatchObject({
+      statusCode: 404,
+      code: 'resource_missing',
+      param: 'id',
+      message: "No such customer: 'cus_nope'",
+    });
     await expect(stripe.invoices.retrieve('in_nope')).rejects.toMatchObject({ statusCode: 404, message: "No such invoice: 'in_nope'" });
     const price = await priceId(stripe, 'tradewind_plus_monthly');
     const base = { line_items: [{ price }], success_url: 'http://localhost/ok', cancel_url: 'http://localhost/back' };
     await expect(stripe.checkout.sessions.create({ ...base, mode: 'payment' })).rejects.toMatchObject({ statusCode: 400, param: 'mode' });
-    await expect(stripe.checkout.sessions.create({ ...base } as Stripe.Checkout.SessionCreateParams)).rejects.toMatchObject({ statusCode: 400, code: 'parameter_missing', param: 'mode' });
-    await expect(stripe.checkout.sessions.create({ ...base, mode: 'subscription', customer: 'cus_nope' })).rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'customer' });
-    await expect(stripe.checkout.sessions.create({ ...base, mode: 'subscription', foo: 1 } as Stripe.Checkout.SessionCreateParams)).rejects.toMatchObject({ code: 'parameter_unknown', param: 'foo' });
+    await expect(stripe.checkout.sessions.create({ ...base } as Stripe.Checkout.SessionCreateParams)).rejects.toMatchObject({
+      statusCode: 400,
+      code: 'parameter_missing',
+      param: 'mode',
+    });
+    await expect(stripe.checkout.sessions.create({ ...base, mode: 'subscription', customer: 'cus_nope' })).rejects.toMatchObject({
+      statusCode: 400,
+      code: 'resource_missing',
+      param: 'customer',
+    });
+    await expect(stripe.checkout.sessions.create({ ...base, mode: 'subscription', foo: 1 } as Stripe.Checkout.SessionCreateParams)).rejects.toMatchObject({
+      code: 'parameter_unknown',
+      param: 'foo',
+    });
     await expect(stripe.subscriptions.retrieve('sub_nope')).rejects.toMatchObject({ statusCode: 404, message: "No such subscription: 'sub_nope'" });
     const unknown = await fetch(`${ls.apiUrl}/v1/foo`, { headers: { authorization: `Bearer ${SECRET_KEY}` } });
     expect(unknown.status).toBe(404);
@@ -503,7 +609,10 @@ describe('API errors and idempotency', () => {
     expect(second.lastResponse.headers['idempotent-replayed']).toBe('true');
     expect(ls.events.filter((e) => e.type === 'customer.created')).toHaveLength(1);
     expect(ls.events[0]!.request).toEqual({ id: first.lastResponse.requestId, idempotency_key: 'tradewind-customer-u9' });
-    await expect(stripe.customers.create({ email: 'other@example.com' }, { idempotencyKey: 'tradewind-customer-u9' })).rejects.toMatchObject({ type: 'StripeIdempotencyError', statusCode: 400 });
+    await expect(stripe.customers.create({ email: 'other@example.com' }, { idempotencyKey: 'tradewind-customer-u9' })).rejects.toMatchObject({
+      type: 'StripeIdempotencyError',
+      statusCode: 400,
+    });
   });
 });
 
@@ -513,7 +622,10 @@ describe('webhook delivery', () => {
     const { ls, stripe } = await start({ webhookUrl: receiver.url, webhookRetryDelaysMs: [50, 100] });
     const customer = await stripe.customers.create({ email: 'retry@example.com' });
     await ls.flushWebhooks();
-    expect(receiver.events.map((e) => [e.type, e.id])).toEqual([['customer.created', ls.events[0]!.id], ['customer.created', ls.events[0]!.id]]);
+    expect(receiver.events.map((e) => [e.type, e.id])).toEqual([
+      ['customer.created', ls.events[0]!.id],
+      ['customer.created', ls.events[0]!.id],
+    ]);
     expect((receiver.events[1]!.data.object as Stripe.Customer).id).toBe(customer.id);
   });
 

@@ -66,12 +66,16 @@ export interface CheckoutView {
 
 /** The open session: plan, e-mail, "Pay $15.00 (test card)" (POST /checkout/:id/pay) and "Cancel and go back". */
 export function checkoutPage(view: CheckoutView): string {
-  const emailBlock = view.email === null
-    ? `<label for="email">Email</label>
+  const emailBlock =
+    view.email === null
+      ? `<label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="email" required>`
-    : `<dl><dt>Email</dt><dd>${escapeHtml(view.email)}</dd></dl>`;
+      : `<dl><dt>Email</dt><dd>${escapeHtml(view.email)}</dd></dl>`;
   const cancel = view.cancelUrl === null ? '' : `<p><a href="${escapeHtml(view.cancelUrl)}">Cancel and go back</a></p>`;
-  return layout(CHECKOUT_LABEL, `Subscribe to ${view.productName}`, `<dl>
+  return layout(
+    CHECKOUT_LABEL,
+    `Subscribe to ${view.productName}`,
+    `<dl>
 <dt>Plan</dt><dd>${escapeHtml(view.productName)}</dd>
 <dt>Price</dt><dd>${escapeHtml(view.priceLabel)}</dd>
 ${view.quantity > 1 ? `<dt>Quantity</dt><dd>${escapeHtml(view.quantity)}</dd>\n` : ''}<dt>Due today</dt><dd>${escapeHtml(view.totalLabel)}</dd>
@@ -81,7 +85,8 @@ ${emailBlock}
 <p class="muted">Payment uses the test card 4242 4242 4242 4242. Nothing is charged: this is a local stand-in for Stripe Checkout.</p>
 <button type="submit">Pay ${escapeHtml(view.totalLabel)} (test card)</button>
 </form>
-${cancel}`);
+${cancel}`,
+  );
 }
 
 /** A session that can no longer be paid: completed (link to the success URL) or expired (link to the cancel URL). */
@@ -91,7 +96,11 @@ export function checkoutClosedPage(view: { status: 'complete' | 'expired'; succe
     return layout(CHECKOUT_LABEL, 'This checkout is already complete', `<p>The subscription was created; there is nothing left to pay.</p>\n${link}`);
   }
   const link = view.cancelUrl === null ? '' : `<p><a href="${escapeHtml(view.cancelUrl)}">Go back</a></p>`;
-  return layout(CHECKOUT_LABEL, 'This checkout has expired', `<p>The checkout session expired before it was paid. Start a new checkout to subscribe.</p>\n${link}`);
+  return layout(
+    CHECKOUT_LABEL,
+    'This checkout has expired',
+    `<p>The checkout session expired before it was paid. Start a new checkout to subscribe.</p>\n${link}`,
+  );
 }
 
 /** The customer's current subscription as the portal shows it (dates preformatted). */
@@ -152,9 +161,11 @@ ${view.switchOptions.map((o) => `<li>${action('switch', `Switch to ${o.label}`, 
 </ul>`);
     }
     parts.push(`<h2>Cancel</h2>
-${sub.cancelAtPeriodEnd
+${
+  sub.cancelAtPeriodEnd
     ? `<p>Your plan ends on ${escapeHtml(sub.periodEnd)}.</p>\n${action('resume', 'Keep my subscription')}`
-    : `<p>Cancel at the end of the current period (${escapeHtml(sub.periodEnd)}).</p>\n${action('cancel', 'Cancel subscription', true)}`}`);
+    : `<p>Cancel at the end of the current period (${escapeHtml(sub.periodEnd)}).</p>\n${action('cancel', 'Cancel subscription', true)}`
+}`);
     parts.push(`<section class="simulation" aria-labelledby="test-clock">
 <h2 id="test-clock">Test clock (simulation)</h2>
 <p class="muted">Simulates time passing for this subscription only. No real time passes and nothing is charged.</p>

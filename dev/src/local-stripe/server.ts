@@ -120,13 +120,16 @@ export async function startLocalStripe(options: LocalStripeOptions): Promise<Loc
     if (idempotencyKey !== undefined) baseHeaders['idempotency-key'] = idempotencyKey;
     const auth = authenticate(req.headers.authorization, options.secretKey);
     if (auth !== undefined) {
-      sendJson(res, 401, JSON.stringify({ error: { type: 'invalid_request_error', message: auth } }, null, 2), { ...baseHeaders, 'www-authenticate': 'Basic realm="Stripe"' });
+      sendJson(res, 401, JSON.stringify({ error: { type: 'invalid_request_error', message: auth } }, null, 2), {
+        ...baseHeaders,
+        'www-authenticate': 'Basic realm="Stripe"',
+      });
       return;
     }
     const version = headerValue(req, 'stripe-version');
     if (version !== undefined && version !== API_VERSION && !warnedVersion) {
       warnedVersion = true;
-      logger?.warn({ requested: version, served: API_VERSION }, 'local stripe: client asked for another API version; objects keep the served version\'s shape');
+      logger?.warn({ requested: version, served: API_VERSION }, "local stripe: client asked for another API version; objects keep the served version's shape");
     }
     const text = await readBody(req, MAX_BODY_BYTES);
     if (text === undefined) {
@@ -139,7 +142,11 @@ export async function startLocalStripe(options: LocalStripeOptions): Promise<Loc
       const stored = idempotent.get(idempotencyKey);
       if (stored !== undefined) {
         if (stored.method !== method || stored.path !== url.pathname || stored.params !== canonical) {
-          const error = new StripeApiError(400, `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`, { type: 'idempotency_error' });
+          const error = new StripeApiError(
+            400,
+            `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+            { type: 'idempotency_error' },
+          );
           sendJson(res, 400, JSON.stringify(error.toBody(), null, 2), baseHeaders);
           return;
         }
@@ -189,10 +196,16 @@ export async function startLocalStripe(options: LocalStripeOptions): Promise<Loc
         answer = { status: err.status, html: messagePage('Local Stripe stand-in — no real payment', 'That did not work', err.message) };
       } else {
         logger?.error({ err, method, path: url.pathname }, 'local stripe: page failed');
-        answer = { status: 500, html: messagePage('Local Stripe stand-in — no real payment', 'Something went wrong', 'The local Stripe stand-in failed; see its log.') };
+        answer = {
+          status: 500,
+          html: messagePage('Local Stripe stand-in — no real payment', 'Something went wrong', 'The local Stripe stand-in failed; see its log.'),
+        };
       }
     }
-    sendPage(res, answer ?? { status: 404, html: messagePage('Local Stripe stand-in — no real payment', 'Page not found', 'There is no page at this address.') });
+    sendPage(
+      res,
+      answer ?? { status: 404, html: messagePage('Local Stripe stand-in — no real payment', 'Page not found', 'There is no page at this address.') },
+    );
   }
 
   const server = createServer((req, res) => {

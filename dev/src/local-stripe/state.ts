@@ -165,12 +165,15 @@ function previousAttributes(before: object, after: object): Record<string, unkno
 type CancellationDetails = Stripe.Subscription.CancellationDetails;
 
 /** `cancellation_details` with some fields replaced (`undefined` keeps the current value). */
-function cancellationDetails(current: CancellationDetails | null, changes: { comment?: string | undefined; feedback?: string | undefined; reason?: Stripe.Subscription.CancellationDetails.Reason | null }): CancellationDetails {
+function cancellationDetails(
+  current: CancellationDetails | null,
+  changes: { comment?: string | undefined; feedback?: string | undefined; reason?: Stripe.Subscription.CancellationDetails.Reason | null },
+): CancellationDetails {
   return {
     comment: changes.comment ?? current?.comment ?? null,
     feedback: (changes.feedback ?? current?.feedback ?? null) as Stripe.Subscription.CancellationDetails.Feedback | null,
     feedback_option: current?.feedback_option ?? null,
-    reason: changes.reason === undefined ? current?.reason ?? null : changes.reason,
+    reason: changes.reason === undefined ? (current?.reason ?? null) : changes.reason,
   };
 }
 
@@ -338,12 +341,16 @@ export class LocalStripeState {
 
   /** Prices matching the filter, newest first (Stripe's list order). */
   listPrices(filter: PriceFilter): Stripe.Price[] {
-    return [...this.prices.values()].reverse().filter((p) =>
-      (filter.lookupKeys === undefined || (p.lookup_key !== null && filter.lookupKeys.includes(p.lookup_key))) &&
-      (filter.active === undefined || p.active === filter.active) &&
-      (filter.product === undefined || p.product === filter.product) &&
-      (filter.currency === undefined || p.currency === filter.currency) &&
-      (filter.type === undefined || p.type === filter.type));
+    return [...this.prices.values()]
+      .reverse()
+      .filter(
+        (p) =>
+          (filter.lookupKeys === undefined || (p.lookup_key !== null && filter.lookupKeys.includes(p.lookup_key))) &&
+          (filter.active === undefined || p.active === filter.active) &&
+          (filter.product === undefined || p.product === filter.product) &&
+          (filter.currency === undefined || p.currency === filter.currency) &&
+          (filter.type === undefined || p.type === filter.type),
+      );
   }
 
   // ---- customers ----------------------------------------------------------------------------
@@ -498,20 +505,22 @@ export class LocalStripeState {
     const amount = unitAmount(price) * quantity;
     return {
       object: 'list',
-      data: [{
-        id: `li_${id.slice(-24)}`,
-        object: 'item',
-        adjustable_quantity: null,
-        amount_discount: 0,
-        amount_subtotal: amount,
-        amount_tax: 0,
-        amount_total: amount,
-        currency: price.currency,
-        description: product.name,
-        metadata: null,
-        price: snapshot(price),
-        quantity,
-      }],
+      data: [
+        {
+          id: `li_${id.slice(-24)}`,
+          object: 'item',
+          adjustable_quantity: null,
+          amount_discount: 0,
+          amount_subtotal: amount,
+          amount_tax: 0,
+          amount_total: amount,
+          currency: price.currency,
+          description: product.name,
+          metadata: null,
+          price: snapshot(price),
+          quantity,
+        },
+      ],
       has_more: false,
       url: `/v1/checkout/sessions/${id}/line_items`,
     };
@@ -549,9 +558,8 @@ export class LocalStripeState {
     if (!extra) throw resourceMissing('checkout.session', id);
     const request = NO_REQUEST;
     const email = session.customer_email ?? options.email;
-    const customer = typeof session.customer === 'string'
-      ? this.getCustomer(session.customer)
-      : this.createCustomer(email === undefined ? {} : { email }, request);
+    const customer =
+      typeof session.customer === 'string' ? this.getCustomer(session.customer) : this.createCustomer(email === undefined ? {} : { email }, request);
     const price = this.getPrice(extra.priceId);
     const interval = toInterval(price.recurring?.interval ?? 'month');
     const intervalCount = price.recurring?.interval_count ?? 1;
@@ -613,9 +621,14 @@ export class LocalStripeState {
     this.clocks.set(subscriptionId, { offsetMs: 0, anchor: start, periodIndex: 0, pending: [] });
 
     // A first invoice's own period is its creation instant; the line carries the service period.
-    const invoice = this.createInvoice(subscription, customer, 'subscription_create', [
-      this.periodLine(price, extra.quantity, item.id, start, end),
-    ], { start, end: start }, start);
+    const invoice = this.createInvoice(
+      subscription,
+      customer,
+      'subscription_create',
+      [this.periodLine(price, extra.quantity, item.id, start, end)],
+      { start, end: start },
+      start,
+    );
     subscription.latest_invoice = invoice.id;
     this.emit('customer.subscription.created', subscription, start, request);
     this.settleInvoice(invoice, start, request);
@@ -681,13 +694,20 @@ export class LocalStripeState {
 
   /** Subscriptions matching the filter, newest first. */
   listSubscriptions(filter: SubscriptionFilter): Stripe.Subscription[] {
-    return [...this.subscriptions.values()].reverse().filter((s) =>
-      (filter.customer === undefined || s.customer === filter.customer) &&
-      (filter.price === undefined || s.items.data.some((i) => i.price.id === filter.price)) &&
-      (filter.status === undefined ? s.status !== 'canceled'
-        : filter.status === 'all' ? true
-        : filter.status === 'ended' ? s.status === 'canceled' || s.status === 'incomplete_expired'
-        : s.status === filter.status));
+    return [...this.subscriptions.values()]
+      .reverse()
+      .filter(
+        (s) =>
+          (filter.customer === undefined || s.customer === filter.customer) &&
+          (filter.price === undefined || s.items.data.some((i) => i.price.id === filter.price)) &&
+          (filter.status === undefined
+            ? s.status !== 'canceled'
+            : filter.status === 'all'
+              ? true
+              : filter.status === 'ended'
+                ? s.status === 'canceled' || s.status === 'incomplete_expired'
+                : s.status === filter.status),
+      );
   }
 
   /** The customer's newest subscription that is not canceled, or undefined. */
@@ -709,7 +729,8 @@ export class LocalStripeState {
    */
   updateSubscription(id: string, changes: SubscriptionChanges, request: RequestInfo): Stripe.Subscription {
     const subscription = this.getSubscription(id);
-    const onlyMetadata = changes.item === undefined && changes.cancelAtPeriodEnd === undefined && changes.description === undefined && changes.prorationBehavior === undefined;
+    const onlyMetadata =
+      changes.item === undefined && changes.cancelAtPeriodEnd === undefined && changes.description === undefined && changes.prorationBehavior === undefined;
     if (subscription.status === 'canceled' && !onlyMetadata) {
       throw new StripeApiError(400, 'A canceled subscription can only update its cancellation_details and metadata.');
     }
@@ -718,7 +739,8 @@ export class LocalStripeState {
     const customer = this.getCustomer(this.customerId(subscription));
     let invoice: Stripe.Invoice | undefined;
 
-    if (changes.item !== undefined) invoice = this.changeItem(subscription, customer, changes.item, changes.prorationBehavior ?? 'create_prorations', changes.prorationDate, now);
+    if (changes.item !== undefined)
+      invoice = this.changeItem(subscription, customer, changes.item, changes.prorationBehavior ?? 'create_prorations', changes.prorationDate, now);
     if (changes.metadata !== undefined) subscription.metadata = applyMetadata(subscription.metadata, changes.metadata);
     if (changes.description !== undefined) subscription.description = changes.description === '' ? null : changes.description;
     if (changes.cancellationDetails !== undefined) {
@@ -728,7 +750,9 @@ export class LocalStripeState {
       subscription.cancel_at_period_end = changes.cancelAtPeriodEnd;
       subscription.cancel_at = changes.cancelAtPeriodEnd ? this.itemOf(subscription).current_period_end : null;
       subscription.canceled_at = changes.cancelAtPeriodEnd ? now : null;
-      subscription.cancellation_details = cancellationDetails(subscription.cancellation_details, { reason: changes.cancelAtPeriodEnd ? 'cancellation_requested' : null });
+      subscription.cancellation_details = cancellationDetails(subscription.cancellation_details, {
+        reason: changes.cancelAtPeriodEnd ? 'cancellation_requested' : null,
+      });
     }
     if (invoice !== undefined) {
       subscription.latest_invoice = invoice.id;
@@ -754,7 +778,14 @@ export class LocalStripeState {
    * @throws StripeApiError 400 for an unknown item or price, a one-time/inactive/other-currency
    *   price, or a proration date outside the current period (Stripe refuses those too).
    */
-  private planItemChange(subscription: Stripe.Subscription, change: NonNullable<SubscriptionChanges['item']>, behavior: ProrationBehavior, prorationDate: number | undefined, now: number, params: { item: string; prorationDate: string }): ItemChangePlan | undefined {
+  private planItemChange(
+    subscription: Stripe.Subscription,
+    change: NonNullable<SubscriptionChanges['item']>,
+    behavior: ProrationBehavior,
+    prorationDate: number | undefined,
+    now: number,
+    params: { item: string; prorationDate: string },
+  ): ItemChangePlan | undefined {
     const item = this.itemOf(subscription);
     if (change.id !== item.id) {
       throw new StripeApiError(400, `No such subscription item: '${change.id}'`, { code: 'resource_missing', param: `${params.item}[id]` });
@@ -765,15 +796,25 @@ export class LocalStripeState {
     const newQuantity = change.quantity ?? oldQuantity;
     if (newPrice.id === oldPrice.id && newQuantity === oldQuantity) return undefined;
     if (newPrice.type !== 'recurring' || newPrice.recurring === null) {
-      throw parameterInvalid(`${params.item}[price]`, 'The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.');
+      throw parameterInvalid(
+        `${params.item}[price]`,
+        'The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.',
+      );
     }
     if (!newPrice.active) throw parameterInvalid(`${params.item}[price]`, 'The price specified is inactive. This field only accepts active prices.');
-    if (newPrice.currency !== subscription.currency) throw parameterInvalid(`${params.item}[price]`, `The price specified uses currency ${newPrice.currency}, but this subscription is in ${subscription.currency}.`);
+    if (newPrice.currency !== subscription.currency)
+      throw parameterInvalid(
+        `${params.item}[price]`,
+        `The price specified uses currency ${newPrice.currency}, but this subscription is in ${subscription.currency}.`,
+      );
 
     const start = item.current_period_start;
     const end = item.current_period_end;
     if (prorationDate !== undefined && (prorationDate < start || prorationDate > end)) {
-      throw parameterInvalid(params.prorationDate, `The proration date ${prorationDate} must be within the subscription's current period (${start} to ${end}).`);
+      throw parameterInvalid(
+        params.prorationDate,
+        `The proration date ${prorationDate} must be within the subscription's current period (${start} to ${end}).`,
+      );
     }
     // Stripe renews on time, so its own now is always inside the period; the stand-in renews only
     // when its test clock is advanced, so a clock that ran past the period end prorates at the end.
@@ -781,7 +822,8 @@ export class LocalStripeState {
     // Stripe prorates by the second: the unused fraction of the current period.
     const fraction = end > start ? (end - at) / (end - start) : 0;
     const oldRecurring = oldPrice.recurring;
-    const sameCycle = oldRecurring !== null && oldRecurring.interval === newPrice.recurring.interval && oldRecurring.interval_count === newPrice.recurring.interval_count;
+    const sameCycle =
+      oldRecurring !== null && oldRecurring.interval === newPrice.recurring.interval && oldRecurring.interval_count === newPrice.recurring.interval_count;
     const prorations: LineSpec[] = [];
     if (behavior !== 'none' && fraction > 0) {
       prorations.push({
@@ -823,7 +865,14 @@ export class LocalStripeState {
   }
 
   /** Switches the single item's price/quantity; returns the invoice to charge now (finalized, open), if any. */
-  private changeItem(subscription: Stripe.Subscription, customer: Stripe.Customer, change: NonNullable<SubscriptionChanges['item']>, behavior: ProrationBehavior, prorationDate: number | undefined, now: number): Stripe.Invoice | undefined {
+  private changeItem(
+    subscription: Stripe.Subscription,
+    customer: Stripe.Customer,
+    change: NonNullable<SubscriptionChanges['item']>,
+    behavior: ProrationBehavior,
+    prorationDate: number | undefined,
+    now: number,
+  ): Stripe.Invoice | undefined {
     const plan = this.planItemChange(subscription, change, behavior, prorationDate, now, { item: 'items[0]', prorationDate: 'proration_date' });
     if (plan === undefined) return undefined;
     const clock = this.clockOf(subscription.id);
@@ -863,15 +912,25 @@ export class LocalStripeState {
    * @throws StripeApiError 404 invoice_upcoming_none for a canceled subscription or one ending at
    *   period end with nothing to invoice now; 400 as {@link planItemChange}.
    */
-  previewInvoice(input: { subscriptionId: string; item?: NonNullable<SubscriptionChanges['item']>; prorationBehavior?: ProrationBehavior; prorationDate?: number }): Stripe.Invoice {
+  previewInvoice(input: {
+    subscriptionId: string;
+    item?: NonNullable<SubscriptionChanges['item']>;
+    prorationBehavior?: ProrationBehavior;
+    prorationDate?: number;
+  }): Stripe.Invoice {
     const subscription = this.getSubscription(input.subscriptionId);
     const customer = this.getCustomer(this.customerId(subscription));
     if (subscription.status === 'canceled') throw upcomingNone(customer.id);
     const now = this.subscriptionNow(subscription.id);
     const behavior = input.prorationBehavior ?? 'create_prorations';
     const clock = this.clockOf(subscription.id);
-    const plan = input.item === undefined ? undefined
-      : this.planItemChange(subscription, input.item, behavior, input.prorationDate, now, { item: 'subscription_details[items][0]', prorationDate: 'subscription_details[proration_date]' });
+    const plan =
+      input.item === undefined
+        ? undefined
+        : this.planItemChange(subscription, input.item, behavior, input.prorationDate, now, {
+            item: 'subscription_details[items][0]',
+            prorationDate: 'subscription_details[proration_date]',
+          });
     const prorationDate = plan !== undefined && plan.prorations.length > 0 ? plan.prorationDate : undefined;
     if (plan !== undefined && this.invoicesNow(plan, behavior)) {
       const lines = [...clock.pending, ...plan.prorations];
@@ -885,8 +944,15 @@ export class LocalStripeState {
     const recurring = price.recurring;
     const end = item.current_period_end;
     const nextEnd = periodEnd(clock.anchor, toInterval(recurring?.interval ?? 'month'), recurring?.interval_count ?? 1, clock.periodIndex + 1);
-    const lines = [...clock.pending, ...(plan !== undefined && behavior === 'create_prorations' ? plan.prorations : []), this.periodLine(price, quantity, item.id, end, nextEnd)];
-    return this.invoiceObject(subscription, customer, 'subscription_cycle', lines, { start: item.current_period_start, end }, end, { preview: true, prorationDate });
+    const lines = [
+      ...clock.pending,
+      ...(plan !== undefined && behavior === 'create_prorations' ? plan.prorations : []),
+      this.periodLine(price, quantity, item.id, end, nextEnd),
+    ];
+    return this.invoiceObject(subscription, customer, 'subscription_cycle', lines, { start: item.current_period_start, end }, end, {
+      preview: true,
+      prorationDate,
+    });
   }
 
   /**
@@ -1015,7 +1081,14 @@ export class LocalStripeState {
    * Stripe does: a credit (negative balance) reduces amount_due; a negative total leaves
    * amount_due 0 and adds the rest to the customer's credit balance. Stored (no event yet).
    */
-  private createInvoice(subscription: Stripe.Subscription, customer: Stripe.Customer, billingReason: Stripe.Invoice.BillingReason, specs: LineSpec[], period: { start: number; end: number }, at: number): Stripe.Invoice {
+  private createInvoice(
+    subscription: Stripe.Subscription,
+    customer: Stripe.Customer,
+    billingReason: Stripe.Invoice.BillingReason,
+    specs: LineSpec[],
+    period: { start: number; end: number },
+    at: number,
+  ): Stripe.Invoice {
     const invoice = this.invoiceObject(subscription, customer, billingReason, specs, period, at, { preview: false });
     customer.balance = invoice.ending_balance ?? customer.balance;
     customer.next_invoice_sequence = (customer.next_invoice_sequence ?? 1) + 1;
@@ -1028,7 +1101,15 @@ export class LocalStripeState {
    * an ending balance; a preview (`create_preview`) is a `draft` with an `upcoming_in_…` id, no
    * number and `ending_balance` null, as Stripe answers previews.
    */
-  private invoiceObject(subscription: Stripe.Subscription, customer: Stripe.Customer, billingReason: Stripe.Invoice.BillingReason, specs: LineSpec[], period: { start: number; end: number }, at: number, options: { preview: boolean; prorationDate?: number | undefined }): Stripe.Invoice {
+  private invoiceObject(
+    subscription: Stripe.Subscription,
+    customer: Stripe.Customer,
+    billingReason: Stripe.Invoice.BillingReason,
+    specs: LineSpec[],
+    period: { start: number; end: number },
+    at: number,
+    options: { preview: boolean; prorationDate?: number | undefined },
+  ): Stripe.Invoice {
     const preview = options.preview;
     const id = randomId(preview ? 'upcoming_in_' : 'in_', 24);
     const total = specs.reduce((sum, line) => sum + line.amount, 0);

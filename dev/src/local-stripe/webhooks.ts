@@ -122,7 +122,10 @@ export class WebhookQueue {
       lastFailure = outcome.failure;
       const delay = delays[attempt];
       if (delay === undefined) break;
-      this.options.logger?.debug({ eventId: event.id, type: event.type, attempt: attempt + 1, failure: lastFailure, retryInMs: delay }, 'local stripe: webhook attempt failed');
+      this.options.logger?.debug(
+        { eventId: event.id, type: event.type, attempt: attempt + 1, failure: lastFailure, retryInMs: delay },
+        'local stripe: webhook attempt failed',
+      );
       await this.sleep(delay);
     }
     if (this.stopped) return;
@@ -161,25 +164,29 @@ export class WebhookQueue {
         this.abortAttempt = undefined;
         resolve(outcome);
       };
-      const req = send(url, {
-        method: 'POST',
-        // A fresh connection per attempt: nothing stays open in the receiver after the queue is idle.
-        agent: false,
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(payload),
-          'stripe-signature': signature,
-          'user-agent': USER_AGENT,
-          'cache-control': 'no-cache',
-          accept: '*/*; q=0.5, application/xml',
+      const req = send(
+        url,
+        {
+          method: 'POST',
+          // A fresh connection per attempt: nothing stays open in the receiver after the queue is idle.
+          agent: false,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': Buffer.byteLength(payload),
+            'stripe-signature': signature,
+            'user-agent': USER_AGENT,
+            'cache-control': 'no-cache',
+            accept: '*/*; q=0.5, application/xml',
+          },
         },
-      }, (res) => {
-        // The status decides, as at Stripe; the body is drained and ignored.
-        const status = res.statusCode ?? 0;
-        res.on('error', () => undefined);
-        res.resume();
-        finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, failure: `HTTP ${status}` });
-      });
+        (res) => {
+          // The status decides, as at Stripe; the body is drained and ignored.
+          const status = res.statusCode ?? 0;
+          res.on('error', () => undefined);
+          res.resume();
+          finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, failure: `HTTP ${status}` });
+        },
+      );
       const timer = setTimeout(() => {
         req.destroy();
         finish({ ok: false, failure: `no answer within ${ATTEMPT_TIMEOUT_MS} ms` });

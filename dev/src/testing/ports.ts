@@ -20,8 +20,14 @@ export function freePort(): Promise<number> {
 export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const socket = connect({ port, host });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 

@@ -22,8 +22,13 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
-  connect, credsAuthenticator, jwtAuthenticator, AuthorizationError, PermissionViolationError,
-  type Authenticator, type NatsConnection,
+  connect,
+  credsAuthenticator,
+  jwtAuthenticator,
+  AuthorizationError,
+  PermissionViolationError,
+  type Authenticator,
+  type NatsConnection,
 } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type ConsumerConfig } from '@nats-io/jetstream';
 
@@ -102,8 +107,11 @@ async function printReplay(nc: NatsConnection, subject: string, from: string, ac
   // One replay consumer per customer: drop the one a previous run left (it would have another start point).
   await jsm.consumers.delete(TRADES_STREAM, account).catch(() => undefined);
   await jsm.consumers.add(TRADES_STREAM, {
-    name: account, filter_subject: subject, ...replayStart(from),
-    ack_policy: AckPolicy.None, inactive_threshold: 300e9, // the server deletes it 5 min after the last pull
+    name: account,
+    filter_subject: subject,
+    ...replayStart(from),
+    ack_policy: AckPolicy.None,
+    inactive_threshold: 300e9, // the server deletes it 5 min after the last pull
   });
   log(`replaying ${subject} from ${from} (consumer ${account})`);
   const consumer = await jetstream(nc, opts).consumers.get(TRADES_STREAM, account);
@@ -178,7 +186,11 @@ async function main(): Promise<number> {
           log(`reconnected to ${s.server}`);
         } else if (s.type === 'error') {
           const e = s.error;
-          log(e instanceof PermissionViolationError ? `permission refused: ${e.operation} ${e.subject} (not allowed for these credentials)` : `server error: ${e.message}`);
+          log(
+            e instanceof PermissionViolationError
+              ? `permission refused: ${e.operation} ${e.subject} (not allowed for these credentials)`
+              : `server error: ${e.message}`,
+          );
         }
       }
     })();
@@ -206,7 +218,10 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  log(`error: ${(err as Error).message}`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`error: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

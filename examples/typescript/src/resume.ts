@@ -107,7 +107,15 @@ function withSeq(m: JsMsg): string {
  * Prints `subject` through consumers created from `last + 1`, one after another, until `stopped()`
  * or the connection closes; saves each printed sequence in `statePath`.
  */
-async function follow(nc: NatsConnection, account: string, subject: string, statePath: string, from: number | undefined, stopped: () => boolean, onStop: (stop: () => void) => void): Promise<void> {
+async function follow(
+  nc: NatsConnection,
+  account: string,
+  subject: string,
+  statePath: string,
+  from: number | undefined,
+  stopped: () => boolean,
+  onStop: (stop: () => void) => void,
+): Promise<void> {
   const opts = { apiPrefix: REPLAY_API_PREFIX, checkAPI: false };
   const jsm = await jetstreamManager(nc, opts);
   const js = jetstream(nc, opts);
@@ -128,7 +136,11 @@ async function follow(nc: NatsConnection, account: string, subject: string, stat
       // One replay consumer per account: replace whatever a previous run or generation left.
       await jsm.consumers.delete(TRADES_STREAM, account).catch(() => undefined);
       await jsm.consumers.add(TRADES_STREAM, {
-        name: account, filter_subject: subject, ack_policy: AckPolicy.None, inactive_threshold: CONSUMER_INACTIVE_NS, ...startOf(last, from),
+        name: account,
+        filter_subject: subject,
+        ack_policy: AckPolicy.None,
+        inactive_threshold: CONSUMER_INACTIVE_NS,
+        ...startOf(last, from),
       });
       log(last !== undefined ? `resuming ${subject} after stream sequence ${last}` : `reading ${subject} from ${from ?? 'new trades'}`);
       const messages = await (await js.consumers.get(TRADES_STREAM, account)).consume();
@@ -218,7 +230,17 @@ async function main(): Promise<number> {
       continue;
     }
     backoffMs = BACKOFF_START_MS;
-    await follow(nc, accountOf(creds.jwt), subject, statePath, from, () => stopping, (s) => { stopCurrent = s; });
+    await follow(
+      nc,
+      accountOf(creds.jwt),
+      subject,
+      statePath,
+      from,
+      () => stopping,
+      (s) => {
+        stopCurrent = s;
+      },
+    );
     await nc.closed();
   }
   const last = readLastSeq(statePath);
@@ -226,7 +248,10 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  log(`error: ${(err as Error).message}`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`error: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -16,7 +16,11 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
    * @param what what the items are, for that error's message ("trades", "events").
    * @param onEnd called once when the queue ends (by `end`, by overflow or by the reader's `return`).
    */
-  constructor(private readonly limit: number, private readonly what: string, private readonly onEnd: () => void = () => {}) {}
+  constructor(
+    private readonly limit: number,
+    private readonly what: string,
+    private readonly onEnd: () => void = () => {},
+  ) {}
 
   /** Whether the queue has ended (no more items will be accepted). */
   get ended(): boolean {

@@ -14,8 +14,14 @@ import { AsyncQueue } from './async-queue.js';
 import { createNonceSigner, type NonceSigner } from './credentials.js';
 import { backoffDelayMs, resolveBackoff, type BackoffPolicy } from './domain/backoff.js';
 import {
-  CLIENT_ABANDON_CLOSE_CODE, FATAL_CLOSE_CODES, checkFilter, parseServerFrame, subscribeRequest,
-  type ClientRequest, type ServerFrame, type TradeFilter,
+  CLIENT_ABANDON_CLOSE_CODE,
+  FATAL_CLOSE_CODES,
+  checkFilter,
+  parseServerFrame,
+  subscribeRequest,
+  type ClientRequest,
+  type ServerFrame,
+  type TradeFilter,
 } from './domain/protocol.js';
 import { RequestQueue, type QueueEntry } from './domain/request-queue.js';
 import { SubscriptionTable } from './domain/subscriptions.js';
@@ -92,7 +98,10 @@ type Phase = 'idle' | 'connecting' | 'authenticated' | 'waiting' | 'closed';
 /** One subject of a client: iterate it for that subject's trades. */
 export class Subscription<S extends TradeSubject = TradeSubject> implements AsyncIterable<TradeMessage<S>> {
   /** @internal created by TradewindClient.subscribe */
-  constructor(readonly subject: S, private readonly client: TradewindClient) {}
+  constructor(
+    readonly subject: S,
+    private readonly client: TradewindClient,
+  ) {}
 
   /** A new iterator over this subject's trades from now on (each call its own buffer). */
   trades(): AsyncIterableIterator<TradeMessage<S>> {
@@ -175,7 +184,8 @@ export class TradewindClient {
       throw new TradewindOptionsError(`url ${JSON.stringify(options.url)} is not a URL (e.g. ws://localhost:9223)`, { cause: err });
     }
     if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new TradewindOptionsError(`url must be ws:// or wss://, got ${url.protocol}//`);
-    if (typeof options.jwt !== 'string' || options.jwt.split('.').length !== 3) throw new TradewindOptionsError('jwt must be the user JWT (three base64url parts)');
+    if (typeof options.jwt !== 'string' || options.jwt.split('.').length !== 3)
+      throw new TradewindOptionsError('jwt must be the user JWT (three base64url parts)');
     this.url = options.url;
     this.#jwt = options.jwt;
     this.#signer = createNonceSigner(options.jwt, options.seed);
@@ -377,7 +387,13 @@ export class TradewindClient {
     const wasAuthenticated = this.#phase === 'authenticated';
     if (FATAL_CLOSE_CODES.has(code)) {
       const refusal = this.#lastError;
-      this.#finish(new CredentialsRefusedError(refusal?.code ?? (reason || `close_${code}`), refusal?.message ?? `the server closed the connection with ${code} ${reason}`.trim(), code));
+      this.#finish(
+        new CredentialsRefusedError(
+          refusal?.code ?? (reason || `close_${code}`),
+          refusal?.message ?? `the server closed the connection with ${code} ${reason}`.trim(),
+          code,
+        ),
+      );
       return;
     }
     if (wasAuthenticated) this.#attempt = 0;
@@ -523,7 +539,11 @@ export class TradewindClient {
           // The server ended it (plan change): do not ask for it again after a reconnect.
           const wanted = this.#table.remove(frame.subject);
           this.#subscriptions.delete(frame.subject);
-          if (wanted) this.#endSubjectSinks(frame.subject, new SubscriptionError(frame.reason, frame.message ?? `${frame.subject} ended: ${frame.reason}`, frame.subject));
+          if (wanted)
+            this.#endSubjectSinks(
+              frame.subject,
+              new SubscriptionError(frame.reason, frame.message ?? `${frame.subject} ended: ${frame.reason}`, frame.subject),
+            );
         }
         this.#emit({ type: 'unsubscribed', subject: frame.subject, reason: frame.reason, message: frame.message });
         const inFlight = this.#requests.inFlight;
@@ -619,7 +639,12 @@ export class TradewindClient {
       this.#send(request);
       this.#requestTimer = this.#timers.setTimeout(() => {
         this.#requestTimer = undefined;
-        this.#emit({ type: 'error', code: 'request_timeout', message: `no answer to ${JSON.stringify(request)} within ${this.#requestTimeoutMs} ms; reconnecting`, subject: entry.subject });
+        this.#emit({
+          type: 'error',
+          code: 'request_timeout',
+          message: `no answer to ${JSON.stringify(request)} within ${this.#requestTimeoutMs} ms; reconnecting`,
+          subject: entry.subject,
+        });
         this.#abandon('request_timeout');
       }, this.#requestTimeoutMs);
       return;
@@ -650,10 +675,13 @@ export class TradewindClient {
   /** Sends `entry` again after the backoff delay of its retry count (rate_limited, unavailable). */
   #retryLater(entry: QueueEntry): void {
     const retries = entry.retries + 1;
-    const timer = this.#timers.setTimeout(() => {
-      this.#retryTimers.delete(timer);
-      this.#request({ ...entry, retries });
-    }, backoffDelayMs(this.#backoff, Math.min(retries, 1_000), this.#random));
+    const timer = this.#timers.setTimeout(
+      () => {
+        this.#retryTimers.delete(timer);
+        this.#request({ ...entry, retries });
+      },
+      backoffDelayMs(this.#backoff, Math.min(retries, 1_000), this.#random),
+    );
     this.#retryTimers.add(timer);
   }
 

@@ -8,7 +8,11 @@ export class TradewindError extends Error {
    * @param code a server error code (`invalid_jwt`, `revoked`, `subject_not_in_plan`, …) or one of
    *   the client's: `bad_options`, `reconnect_failed`, `buffer_overflow`, `closed`.
    */
-  constructor(readonly code: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = new.target.name;
   }
@@ -27,21 +31,33 @@ export class TradewindOptionsError extends TradewindError {
  * `unknown_account`, `nkey_mismatch`, `expired`, `revoked`, …), `closeCode` the close code.
  */
 export class CredentialsRefusedError extends TradewindError {
-  constructor(code: string, message: string, readonly closeCode: number) {
+  constructor(
+    code: string,
+    message: string,
+    readonly closeCode: number,
+  ) {
     super(code, message);
   }
 }
 
 /** `maxAttempts` consecutive connection attempts failed; `cause` describes the last failure. */
 export class ReconnectFailedError extends TradewindError {
-  constructor(readonly attempts: number, readonly lastCloseCode: number, readonly lastReason: string) {
+  constructor(
+    readonly attempts: number,
+    readonly lastCloseCode: number,
+    readonly lastReason: string,
+  ) {
     super('reconnect_failed', `gave up after ${attempts} failed reconnect attempts; last close ${lastCloseCode}${lastReason ? ` (${lastReason})` : ''}`);
   }
 }
 
 /** A subscription the server refused or ended (`subject_not_in_plan`, `unknown_subject`, `bad_filter`, `plan_changed`, …). */
 export class SubscriptionError extends TradewindError {
-  constructor(code: string, message: string, readonly subject: string) {
+  constructor(
+    code: string,
+    message: string,
+    readonly subject: string,
+  ) {
     super(code, message);
   }
 }
@@ -51,7 +67,10 @@ export class SubscriptionError extends TradewindError {
  * (`maxBufferedTrades` / `maxBufferedEvents`); it ends with this error instead of growing without bound.
  */
 export class BufferOverflowError extends TradewindError {
-  constructor(readonly limit: number, what: string) {
+  constructor(
+    readonly limit: number,
+    what: string,
+  ) {
     super('buffer_overflow', `more than ${limit} ${what} queued in an iterator that is not being read; read faster or raise the limit`);
   }
 }

@@ -2,8 +2,16 @@
  * @tradewind/client — public surface (explicit exports, no `export *`).
  */
 export {
-  TradewindClient, Subscription, DEFAULT_WATCHDOG_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MAX_BUFFERED_TRADES, DEFAULT_MAX_BUFFERED_EVENTS,
-  type TradewindClientOptions, type SubscribeOptions, type ClientStats, type Timers,
+  TradewindClient,
+  Subscription,
+  DEFAULT_WATCHDOG_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_MAX_BUFFERED_TRADES,
+  DEFAULT_MAX_BUFFERED_EVENTS,
+  type TradewindClientOptions,
+  type SubscribeOptions,
+  type ClientStats,
+  type Timers,
 } from './client.js';
 export type { ClientEvent, ClientEventOf } from './events.js';
 export { DEFAULT_BACKOFF, backoffDelayMs, type BackoffPolicy } from './domain/backoff.js';
@@ -13,8 +21,13 @@ export { parseCredentials, createNonceSigner, type Credentials, type NonceSigner
 export { TradewindError, TradewindOptionsError, CredentialsRefusedError, ReconnectFailedError, SubscriptionError, BufferOverflowError } from './errors.js';
 export { subjectOfTrade, type TradeMessage } from './trades.js';
 export {
-  TRADE_SUBJECTS, SUBJECT_BY_SOURCE,
-  type TradeSubject, type TradeBySubject,
-  type BasicPumpfunTradeMessage, type BasicBonkTradeMessage, type PremiumPumpswapTradeMessage, type PremiumRaydiumTradeMessage,
+  TRADE_SUBJECTS,
+  SUBJECT_BY_SOURCE,
+  type TradeSubject,
+  type TradeBySubject,
+  type BasicPumpfunTradeMessage,
+  type BasicBonkTradeMessage,
+  type PremiumPumpswapTradeMessage,
+  type PremiumRaydiumTradeMessage,
 } from './generated/trades.js';
 export type { WebSocketConstructor, WebSocketLike } from './websocket.js';

@@ -14,7 +14,5 @@ export type TradeMessage<S extends TradeSubject = TradeSubject> = S extends Trad
 /** The subject a trade message belongs to, from its `source`; undefined for a source this version does not know. */
 export function subjectOfTrade(trade: { readonly source?: unknown }): TradeSubject | undefined {
   const source = trade.source;
-  return typeof source === 'string' && Object.hasOwn(SUBJECT_BY_SOURCE, source)
-    ? SUBJECT_BY_SOURCE[source as keyof typeof SUBJECT_BY_SOURCE]
-    : undefined;
+  return typeof source === 'string' && Object.hasOwn(SUBJECT_BY_SOURCE, source) ? SUBJECT_BY_SOURCE[source as keyof typeof SUBJECT_BY_SOURCE] : undefined;
 }

@@ -8,8 +8,14 @@ import WebSocket from 'ws';
 import { fromPublic } from '@nats-io/nkeys';
 import { freePort } from '@tradewind/dev';
 import {
-  CredentialsRefusedError, ReconnectFailedError, TradewindClient, TradewindOptionsError,
-  type ClientEvent, type TradeMessage, type TradewindClientOptions, type WebSocketConstructor,
+  CredentialsRefusedError,
+  ReconnectFailedError,
+  TradewindClient,
+  TradewindOptionsError,
+  type ClientEvent,
+  type TradeMessage,
+  type TradewindClientOptions,
+  type WebSocketConstructor,
 } from '../src/index.js';
 import { FakeTradewindServer, testUser } from './fake-server.js';
 import { PUMPFUN_BUY_V2 } from './real-messages.js';
@@ -45,7 +51,12 @@ async function take<T>(iterator: AsyncIterator<T>, n: number, timeoutMs = 5_000)
 }
 
 /** Resolves with the first event of `type` (matching `predicate`). */
-function nextEvent<T extends ClientEvent['type']>(client: TradewindClient, type: T, predicate: (e: Extract<ClientEvent, { type: T }>) => boolean = () => true, timeoutMs = 5_000) {
+function nextEvent<T extends ClientEvent['type']>(
+  client: TradewindClient,
+  type: T,
+  predicate: (e: Extract<ClientEvent, { type: T }>) => boolean = () => true,
+  timeoutMs = 5_000,
+) {
   return new Promise<Extract<ClientEvent, { type: T }>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${type} event`)), timeoutMs);
     const off = client.on(type, (e) => {
@@ -136,7 +147,13 @@ describe('backoff', () => {
     const user = testUser();
     const scheduled: number[] = [];
     // Every timer fires at once; the delays asked for are recorded (the watchdog is off, so they are all backoff delays).
-    const timers = { setTimeout: (f: () => void, ms: number) => { scheduled.push(ms); return setTimeout(f, 0); }, clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+    const timers = {
+      setTimeout: (f: () => void, ms: number) => {
+        scheduled.push(ms);
+        return setTimeout(f, 0);
+      },
+      clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout),
+    };
     const client = new TradewindClient({ url: `ws://127.0.0.1:${port}`, jwt: user.jwt, seed: user.seed, timers, watchdogMs: Infinity });
     cleanups.push(() => client.close());
     const events: ClientEvent[] = [];
@@ -209,7 +226,11 @@ describe('resume', () => {
     server.publishUnseen('basic.bonk'); // 4
     server.publishUnseen('basic.pumpfun'); // 5
     expect(await server.waitForRequest((m) => m.subject === 'basic.pumpfun' && 'resume_after' in m)).toEqual({ subject: 'basic.pumpfun', resume_after: 3 });
-    expect(await server.waitForRequest((m) => m.subject === 'basic.bonk' && 'resume_after' in m)).toEqual({ subject: 'basic.bonk', filter: { types: ['CREATE'] }, resume_after: 2 });
+    expect(await server.waitForRequest((m) => m.subject === 'basic.bonk' && 'resume_after' in m)).toEqual({
+      subject: 'basic.bonk',
+      filter: { types: ['CREATE'] },
+      resume_after: 2,
+    });
     expect(seqs(await take(pumpfun, 1))).toEqual([5]);
     expect(seqs(await take(bonk, 1))).toEqual([4]);
   });
@@ -281,7 +302,12 @@ describe('message format', () => {
     expect(fromSubject).toEqual({ seq, ...message });
     expect(fromAll).toBe(fromSubject);
     // Typed as the subject's message: the product spec §3 fields are there.
-    expect([fromSubject!.type, fromSubject!.schema_version, fromSubject!.data.side, fromSubject!.data.txHash]).toEqual(['trade', 2, 'buy', fromSubject!.signature]);
+    expect([fromSubject!.type, fromSubject!.schema_version, fromSubject!.data.side, fromSubject!.data.txHash]).toEqual([
+      'trade',
+      2,
+      'buy',
+      fromSubject!.signature,
+    ]);
     expect(client.positions()).toEqual({ 'basic.pumpfun': seq });
     expect(client.stats.tradesDelivered).toBe(1);
     await heartbeat;
@@ -379,7 +405,9 @@ describe('filters and unsubscribe', () => {
     const error = nextEvent(client, 'error');
     await client.connect();
     expect(await error).toMatchObject({ code: 'subject_not_in_plan', subject: 'premium.raydium' });
-    await expect(premium.next()).rejects.toEqual(expect.objectContaining({ name: 'SubscriptionError', code: 'subject_not_in_plan', subject: 'premium.raydium' }));
+    await expect(premium.next()).rejects.toEqual(
+      expect.objectContaining({ name: 'SubscriptionError', code: 'subject_not_in_plan', subject: 'premium.raydium' }),
+    );
     await nextEvent(client, 'subscribed', (e) => e.subject === 'basic.pumpfun');
     server.publish('basic.pumpfun');
     expect(seqs(await take(basic, 1))).toEqual([1]);

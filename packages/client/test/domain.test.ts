@@ -20,7 +20,9 @@ const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 describe('backoff', () => {
   it('when attempts go 1..12 with the defaults, then delays are 1 s doubling, capped at 30 s (product spec: 1000 ms doubling, cap 30000 ms, 10 attempts)', () => {
     expect(DEFAULT_BACKOFF).toMatchObject({ initialDelayMs: 1000, maxDelayMs: 30_000, multiplier: 2, maxAttempts: 10, jitter: 0 });
-    expect(Array.from({ length: 12 }, (_, i) => backoffDelayMs(DEFAULT_BACKOFF, i + 1))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000, 30000, 30000]);
+    expect(Array.from({ length: 12 }, (_, i) => backoffDelayMs(DEFAULT_BACKOFF, i + 1))).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000, 30000, 30000,
+    ]);
     expect(backoffDelayMs(DEFAULT_BACKOFF, 1e9)).toBe(30_000);
   });
 
@@ -68,7 +70,12 @@ describe('subscription table', () => {
     const t = new SubscriptionTable();
     t.add('basic.pumpfun', null, 100);
     t.subscribeRequestFor('basic.pumpfun');
-    expect(t.resumeRefused('basic.pumpfun', 'resume_too_old', 150)).toEqual({ subject: 'basic.pumpfun', afterSeq: 100, oldestSeq: 150, reason: 'resume_too_old' });
+    expect(t.resumeRefused('basic.pumpfun', 'resume_too_old', 150)).toEqual({
+      subject: 'basic.pumpfun',
+      afterSeq: 100,
+      oldestSeq: 150,
+      reason: 'resume_too_old',
+    });
     expect(t.resumeRefused('basic.pumpfun', 'resume_too_old', 150)).toBeUndefined();
     expect(t.subscribeRequestFor('basic.pumpfun')).toEqual({ subject: 'basic.pumpfun' });
     expect(t.accept('basic.pumpfun', 100)).toBe(false);
@@ -116,14 +123,26 @@ describe('protocol', () => {
     expect(parseServerFrame('not json')).toEqual({ kind: 'invalid', reason: 'not JSON' });
     expect(parseServerFrame('[1]')).toMatchObject({ kind: 'invalid' });
     expect(parseServerFrame('{"type":"challenge"}')).toMatchObject({ kind: 'invalid' });
-    expect(parseServerFrame('{"type":"heartbeat","slot":5,"seq":9,"subjects":{"basic.bonk":9,"basic.pumpfun":null}}'))
-      .toEqual({ kind: 'heartbeat', slot: 5, seq: 9, subjects: { 'basic.bonk': 9, 'basic.pumpfun': null } });
-    expect(parseServerFrame('{"type":"error","code":"resume_too_old","message":"… the oldest sequence still held for resume is 23456 …","oldest_seq":23456}'))
-      .toEqual({ kind: 'error', code: 'resume_too_old', message: '… the oldest sequence still held for resume is 23456 …', subject: null, oldestSeq: 23456 });
+    expect(parseServerFrame('{"type":"heartbeat","slot":5,"seq":9,"subjects":{"basic.bonk":9,"basic.pumpfun":null}}')).toEqual({
+      kind: 'heartbeat',
+      slot: 5,
+      seq: 9,
+      subjects: { 'basic.bonk': 9, 'basic.pumpfun': null },
+    });
+    expect(
+      parseServerFrame('{"type":"error","code":"resume_too_old","message":"… the oldest sequence still held for resume is 23456 …","oldest_seq":23456}'),
+    ).toEqual({ kind: 'error', code: 'resume_too_old', message: '… the oldest sequence still held for resume is 23456 …', subject: null, oldestSeq: 23456 });
     // Without oldest_seq the number is read from the message.
-    expect(parseServerFrame('{"type":"error","code":"resume_too_old","message":"the oldest sequence still held for resume is 77"}')).toMatchObject({ oldestSeq: 77 });
-    expect(parseServerFrame('{"type":"subscribed","subject":"basic.bonk","resume_after":5,"filter":null}'))
-      .toEqual({ kind: 'subscribed', subject: 'basic.bonk', filter: null, resumeAfter: 5, seq: null });
+    expect(parseServerFrame('{"type":"error","code":"resume_too_old","message":"the oldest sequence still held for resume is 77"}')).toMatchObject({
+      oldestSeq: 77,
+    });
+    expect(parseServerFrame('{"type":"subscribed","subject":"basic.bonk","resume_after":5,"filter":null}')).toEqual({
+      kind: 'subscribed',
+      subject: 'basic.bonk',
+      filter: null,
+      resumeAfter: 5,
+      seq: null,
+    });
     expect(parseServerFrame('{"type":"something_new"}')).toMatchObject({ kind: 'other', type: 'something_new' });
   });
 
@@ -145,7 +164,11 @@ describe('protocol', () => {
     expect(parseServerFrame(`{"seq":0,${PUMPFUN_BUY_V2.slice(1)}`)).toMatchObject({ kind: 'invalid' });
 
     expect(parseServerFrame('{"type":"heartbeat","slot":7,"seq":3,"subjects":{"basic.pumpfun":3}}')).toMatchObject({ kind: 'heartbeat', slot: 7, seq: 3 });
-    expect(parseServerFrame('{"type":"error","code":"not_subscribed","message":"x","subject":"basic.pumpfun"}')).toMatchObject({ kind: 'error', code: 'not_subscribed', subject: 'basic.pumpfun' });
+    expect(parseServerFrame('{"type":"error","code":"not_subscribed","message":"x","subject":"basic.pumpfun"}')).toMatchObject({
+      kind: 'error',
+      code: 'not_subscribed',
+      subject: 'basic.pumpfun',
+    });
     expect(parseServerFrame('{"type":"trades","seq":4}')).toMatchObject({ kind: 'other', type: 'trades' });
     expect(parseServerFrame('{"type":"Trade","seq":4}')).toMatchObject({ kind: 'other', type: 'Trade' });
   });
@@ -172,8 +195,11 @@ describe('credentials', () => {
     const user = testUser();
     const creds = `-----BEGIN NATS USER JWT-----\n${user.jwt}\n------END NATS USER JWT------\n\n************************* IMPORTANT *************************\n\n-----BEGIN USER NKEY SEED-----\n${user.seed}\n------END USER NKEY SEED------\n`;
     expect(parseCredentials(creds)).toEqual({ jwt: user.jwt, seed: user.seed, wsUrl: undefined });
-    expect(parseCredentials(JSON.stringify({ user_jwt: user.jwt, user_nkey_seed: user.seed, ws_connection: 'wss://example.test' })))
-      .toEqual({ jwt: user.jwt, seed: user.seed, wsUrl: 'wss://example.test' });
+    expect(parseCredentials(JSON.stringify({ user_jwt: user.jwt, user_nkey_seed: user.seed, ws_connection: 'wss://example.test' }))).toEqual({
+      jwt: user.jwt,
+      seed: user.seed,
+      wsUrl: 'wss://example.test',
+    });
     expect(() => parseCredentials('{"user_jwt":"x"}')).toThrow(/user_nkey_seed/);
     expect(() => parseCredentials('nothing here')).toThrow(/NKEY SEED/);
   });

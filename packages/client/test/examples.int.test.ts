@@ -74,7 +74,9 @@ class Run {
       buffer = parts.pop() ?? '';
       for (const p of parts) if (p) this.lines.push(JSON.parse(p) as Record<string, unknown>);
     });
-    this.child.stderr.on('data', (chunk: Buffer) => { this.stderr += chunk.toString(); });
+    this.child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
     this.exited = new Promise((r) => this.child.on('exit', (code) => r(code)));
   }
 
@@ -120,7 +122,11 @@ describe('examples', () => {
   it('when the websocket example gets a seed that is not the JWT’s, then it says so and exits 2 without connecting', async () => {
     const user = await (await createCustomer(env, 'starter')).user();
     const other = await (await createCustomer(env, 'starter')).user();
-    const run = new Run([join(repoRoot, 'examples/websocket/client.mjs')], { TRADEWIND_JWT: user.jwt, TRADEWIND_NKEY_SEED: other.seed, TRADEWIND_WS_URL: app.url });
+    const run = new Run([join(repoRoot, 'examples/websocket/client.mjs')], {
+      TRADEWIND_JWT: user.jwt,
+      TRADEWIND_NKEY_SEED: other.seed,
+      TRADEWIND_WS_URL: app.url,
+    });
     expect(await run.exited).toBe(2);
     expect(run.stderr).toMatch(/bad settings: the NKey seed belongs to U[A-Z0-9]+, not to the JWT's user/);
   });

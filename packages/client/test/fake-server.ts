@@ -41,7 +41,9 @@ export class FakeConnection {
   closed = false;
 
   constructor(readonly ws: WebSocket) {
-    ws.on('close', () => { this.closed = true; });
+    ws.on('close', () => {
+      this.closed = true;
+    });
   }
 
   send(message: Record<string, unknown>): void {
@@ -70,11 +72,22 @@ export interface FakeServerBehaviour {
 export class FakeTradewindServer {
   readonly connections: FakeConnection[] = [];
   readonly history: StoredTrade[] = [];
-  readonly behaviour: FakeServerBehaviour = { auth: 'accept', heartbeatMs: undefined, silent: false, oldestResumable: 1, resumeOverlap: 0, errorSubjects: false, refuse: {} };
+  readonly behaviour: FakeServerBehaviour = {
+    auth: 'accept',
+    heartbeatMs: undefined,
+    silent: false,
+    oldestResumable: 1,
+    resumeOverlap: 0,
+    errorSubjects: false,
+    refuse: {},
+  };
   private nextSeq = 1;
   private heartbeatTimer: NodeJS.Timeout | undefined;
 
-  private constructor(private readonly wss: WebSocketServer, readonly url: string) {
+  private constructor(
+    private readonly wss: WebSocketServer,
+    readonly url: string,
+  ) {
     wss.on('connection', (ws) => this.accept(ws));
     this.heartbeatTimer = setInterval(() => this.heartbeats(), 20);
   }
@@ -82,7 +95,10 @@ export class FakeTradewindServer {
   /** Starts on 127.0.0.1, on `port` (0: any free one). */
   static async start(port = 0): Promise<FakeTradewindServer> {
     const wss = new WebSocketServer({ host: '127.0.0.1', port });
-    await new Promise<void>((resolve, reject) => { wss.once('listening', resolve); wss.once('error', reject); });
+    await new Promise<void>((resolve, reject) => {
+      wss.once('listening', resolve);
+      wss.once('error', reject);
+    });
     const address = wss.address();
     const bound = typeof address === 'object' && address ? address.port : port;
     return new FakeTradewindServer(wss, `ws://127.0.0.1:${bound}`);
@@ -215,8 +231,13 @@ export class FakeTradewindServer {
     if (typeof msg.resume_after === 'number') {
       const after = msg.resume_after;
       if (after + 1 < this.behaviour.oldestResumable) {
-        this.error(c, 'resume_too_old', `resume_after ${after} is too old; the oldest sequence still held for resume is ${this.behaviour.oldestResumable}`,
-          subject, { oldest_seq: this.behaviour.oldestResumable });
+        this.error(
+          c,
+          'resume_too_old',
+          `resume_after ${after} is too old; the oldest sequence still held for resume is ${this.behaviour.oldestResumable}`,
+          subject,
+          { oldest_seq: this.behaviour.oldestResumable },
+        );
         return;
       }
       c.send({ type: 'subscribed', subject, resume_after: after, filter });

@@ -21,7 +21,9 @@ describe('generated trade types', () => {
   it('when a schema changes, then the generated text changes (the check above can fail)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-schemas-'));
     try {
-      const schema = JSON.parse(readFileSync(join(repoRoot, 'packages/contracts/schemas/basic.bonk.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+      const schema = JSON.parse(readFileSync(join(repoRoot, 'packages/contracts/schemas/basic.bonk.schema.json'), 'utf8')) as {
+        properties: Record<string, unknown>;
+      };
       schema.properties.extra_field = { type: 'string', description: 'added by the test' };
       writeFileSync(join(dir, 'basic.bonk.schema.json'), JSON.stringify(schema));
       const text = await generateTradeTypes(dir);
@@ -36,8 +38,14 @@ describe('generated trade types', () => {
 describe('package', () => {
   it('when built with tsc, then plain node imports the entry the exports map names and every public export is there', () => {
     const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
-      name: string; version: string; type: string; license?: string; private?: boolean; files: string[];
-      exports: { '.': { types: string; import: string } }; dependencies: Record<string, string>;
+      name: string;
+      version: string;
+      type: string;
+      license?: string;
+      private?: boolean;
+      files: string[];
+      exports: { '.': { types: string; import: string } };
+      dependencies: Record<string, string>;
     };
     expect(pkg).toMatchObject({ name: '@tradewind/client', version: '0.1.0', type: 'module', files: ['dist', 'README.md'] });
     expect(pkg.private).toBeUndefined();
@@ -46,14 +54,24 @@ describe('package', () => {
     mkdirSync(join(pkgDir, 'node_modules'), { recursive: true });
     const out = mkdtempSync(join(pkgDir, 'node_modules', '.build-test-')); // git-ignored
     try {
-      execFileSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', join(pkgDir, 'tsconfig.build.json'), '--outDir', out], { stdio: 'pipe' });
+      execFileSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', join(pkgDir, 'tsconfig.build.json'), '--outDir', out], {
+        stdio: 'pipe',
+      });
       const entry = join(out, pkg.exports['.'].import.replace(/^\.\/dist\//, ''));
       expect(existsSync(entry)).toBe(true);
       expect(existsSync(join(out, pkg.exports['.'].types.replace(/^\.\/dist\//, '')))).toBe(true);
       // A fresh node process without any loader: what a user of the published package runs.
       const script = `const m = await import(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(m).sort()));`;
       const keys = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as string[];
-      for (const name of ['TradewindClient', 'Subscription', 'parseCredentials', 'CredentialsRefusedError', 'ReconnectFailedError', 'TRADE_SUBJECTS', 'DEFAULT_BACKOFF']) {
+      for (const name of [
+        'TradewindClient',
+        'Subscription',
+        'parseCredentials',
+        'CredentialsRefusedError',
+        'ReconnectFailedError',
+        'TRADE_SUBJECTS',
+        'DEFAULT_BACKOFF',
+      ]) {
         expect(keys).toContain(name);
       }
       expect(readFileSync(join(out, 'index.d.ts'), 'utf8')).toContain('TradeMessage');

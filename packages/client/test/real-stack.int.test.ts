@@ -64,7 +64,9 @@ describe('real stack', () => {
     const creds = await customer.user();
     const port = Number(new URL(app.url).port);
     const client = new TradewindClient({
-      url: app.url, jwt: creds.jwt, seed: creds.seed,
+      url: app.url,
+      jwt: creds.jwt,
+      seed: creds.seed,
       reconnect: { initialDelayMs: 100, maxDelayMs: 1_000, maxAttempts: 30 },
     });
     const events: ClientEvent[] = [];

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
 import {
-  CredentialsRotated, EVENT_SCHEMA_VERSIONS, EVENT_SUBJECTS, type SubscriptionChanged, UserCreated,
-  decodeEvent, encodeEvent, newEventMeta, type EventMeta, type EventSubject, type EventTypes,
+  CredentialsRotated,
+  EVENT_SCHEMA_VERSIONS,
+  EVENT_SUBJECTS,
+  type SubscriptionChanged,
+  UserCreated,
+  decodeEvent,
+  encodeEvent,
+  newEventMeta,
+  type EventMeta,
+  type EventSubject,
+  type EventTypes,
 } from './events.js';
 import { Timestamp } from './gen/google/protobuf/timestamp.js';
 
@@ -153,7 +162,10 @@ describe('encodeEvent / decodeEvent', () => {
   it('when the event has no meta or an empty event id, then decodeEvent throws AppError invalid_argument', () => {
     const noMeta = UserCreated.encode({ ...samples['user.created'], meta: undefined }).finish();
     const emptyId = CredentialsRotated.encode({ ...samples['credentials.rotated'], meta: meta('', new Date()) }).finish();
-    for (const [subject, bytes] of [['user.created', noMeta], ['credentials.rotated', emptyId]] as const) {
+    for (const [subject, bytes] of [
+      ['user.created', noMeta],
+      ['credentials.rotated', emptyId],
+    ] as const) {
       const err = catchError(() => decodeEvent(subject, bytes));
       expect(err).toBeInstanceOf(AppError);
       expect(err).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('no meta.event_id') });

@@ -5,9 +5,25 @@
 import { randomUUID } from 'node:crypto';
 import type { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
 import { AppError } from './errors.js';
-import { ConnectionLimited, CredentialsRotated, PaymentFailed, PaymentSucceeded, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
+import {
+  ConnectionLimited,
+  CredentialsRotated,
+  PaymentFailed,
+  PaymentSucceeded,
+  SubscriptionChanged,
+  UserCreated,
+  type EventMeta,
+} from './gen/tradewind/v1/events.js';
 
-export { ConnectionLimited, CredentialsRotated, PaymentFailed, PaymentSucceeded, SubscriptionChanged, UserCreated, type EventMeta } from './gen/tradewind/v1/events.js';
+export {
+  ConnectionLimited,
+  CredentialsRotated,
+  PaymentFailed,
+  PaymentSucceeded,
+  SubscriptionChanged,
+  UserCreated,
+  type EventMeta,
+} from './gen/tradewind/v1/events.js';
 
 /** The stream holding every domain event. */
 export const EVENTS_STREAM = 'EVENTS';
@@ -34,7 +50,12 @@ export type EventSubject = keyof EventTypes;
 
 /** Every EVENTS subject. */
 export const EVENT_SUBJECTS = [
-  'user.created', 'subscription.changed', 'credentials.rotated', 'payment.succeeded', 'payment.failed', 'connection.limited',
+  'user.created',
+  'subscription.changed',
+  'credentials.rotated',
+  'payment.succeeded',
+  'payment.failed',
+  'connection.limited',
 ] as const satisfies readonly EventSubject[];
 
 /** Current schema version of each event type (EventMeta.schema_version). */

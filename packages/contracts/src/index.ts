@@ -10,25 +10,81 @@
  *   message JSON Schemas, docs/architecture.md §6).
  */
 export { AppError, ConfigError, isUuid, toAppError, type ErrorCode } from './errors.js';
-export { PLANS, PLAN_IDS, isPlanId, cheapestPlanFor, cheapestPlanWhere, annualTotalUsd, annualSavingPercent, maxAnnualSavingPercent, ENTITLED_STATUSES, entitledPlan, type Plan, type PlanId } from './plans.js';
-export { TRADES_STREAM, TRADE_SUBJECTS, TRADE_PUBLISHED_MS_HEADER, CUSTOMER_ACCOUNT_TAG, isTradeSubject, type TradeSubject, MINT_SUBJECT_TOKEN, isMintAddress, mintSubject, mintSubjectWildcard, WSOL_MINT, NATIVE_SOL, TRADE_MINT_FIELDS } from './subjects.js';
 export {
-  EVENTS_STREAM, DEAD_LETTER_STREAM, EVENT_SUBJECTS, EVENT_SCHEMA_VERSIONS,
-  deadLetterSubject, isEventSubject, newEventMeta, encodeEvent, decodeEvent,
-  UserCreated, SubscriptionChanged, CredentialsRotated, PaymentSucceeded, PaymentFailed, ConnectionLimited,
-  type EventMeta, type EventTypes, type EventSubject,
+  PLANS,
+  PLAN_IDS,
+  isPlanId,
+  cheapestPlanFor,
+  cheapestPlanWhere,
+  annualTotalUsd,
+  annualSavingPercent,
+  maxAnnualSavingPercent,
+  ENTITLED_STATUSES,
+  entitledPlan,
+  type Plan,
+  type PlanId,
+} from './plans.js';
+export {
+  TRADES_STREAM,
+  TRADE_SUBJECTS,
+  TRADE_PUBLISHED_MS_HEADER,
+  CUSTOMER_ACCOUNT_TAG,
+  isTradeSubject,
+  type TradeSubject,
+  MINT_SUBJECT_TOKEN,
+  isMintAddress,
+  mintSubject,
+  mintSubjectWildcard,
+  WSOL_MINT,
+  NATIVE_SOL,
+  TRADE_MINT_FIELDS,
+} from './subjects.js';
+export {
+  EVENTS_STREAM,
+  DEAD_LETTER_STREAM,
+  EVENT_SUBJECTS,
+  EVENT_SCHEMA_VERSIONS,
+  deadLetterSubject,
+  isEventSubject,
+  newEventMeta,
+  encodeEvent,
+  decodeEvent,
+  UserCreated,
+  SubscriptionChanged,
+  CredentialsRotated,
+  PaymentSucceeded,
+  PaymentFailed,
+  ConnectionLimited,
+  type EventMeta,
+  type EventTypes,
+  type EventSubject,
 } from './events.js';
 export {
-  AuthServiceClient, AuthServiceService, User as AuthUser, UserMetadata as AuthUserMetadata,
-  GetUserRequest, GetUserResponse,
+  AuthServiceClient,
+  AuthServiceService,
+  User as AuthUser,
+  UserMetadata as AuthUserMetadata,
+  GetUserRequest,
+  GetUserResponse,
   type AuthServiceServer,
 } from './gen/tradewind/v1/auth.js';
 export {
-  BillingServiceClient, BillingServiceService, Subscription as BillingSubscription, Entitlements,
-  GetSubscriptionRequest, GetSubscriptionResponse, GetEntitlementsRequest, GetEntitlementsResponse,
+  BillingServiceClient,
+  BillingServiceService,
+  Subscription as BillingSubscription,
+  Entitlements,
+  GetSubscriptionRequest,
+  GetSubscriptionResponse,
+  GetEntitlementsRequest,
+  GetEntitlementsResponse,
   type BillingServiceServer,
 } from './gen/tradewind/v1/billing.js';
 export {
-  PriceServiceClient, PriceServiceService, Token as PriceToken, UsdSource, ListTokensRequest, ListTokensResponse,
+  PriceServiceClient,
+  PriceServiceService,
+  Token as PriceToken,
+  UsdSource,
+  ListTokensRequest,
+  ListTokensResponse,
   type PriceServiceServer,
 } from './gen/tradewind/v1/prices.js';

@@ -22,7 +22,12 @@ export interface NotificationPreferences {
 }
 
 /** Every kind on: what a user who never saved preferences gets. */
-export const DEFAULT_PREFERENCES: Readonly<NotificationPreferences> = Object.freeze({ plan_changes: true, payments: true, credentials: true, connection_limits: true });
+export const DEFAULT_PREFERENCES: Readonly<NotificationPreferences> = Object.freeze({
+  plan_changes: true,
+  payments: true,
+  credentials: true,
+  connection_limits: true,
+});
 
 /** The preference switch that shows or hides each kind. */
 export const PREFERENCE_OF_KIND: Readonly<Record<NotificationKind, keyof NotificationPreferences>> = Object.freeze({

@@ -31,6 +31,8 @@ describe('plans catalogue (docs/architecture.md §8)', () => {
     expect(PLANS.starter.features.some((f) => f.includes('premium'))).toBe(false);
     expect(PLANS.plus.features).toContain('Raydium CPMM trades (premium.raydium)');
     expect(PLANS.plus.features).toContain('1,000 control requests per minute');
-    expect(PLANS.pro.features).toEqual(expect.arrayContaining(['5 concurrent connections per transport', '10,000 control requests per minute', 'Replay of trade history (JetStream)']));
+    expect(PLANS.pro.features).toEqual(
+      expect.arrayContaining(['5 concurrent connections per transport', '10,000 control requests per minute', 'Replay of trade history (JetStream)']),
+    );
   });
 });

@@ -48,16 +48,34 @@ function plan(p: Omit<Plan, 'features'>): Plan {
 /** The catalogue, cheapest first. */
 export const PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
   starter: plan({
-    id: 'starter', name: 'Starter', monthlyUsd: 0, annualMonthlyUsd: 0,
-    connections: 1, requestsPerMinute: 100, subjects: BASIC, replay: false,
+    id: 'starter',
+    name: 'Starter',
+    monthlyUsd: 0,
+    annualMonthlyUsd: 0,
+    connections: 1,
+    requestsPerMinute: 100,
+    subjects: BASIC,
+    replay: false,
   }),
   plus: plan({
-    id: 'plus', name: 'Plus', monthlyUsd: 15, annualMonthlyUsd: 12,
-    connections: 1, requestsPerMinute: 1000, subjects: TRADE_SUBJECTS, replay: false,
+    id: 'plus',
+    name: 'Plus',
+    monthlyUsd: 15,
+    annualMonthlyUsd: 12,
+    connections: 1,
+    requestsPerMinute: 1000,
+    subjects: TRADE_SUBJECTS,
+    replay: false,
   }),
   pro: plan({
-    id: 'pro', name: 'Pro', monthlyUsd: 35, annualMonthlyUsd: 28,
-    connections: 5, requestsPerMinute: 10000, subjects: TRADE_SUBJECTS, replay: true,
+    id: 'pro',
+    name: 'Pro',
+    monthlyUsd: 35,
+    annualMonthlyUsd: 28,
+    connections: 5,
+    requestsPerMinute: 10000,
+    subjects: TRADE_SUBJECTS,
+    replay: true,
   }),
 });
 

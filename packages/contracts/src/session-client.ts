@@ -31,7 +31,10 @@ export interface SessionClientOptions<User> {
 
 /** Error with the status and message auth answered (e.g. 401 "No active session"). */
 export class SessionError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'SessionError';
   }

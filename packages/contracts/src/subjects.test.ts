@@ -23,7 +23,7 @@ describe('per-mint subjects', () => {
     expect(() => mintSubject('basic.pumpfun.mint' as TradeSubject, MINT)).toThrow(/not a TRADES subject/);
   });
 
-  it('when the wildcard is asked for, then it covers the subject\'s mint subjects only', () => {
+  it("when the wildcard is asked for, then it covers the subject's mint subjects only", () => {
     expect(mintSubjectWildcard('premium.raydium')).toBe('premium.raydium.mint.>');
   });
 });

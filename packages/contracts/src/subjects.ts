@@ -82,7 +82,8 @@ export function isMintAddress(value: unknown): value is string {
  *   (a `.`, `*` or `>` in it would make another subject or a wildcard).
  */
 export function mintSubject(subject: TradeSubject, mint: string): string {
-  if (!isTradeSubject(subject)) throw new AppError('invalid_argument', `${JSON.stringify(subject)} is not a TRADES subject; subjects are ${TRADE_SUBJECTS.join(', ')}`);
+  if (!isTradeSubject(subject))
+    throw new AppError('invalid_argument', `${JSON.stringify(subject)} is not a TRADES subject; subjects are ${TRADE_SUBJECTS.join(', ')}`);
   if (!isMintAddress(mint)) throw new AppError('invalid_argument', `${JSON.stringify(mint)} is not a base58 mint address (32 to 44 characters)`);
   return `${subject}.${MINT_SUBJECT_TOKEN}.${mint}`;
 }

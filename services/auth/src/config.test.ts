@@ -20,11 +20,16 @@ describe('auth config', () => {
   it('when the account limits are not set, then the documented defaults apply; a page default above the page maximum is refused', () => {
     const c = loadAuthConfig({ ...base, LOCAL_OIDC_ISSUER: 'http://localhost:8091' });
     expect(c).toMatchObject({
-      PROFILE_NAME_MAX_CHARS: 100, NOTIFICATIONS_MAX_PER_USER: 200, NOTIFICATIONS_PAGE_DEFAULT: 20, NOTIFICATIONS_PAGE_MAX: 100,
-      NOTIFICATIONS_READ_MAX_IDS: 200, NEWSLETTER_RATE_LIMIT_PER_MINUTE: 10,
+      PROFILE_NAME_MAX_CHARS: 100,
+      NOTIFICATIONS_MAX_PER_USER: 200,
+      NOTIFICATIONS_PAGE_DEFAULT: 20,
+      NOTIFICATIONS_PAGE_MAX: 100,
+      NOTIFICATIONS_READ_MAX_IDS: 200,
+      NEWSLETTER_RATE_LIMIT_PER_MINUTE: 10,
     });
-    expect(() => loadAuthConfig({ ...base, LOCAL_OIDC_ISSUER: 'http://localhost:8091', NOTIFICATIONS_PAGE_DEFAULT: '50', NOTIFICATIONS_PAGE_MAX: '40' }))
-      .toThrow(/NOTIFICATIONS_PAGE_DEFAULT: must not exceed NOTIFICATIONS_PAGE_MAX \(40\)/);
+    expect(() =>
+      loadAuthConfig({ ...base, LOCAL_OIDC_ISSUER: 'http://localhost:8091', NOTIFICATIONS_PAGE_DEFAULT: '50', NOTIFICATIONS_PAGE_MAX: '40' }),
+    ).toThrow(/NOTIFICATIONS_PAGE_DEFAULT: must not exceed NOTIFICATIONS_PAGE_MAX \(40\)/);
   });
 
   it('when DATABASE_URL is missing, then the error names it', () => {

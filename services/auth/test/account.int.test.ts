@@ -26,8 +26,19 @@ afterAll(async () => {
 
 const NO_SESSION = { status: 401, message: 'No active session' };
 
-interface NotificationJson { id: string; kind: string; title: string; body: string; created_at: string; read_at: string | null; link: string | null }
-interface NotificationsPage { notifications: NotificationJson[]; unread: number }
+interface NotificationJson {
+  id: string;
+  kind: string;
+  title: string;
+  body: string;
+  created_at: string;
+  read_at: string | null;
+  link: string | null;
+}
+interface NotificationsPage {
+  notifications: NotificationJson[];
+  unread: number;
+}
 
 /** Signs in through the local provider as `name` and exchanges the refresh cookie for a session. */
 async function signedIn(email: string, name = `Name of ${email}`): Promise<Session<UserJson>> {
@@ -39,7 +50,13 @@ async function signedIn(email: string, name = `Name of ${email}`): Promise<Sessi
 }
 
 /** A request to auth with the session's bearer token (none when `session` is undefined). */
-async function call(method: string, path: string, session: Session<UserJson> | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+async function call(
+  method: string,
+  path: string,
+  session: Session<UserJson> | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${h.publicUrl}${path}`, {
     method,
     headers: {
@@ -66,10 +83,18 @@ async function publish<S extends EventSubject>(subject: S, event: EventTypes[S],
 
 /** Waits until the notifications consumer has handled the event `eventId`. */
 async function handled(eventId: string): Promise<void> {
-  await vi.waitFor(async () => {
-    const row = await h.db.selectFrom('processed_events').select('event_id').where('consumer', '=', 'auth-notifications').where('event_id', '=', eventId).executeTakeFirst();
-    if (!row) throw new Error(`event ${eventId} not handled yet`);
-  }, { timeout: 10_000, interval: 25 });
+  await vi.waitFor(
+    async () => {
+      const row = await h.db
+        .selectFrom('processed_events')
+        .select('event_id')
+        .where('consumer', '=', 'auth-notifications')
+        .where('event_id', '=', eventId)
+        .executeTakeFirst();
+      if (!row) throw new Error(`event ${eventId} not handled yet`);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
 }
 
 async function consumed(outcome: string): Promise<number> {
@@ -80,28 +105,75 @@ async function consumed(outcome: string): Promise<number> {
 const meta = <S extends EventSubject>(subject: S, occurredAt = new Date()) => ({ ...newEventMeta(subject, 'test'), occurredAt });
 
 const planChange = (userId: string, over: Partial<EventTypes['subscription.changed']> = {}): EventTypes['subscription.changed'] => ({
-  meta: meta('subscription.changed'), userId, plan: 'plus', previousPlan: 'starter', billingPeriod: 'monthly', previousBillingPeriod: 'indefinite',
-  subscriptionStatus: 'active', previousSubscriptionStatus: 'active', subscriptionType: 'paid', trialEndDate: undefined, stripeCustomerId: 'cus_1',
-  stripeSubscriptionId: 'sub_1', version: 1n, reason: 'checkout_completed', currentPeriodEnd: undefined, cancelAtPeriodEnd: false, ...over,
+  meta: meta('subscription.changed'),
+  userId,
+  plan: 'plus',
+  previousPlan: 'starter',
+  billingPeriod: 'monthly',
+  previousBillingPeriod: 'indefinite',
+  subscriptionStatus: 'active',
+  previousSubscriptionStatus: 'active',
+  subscriptionType: 'paid',
+  trialEndDate: undefined,
+  stripeCustomerId: 'cus_1',
+  stripeSubscriptionId: 'sub_1',
+  version: 1n,
+  reason: 'checkout_completed',
+  currentPeriodEnd: undefined,
+  cancelAtPeriodEnd: false,
+  ...over,
 });
 
 const paymentSucceeded = (userId: string, over: Partial<EventTypes['payment.succeeded']> = {}): EventTypes['payment.succeeded'] => ({
-  meta: meta('payment.succeeded'), userId, amount: 1500n, currency: 'usd', stripeInvoiceId: 'in_1', stripeEventId: `evt_${randomUUID()}`, stripeCustomerId: 'cus_1',
-  stripeSubscriptionId: 'sub_1', plan: 'plus', billingPeriod: 'monthly', hostedInvoiceUrl: '', billingReason: 'subscription_create', ...over,
+  meta: meta('payment.succeeded'),
+  userId,
+  amount: 1500n,
+  currency: 'usd',
+  stripeInvoiceId: 'in_1',
+  stripeEventId: `evt_${randomUUID()}`,
+  stripeCustomerId: 'cus_1',
+  stripeSubscriptionId: 'sub_1',
+  plan: 'plus',
+  billingPeriod: 'monthly',
+  hostedInvoiceUrl: '',
+  billingReason: 'subscription_create',
+  ...over,
 });
 
 const paymentFailed = (userId: string, over: Partial<EventTypes['payment.failed']> = {}): EventTypes['payment.failed'] => ({
-  meta: meta('payment.failed'), userId, amount: 14400n, currency: 'usd', stripeInvoiceId: 'in_2', stripeEventId: `evt_${randomUUID()}`, stripeCustomerId: 'cus_1',
-  stripeSubscriptionId: 'sub_1', plan: 'plus', billingPeriod: 'yearly', hostedInvoiceUrl: 'https://invoice.stripe.com/i/acct_1/test_2', billingReason: 'subscription_cycle',
-  attemptCount: 1, nextPaymentAttempt: new Date('2026-03-04T00:00:00Z'), ...over,
+  meta: meta('payment.failed'),
+  userId,
+  amount: 14400n,
+  currency: 'usd',
+  stripeInvoiceId: 'in_2',
+  stripeEventId: `evt_${randomUUID()}`,
+  stripeCustomerId: 'cus_1',
+  stripeSubscriptionId: 'sub_1',
+  plan: 'plus',
+  billingPeriod: 'yearly',
+  hostedInvoiceUrl: 'https://invoice.stripe.com/i/acct_1/test_2',
+  billingReason: 'subscription_cycle',
+  attemptCount: 1,
+  nextPaymentAttempt: new Date('2026-03-04T00:00:00Z'),
+  ...over,
 });
 
 const rotated = (userId: string, previous = 'UOLD'): EventTypes['credentials.rotated'] => ({
-  meta: meta('credentials.rotated'), userId, userPublicKey: 'UNEW', previousUserPublicKey: previous, accountPublicKey: 'AACC',
+  meta: meta('credentials.rotated'),
+  userId,
+  userPublicKey: 'UNEW',
+  previousUserPublicKey: previous,
+  accountPublicKey: 'AACC',
 });
 
 const limited = (userId: string): EventTypes['connection.limited'] => ({
-  meta: meta('connection.limited'), userId, accountPublicKey: 'AACC', userPublicKey: 'UUSER', plan: 'starter', limit: 1, transport: 'websocket',
+  meta: meta('connection.limited'),
+  userId,
+  accountPublicKey: 'AACC',
+  userPublicKey: 'UUSER',
+  plan: 'starter',
+  limit: 1,
+  transport: 'websocket',
 });
 
 describe('PATCH /auth/user (profile name)', () => {
@@ -158,7 +230,7 @@ describe('PATCH /auth/user (profile name)', () => {
     expect(await res.json()).toMatchObject({ name: 'Same Mail', email: 'patch-same@example.com' });
   });
 
-  it('when the user signs in again after saving a name, then the saved name wins over the provider\'s; without a saved name the provider\'s is taken', async () => {
+  it("when the user signs in again after saving a name, then the saved name wins over the provider's; without a saved name the provider's is taken", async () => {
     const edited = await signedIn('rename@example.com', 'Google Name');
     expect((await call('PATCH', '/auth/user', edited, { name: 'My Own Name' })).status).toBe(200);
     const again = await signedIn('rename@example.com', 'Google Name Changed');
@@ -207,15 +279,27 @@ describe('notifications from EVENTS', () => {
     expect(notifications.map((n) => n.id)).toEqual([...ids].reverse());
     expect(notifications.map((n) => n.kind)).toEqual(['connection_limited', 'credentials_rotated', 'payment_failed', 'payment_succeeded', 'plan_changed']);
     const byKind = Object.fromEntries(notifications.map((n) => [n.kind, n]));
-    expect(byKind.plan_changed).toMatchObject({ title: 'Plan changed to Plus', body: 'Your plan changed from Starter (free) to Plus (billed monthly).', link: '/dashboard/plan', read_at: null, created_at: new Date(t0).toISOString() });
-    expect(byKind.payment_succeeded).toMatchObject({ title: 'Payment received', body: 'We received $15.00 for your Plus (billed monthly) plan. Thank you.', link: '/dashboard/plan' });
+    expect(byKind.plan_changed).toMatchObject({
+      title: 'Plan changed to Plus',
+      body: 'Your plan changed from Starter (free) to Plus (billed monthly).',
+      link: '/dashboard/plan',
+      read_at: null,
+      created_at: new Date(t0).toISOString(),
+    });
+    expect(byKind.payment_succeeded).toMatchObject({
+      title: 'Payment received',
+      body: 'We received $15.00 for your Plus (billed monthly) plan. Thank you.',
+      link: '/dashboard/plan',
+    });
     expect(byKind.payment_failed).toMatchObject({
-      title: 'Payment failed', link: 'https://invoice.stripe.com/i/acct_1/test_2',
+      title: 'Payment failed',
+      link: 'https://invoice.stripe.com/i/acct_1/test_2',
       body: 'We could not charge $144.00 for your Plus (billed yearly) plan. Update your card in the billing portal to keep your plan. The next attempt is on Mar 4, 2026.',
     });
     expect(byKind.credentials_rotated).toMatchObject({ title: 'Credentials rotated', link: '/dashboard/settings?tab=connection' });
     expect(byKind.connection_limited).toMatchObject({
-      title: 'Connection limit reached', link: '/dashboard/plan',
+      title: 'Connection limit reached',
+      link: '/dashboard/plan',
       body: 'A WebSocket login was refused: your Starter plan allows 1 concurrent connection. Close another connection or upgrade: the Pro plan allows 5.',
     });
     expect(await h.db.selectFrom('notifications').select('id').where('user_id', '=', userId).execute()).toHaveLength(5);
@@ -224,7 +308,10 @@ describe('notifications from EVENTS', () => {
   it('when the consumer stores an event older than NOTIFICATIONS_UNREAD_MAX_AGE_MS (catching up on history), then it arrives already read; a recent one stays unread', async () => {
     const session = await signedIn('history@example.com');
     const userId = session.user.id;
-    const old = await publish('subscription.changed', { ...planChange(userId), meta: meta('subscription.changed', new Date(Date.now() - 86_400_000 - 60_000)) });
+    const old = await publish('subscription.changed', {
+      ...planChange(userId),
+      meta: meta('subscription.changed', new Date(Date.now() - 86_400_000 - 60_000)),
+    });
     const recent = await publish('credentials.rotated', { ...rotated(userId), meta: meta('credentials.rotated', new Date(Date.now() - 86_400_000 + 60_000)) });
     for (const id of [old, recent]) await handled(id);
     const { notifications, unread } = await page(session);
@@ -236,7 +323,10 @@ describe('notifications from EVENTS', () => {
 
   it('when a subscription change only moves the status, or an event names an unknown user, then no notification; the consumer carries on', async () => {
     const session = await signedIn('quiet@example.com');
-    const statusOnly = await publish('subscription.changed', planChange(session.user.id, { previousPlan: 'plus', previousBillingPeriod: 'monthly', subscriptionStatus: 'past_due', reason: 'payment_failed' }));
+    const statusOnly = await publish(
+      'subscription.changed',
+      planChange(session.user.id, { previousPlan: 'plus', previousBillingPeriod: 'monthly', subscriptionStatus: 'past_due', reason: 'payment_failed' }),
+    );
     const stranger = await publish('payment.succeeded', paymentSucceeded(randomUUID()));
     const anonymous = await publish('connection.limited', { ...limited(''), userId: '' });
     const after = await publish('credentials.rotated', rotated(session.user.id, ''));
@@ -249,11 +339,22 @@ describe('notifications from EVENTS', () => {
 
   it('when a plan is cancelled to its end, then the notification says the subscription ended', async () => {
     const session = await signedIn('ended@example.com');
-    const id = await publish('subscription.changed', planChange(session.user.id, {
-      plan: 'starter', previousPlan: 'pro', billingPeriod: 'indefinite', previousBillingPeriod: 'yearly', subscriptionType: 'free', reason: 'subscription_ended',
-    }));
+    const id = await publish(
+      'subscription.changed',
+      planChange(session.user.id, {
+        plan: 'starter',
+        previousPlan: 'pro',
+        billingPeriod: 'indefinite',
+        previousBillingPeriod: 'yearly',
+        subscriptionType: 'free',
+        reason: 'subscription_ended',
+      }),
+    );
     await handled(id);
-    expect((await page(session)).notifications[0]).toMatchObject({ title: 'Plan changed to Starter', body: 'Your Pro subscription ended. You are now on the free Starter plan.' });
+    expect((await page(session)).notifications[0]).toMatchObject({
+      title: 'Plan changed to Starter',
+      body: 'Your Pro subscription ended. You are now on the free Starter plan.',
+    });
   });
 
   it(`when a user gets more than ${MAX_PER_USER} notifications, then only the newest ${MAX_PER_USER} are kept`, async () => {
@@ -261,7 +362,12 @@ describe('notifications from EVENTS', () => {
     const t0 = Date.now() - 3_600_000;
     const ids: string[] = [];
     for (let i = 0; i < MAX_PER_USER + 3; i++) {
-      ids.push(await publish('payment.succeeded', { ...paymentSucceeded(session.user.id, { amount: BigInt(100 + i) }), meta: meta('payment.succeeded', new Date(t0 + i * 1000)) }));
+      ids.push(
+        await publish('payment.succeeded', {
+          ...paymentSucceeded(session.user.id, { amount: BigInt(100 + i) }),
+          meta: meta('payment.succeeded', new Date(t0 + i * 1000)),
+        }),
+      );
     }
     for (const id of ids) await handled(id);
     const { notifications, unread } = await page(session, '?limit=100');
@@ -274,7 +380,8 @@ describe('notifications from EVENTS', () => {
     const session = await signedIn('pages@example.com');
     const t0 = Date.now() - 7_200_000;
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await publish('connection.limited', { ...limited(session.user.id), meta: meta('connection.limited', new Date(t0 + i * 1000)) }));
+    for (let i = 0; i < 5; i++)
+      ids.push(await publish('connection.limited', { ...limited(session.user.id), meta: meta('connection.limited', new Date(t0 + i * 1000)) }));
     for (const id of ids) await handled(id);
     const first = await page(session, '?limit=2');
     expect(first.notifications.map((n) => n.id)).toEqual([ids[4], ids[3]]);
@@ -292,7 +399,7 @@ describe('notifications from EVENTS', () => {
     }
   });
 
-  it('when notifications are marked read by id, then only the caller\'s named ones change; foreign and unknown ids are ignored; all:true reads the rest', async () => {
+  it("when notifications are marked read by id, then only the caller's named ones change; foreign and unknown ids are ignored; all:true reads the rest", async () => {
     const mine = await signedIn('reader@example.com');
     const theirs = await signedIn('other-reader@example.com');
     const a = await publish('payment.succeeded', paymentSucceeded(mine.user.id));
@@ -305,7 +412,12 @@ describe('notifications from EVENTS', () => {
     expect(await res.json()).toEqual({ unread: 2 });
     const listed = await page(mine);
     expect(listed.notifications.find((n) => n.id === a)!.read_at).not.toBeNull();
-    expect(listed.notifications.filter((n) => n.read_at === null).map((n) => n.id).sort()).toEqual([b, c].sort());
+    expect(
+      listed.notifications
+        .filter((n) => n.read_at === null)
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual([b, c].sort());
     expect((await page(theirs)).unread).toBe(1);
     const readAt = listed.notifications.find((n) => n.id === a)!.read_at;
     const all = await call('POST', '/auth/notifications/read', mine, { all: true });

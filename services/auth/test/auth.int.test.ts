@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeJwt } from 'jose';
 import { jetstream } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { AuthServiceClient, AuthServiceService, EVENTS_STREAM, SubscriptionChanged, decodeEvent, encodeEvent, newEventMeta, AppError } from '@tradewind/contracts';
+import {
+  AuthServiceClient,
+  AuthServiceService,
+  EVENTS_STREAM,
+  SubscriptionChanged,
+  decodeEvent,
+  encodeEvent,
+  newEventMeta,
+  AppError,
+} from '@tradewind/contracts';
 import { callUnary, createAccessTokenVerifier, grpcCredentials, createLogger } from '@tradewind/lib';
 import { authGrpcService } from '../src/grpc/auth-service.js';
 import { createSessionClient, type Session } from '@tradewind/contracts/session-client';
@@ -54,7 +63,10 @@ describe('sign-in through the local OpenID Connect provider', () => {
     expect(session.expires_at).toBeGreaterThan(Date.now() / 1000 + 800);
     expect(session.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.user).toMatchObject({
-      email: 'alice@example.com', name: 'Name of alice@example.com', avatar_url: '', plan: 'starter',
+      email: 'alice@example.com',
+      name: 'Name of alice@example.com',
+      avatar_url: '',
+      plan: 'starter',
       metadata: { tier: 'starter', billing_period: 'indefinite', subscription_status: 'active', subscription_type: 'free', trial_end_date: null },
     });
     const events = (await userCreatedEvents()).filter((e) => e.event.email === 'alice@example.com');
@@ -173,7 +185,7 @@ describe('sign-in failures', () => {
     expect(replay.cookies.has('tw_refresh')).toBe(false);
   });
 
-  it('when a code is redeemed with another sign-in\'s PKCE verifier, then the provider refuses it and the browser lands on /login', async () => {
+  it("when a code is redeemed with another sign-in's PKCE verifier, then the provider refuses it and the browser lands on /login", async () => {
     const browser = new Browser();
     const a = await browser.get(`${h.publicUrl}/auth/login`);
     const codeForA = new URL(a.headers.get('location')!);
@@ -232,18 +244,25 @@ describe('sessions', () => {
 
   it('when a refresh token is used, then it is rotated: the new pair works and the old token is spent', async () => {
     const { session } = await signedIn('ivan@example.com');
-    const res = await fetch(`${h.publicUrl}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: session.refresh_token }) });
+    const res = await fetch(`${h.publicUrl}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: session.refresh_token }),
+    });
     expect(res.status).toBe(200);
     const next = (await res.json()) as Session<UserJson>;
     expect(next.refresh_token).not.toBe(session.refresh_token);
     expect(next.access_token).not.toBe(session.access_token);
     expect(decodeJwt(next.access_token).sid).toBe(decodeJwt(session.access_token).sid);
-    expect(res.headers.getSetCookie().some((c) => c.startsWith(`tw_refresh=${next.refresh_token};`) && /HttpOnly/i.test(c) && /Path=\/auth/i.test(c))).toBe(true);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith(`tw_refresh=${next.refresh_token};`) && /HttpOnly/i.test(c) && /Path=\/auth/i.test(c))).toBe(
+      true,
+    );
   });
 
   it('when a rotated refresh token is presented again, then the whole session is revoked', async () => {
     const { session } = await signedIn('judy@example.com');
-    const post = (token: string) => fetch(`${h.publicUrl}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) });
+    const post = (token: string) =>
+      fetch(`${h.publicUrl}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) });
     const next = (await (await post(session.refresh_token)).json()) as Session<UserJson>;
     const reuse = await post(session.refresh_token);
     expect(reuse.status).toBe(401);
@@ -253,7 +272,11 @@ describe('sessions', () => {
     expect(await successor.json()).toEqual({ status: 401, message: 'No active session' });
     const me = await fetch(`${h.publicUrl}/auth/user`, { headers: { authorization: `Bearer ${next.access_token}` } });
     expect(me.status).toBe(401);
-    const row = await h.db.selectFrom('sessions').select(['revoked_reason']).where('id', '=', String(decodeJwt(next.access_token).sid)).executeTakeFirstOrThrow();
+    const row = await h.db
+      .selectFrom('sessions')
+      .select(['revoked_reason'])
+      .where('id', '=', String(decodeJwt(next.access_token).sid))
+      .executeTakeFirstOrThrow();
     expect(row.revoked_reason).toBe('refresh_token_reuse');
   });
 
@@ -263,7 +286,11 @@ describe('sessions', () => {
     expect(out.status).toBe(204);
     expect(browser.cookies.has('tw_refresh')).toBe(false);
     expect((await fetch(`${h.publicUrl}/auth/user`, { headers: { authorization: `Bearer ${session.access_token}` } })).status).toBe(401);
-    const refresh = await fetch(`${h.publicUrl}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: session.refresh_token }) });
+    const refresh = await fetch(`${h.publicUrl}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: session.refresh_token }),
+    });
     expect(refresh.status).toBe(401);
     const again = await browser.post(`${h.publicUrl}/auth/logout`, undefined, { authorization: `Bearer ${session.access_token}` });
     expect(again.status).toBe(401);
@@ -287,7 +314,11 @@ describe('sessions', () => {
   });
 
   it('when /auth/token gets a refresh_token that is not a string, then it answers 400 with status, code and message', async () => {
-    const res = await fetch(`${h.publicUrl}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: 42 }) });
+    const res = await fetch(`${h.publicUrl}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: 42 }),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ status: 400, code: 'invalid_argument', message: 'refresh_token must be a string' });
   });
@@ -301,7 +332,12 @@ describe('gRPC AuthService', () => {
     const c = client();
     try {
       const res = await callUnary(c.getUser.bind(c), { userId: session.user.id });
-      expect(res.user).toMatchObject({ id: session.user.id, email: 'mike@example.com', plan: 'starter', metadata: { tier: 'starter', billingPeriod: 'indefinite', subscriptionType: 'free', subscriptionStatus: 'active' } });
+      expect(res.user).toMatchObject({
+        id: session.user.id,
+        email: 'mike@example.com',
+        plan: 'starter',
+        metadata: { tier: 'starter', billingPeriod: 'indefinite', subscriptionType: 'free', subscriptionStatus: 'active' },
+      });
       await expect(callUnary(c.getUser.bind(c), { userId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'not_found' });
       await expect(callUnary(c.getUser.bind(c), { userId: 'nope' })).rejects.toMatchObject({ code: 'invalid_argument', message: 'user_id must be a UUID' });
     } finally {
@@ -322,10 +358,13 @@ describe('outbox', () => {
     const pending = await h.db.selectFrom('outbox').select('id').where('published_at', 'is', null).execute();
     expect(pending.length).toBeGreaterThanOrEqual(1);
     h.app.relay.start();
-    await vi.waitFor(async () => {
-      const rows = await h.db.selectFrom('outbox').select('id').where('published_at', 'is', null).execute();
-      expect(rows).toHaveLength(0);
-    }, { timeout: 5_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const rows = await h.db.selectFrom('outbox').select('id').where('published_at', 'is', null).execute();
+        expect(rows).toHaveLength(0);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
     const events = (await userCreatedEvents()).filter((e) => e.event.userId === session.user.id);
     expect(events).toHaveLength(1);
   });
@@ -335,8 +374,17 @@ describe('subscription.changed from billing', () => {
   /** Publishes a subscription.changed as billing's relay would (Nats-Msg-Id = event id). */
   async function publishChange(userId: string, version: bigint, plan: string, billingPeriod: string, status = 'active') {
     const event = SubscriptionChanged.create({
-      meta: newEventMeta('subscription.changed', 'billing'), userId, plan, previousPlan: 'starter', billingPeriod, previousBillingPeriod: 'indefinite',
-      subscriptionStatus: status, previousSubscriptionStatus: 'active', subscriptionType: plan === 'starter' ? 'free' : 'paid', version, reason: 'plan_changed',
+      meta: newEventMeta('subscription.changed', 'billing'),
+      userId,
+      plan,
+      previousPlan: 'starter',
+      billingPeriod,
+      previousBillingPeriod: 'indefinite',
+      subscriptionStatus: status,
+      previousSubscriptionStatus: 'active',
+      subscriptionType: plan === 'starter' ? 'free' : 'paid',
+      version,
+      reason: 'plan_changed',
     });
     const hdrs = natsHeaders();
     hdrs.set('Nats-Msg-Id', event.meta!.eventId);
@@ -351,9 +399,21 @@ describe('subscription.changed from billing', () => {
   it('when billing reports a plan change, then the user record and the next access token follow it; an older version arriving later is skipped', async () => {
     const { browser, session } = await signedIn('subscriber@example.com');
     await publishChange(session.user.id, 2n, 'pro', 'yearly');
-    await vi.waitFor(async () => expect((await userOf(session)).metadata).toMatchObject({ tier: 'pro', billing_period: 'yearly', subscription_status: 'active', subscription_type: 'paid' }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () =>
+        expect((await userOf(session)).metadata).toMatchObject({
+          tier: 'pro',
+          billing_period: 'yearly',
+          subscription_status: 'active',
+          subscription_type: 'paid',
+        }),
+      { timeout: 10_000, interval: 50 },
+    );
     const older = await publishChange(session.user.id, 1n, 'plus', 'monthly');
-    await vi.waitFor(async () => expect(await h.db.selectFrom('processed_events').select('event_id').where('event_id', '=', older).executeTakeFirst()).toBeDefined(), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect(await h.db.selectFrom('processed_events').select('event_id').where('event_id', '=', older).executeTakeFirst()).toBeDefined(),
+      { timeout: 10_000, interval: 50 },
+    );
     expect((await userOf(session)).metadata).toMatchObject({ tier: 'pro', billing_period: 'yearly' });
     await publishChange(session.user.id, 3n, 'pro', 'yearly', 'past_due');
     await vi.waitFor(async () => expect((await userOf(session)).metadata.subscription_status).toBe('past_due'), { timeout: 10_000, interval: 50 });

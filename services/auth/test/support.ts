@@ -8,7 +8,15 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import { createDb, createLogger, ensureEventsStreams, type Kysely } from '@tradewind/lib';
-import { createTestDatabase, freePort, startLocalOidcProvider, startNatsServer, type LocalOidcProvider, type TestDatabase, type TestNatsServer } from '@tradewind/dev';
+import {
+  createTestDatabase,
+  freePort,
+  startLocalOidcProvider,
+  startNatsServer,
+  type LocalOidcProvider,
+  type TestDatabase,
+  type TestNatsServer,
+} from '@tradewind/dev';
 import { createApp, AUTH_SCHEMA, type AuthDatabase, type AuthDeps } from '../src/index.js';
 
 export interface Harness {
@@ -34,17 +42,44 @@ export async function startHarness(label: string, overrides: Partial<Parameters<
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   const registry = new Registry();
-  const app = createApp({
-    PORT: port, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: publicUrl, GOOGLE_CLIENT_ID: undefined, GOOGLE_CLIENT_SECRET: undefined,
-    LOCAL_OIDC_ISSUER: oidc.issuer, AUTH_JWT_PRIVATE_KEY: undefined, AUTH_JWT_PRIVATE_KEY_FILE: undefined,
-    ACCESS_TOKEN_TTL_SECONDS: 900, REFRESH_TOKEN_TTL_SECONDS: 3600, LOGIN_ATTEMPT_TTL_SECONDS: 600,
-    OUTBOX_POLL_MS: 100, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024,
-    PROFILE_NAME_MAX_CHARS: 100, NOTIFICATIONS_MAX_PER_USER: 200, NOTIFICATIONS_PAGE_DEFAULT: 20, NOTIFICATIONS_PAGE_MAX: 100, NOTIFICATIONS_UNREAD_MAX_AGE_MS: 86_400_000,
-    NOTIFICATIONS_READ_MAX_IDS: 200, NEWSLETTER_RATE_LIMIT_PER_MINUTE: 10, ...overrides,
-  }, { db, js: jetstream(nc), jsm, logger: createLogger({ service: 'auth', level: 'silent' }), registry, ...deps });
+  const app = createApp(
+    {
+      PORT: port,
+      HOST: '127.0.0.1',
+      GRPC_PORT: 0,
+      PUBLIC_URL: publicUrl,
+      GOOGLE_CLIENT_ID: undefined,
+      GOOGLE_CLIENT_SECRET: undefined,
+      LOCAL_OIDC_ISSUER: oidc.issuer,
+      AUTH_JWT_PRIVATE_KEY: undefined,
+      AUTH_JWT_PRIVATE_KEY_FILE: undefined,
+      ACCESS_TOKEN_TTL_SECONDS: 900,
+      REFRESH_TOKEN_TTL_SECONDS: 3600,
+      LOGIN_ATTEMPT_TTL_SECONDS: 600,
+      OUTBOX_POLL_MS: 100,
+      OUTBOX_BATCH_SIZE: 100,
+      HTTP_BODY_LIMIT_BYTES: 16 * 1024,
+      PROFILE_NAME_MAX_CHARS: 100,
+      NOTIFICATIONS_MAX_PER_USER: 200,
+      NOTIFICATIONS_PAGE_DEFAULT: 20,
+      NOTIFICATIONS_PAGE_MAX: 100,
+      NOTIFICATIONS_UNREAD_MAX_AGE_MS: 86_400_000,
+      NOTIFICATIONS_READ_MAX_IDS: 200,
+      NEWSLETTER_RATE_LIMIT_PER_MINUTE: 10,
+      ...overrides,
+    },
+    { db, js: jetstream(nc), jsm, logger: createLogger({ service: 'auth', level: 'silent' }), registry, ...deps },
+  );
   const { grpcPort } = await app.start();
   return {
-    publicUrl, grpcPort, oidc, db, nc, jsm, registry, app,
+    publicUrl,
+    grpcPort,
+    oidc,
+    db,
+    nc,
+    jsm,
+    registry,
+    app,
     async close() {
       await app.stop();
       await nc.close();
@@ -68,7 +103,8 @@ export class Browser {
 
   async post(url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     const res = await fetch(url, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers, ...this.cookieHeader(url) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
@@ -96,7 +132,11 @@ export class Browser {
 }
 
 /** Follows the sign-in flow; `login_hint` answers the local provider's page. @returns the final Location and the auth-side responses. */
-export async function signIn(h: Harness, browser: Browser, options: { email: string; name?: string; query?: string }): Promise<{ location: string; providerUrl: string }> {
+export async function signIn(
+  h: Harness,
+  browser: Browser,
+  options: { email: string; name?: string; query?: string },
+): Promise<{ location: string; providerUrl: string }> {
   const start = await browser.get(`${h.publicUrl}/auth/login${options.query ? `?${options.query}` : ''}`);
   if (start.status !== 302) throw new Error(`login answered ${start.status}`);
   const providerUrl = start.headers.get('location')!;

@@ -7,7 +7,16 @@ import { Counter, type Registry } from 'prom-client';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { AuthServiceClient } from '@tradewind/contracts';
 import {
-  callUnary, createAccessTokenVerifier, createHttpApp, createOutboxRelay, grpcCredentials, migrate, startGrpcServer, type AccessTokenClaims, type Kysely, type Logger,
+  callUnary,
+  createAccessTokenVerifier,
+  createHttpApp,
+  createOutboxRelay,
+  grpcCredentials,
+  migrate,
+  startGrpcServer,
+  type AccessTokenClaims,
+  type Kysely,
+  type Logger,
 } from '@tradewind/lib';
 import type { BillingConfig } from './config.js';
 import type { BillingDatabase } from './db/schema.js';
@@ -32,32 +41,66 @@ export interface BillingDeps {
   now?: () => number;
 }
 
-type AppConfig = Pick<BillingConfig,
-  'PORT' | 'HOST' | 'GRPC_PORT' | 'PUBLIC_URL' | 'AUTH_JWKS_URL' | 'AUTH_ISSUER' | 'AUTH_ADDR' | 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET'
-  | 'STRIPE_API_URL' | 'STRIPE_TIMEOUT_MS' | 'STRIPE_MAX_NETWORK_RETRIES' | 'STRIPE_WEBHOOK_TOLERANCE_SECONDS' | 'STRIPE_PRICE_CACHE_SECONDS' | 'UPGRADE_PREVIEW_MAX_AGE_SECONDS'
-  | 'OUTBOX_POLL_MS' | 'OUTBOX_BATCH_SIZE' | 'HTTP_BODY_LIMIT_BYTES' | 'WEBHOOK_BODY_LIMIT_BYTES'>;
+type AppConfig = Pick<
+  BillingConfig,
+  | 'PORT'
+  | 'HOST'
+  | 'GRPC_PORT'
+  | 'PUBLIC_URL'
+  | 'AUTH_JWKS_URL'
+  | 'AUTH_ISSUER'
+  | 'AUTH_ADDR'
+  | 'STRIPE_SECRET_KEY'
+  | 'STRIPE_WEBHOOK_SECRET'
+  | 'STRIPE_API_URL'
+  | 'STRIPE_TIMEOUT_MS'
+  | 'STRIPE_MAX_NETWORK_RETRIES'
+  | 'STRIPE_WEBHOOK_TOLERANCE_SECONDS'
+  | 'STRIPE_PRICE_CACHE_SECONDS'
+  | 'UPGRADE_PREVIEW_MAX_AGE_SECONDS'
+  | 'OUTBOX_POLL_MS'
+  | 'OUTBOX_BATCH_SIZE'
+  | 'HTTP_BODY_LIMIT_BYTES'
+  | 'WEBHOOK_BODY_LIMIT_BYTES'
+>;
 
 export function createApp(config: AppConfig, deps: BillingDeps) {
   const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
   const log = deps.logger;
-  const relay = createOutboxRelay({ db: deps.db, js: deps.js, schema: BILLING_SCHEMA, logger: log.child({ component: 'outbox-relay' }), registry: deps.registry, pollIntervalMs: config.OUTBOX_POLL_MS, batchSize: config.OUTBOX_BATCH_SIZE });
-  const webhooks = new Counter({ name: 'tradewind_billing_webhook_events_total', help: 'Stripe webhook deliveries by event type and outcome (applied, unchanged, stale, ignored, unhandled, duplicate, invalid_signature)', labelNames: ['type', 'outcome'], registers: [deps.registry] });
+  const relay = createOutboxRelay({
+    db: deps.db,
+    js: deps.js,
+    schema: BILLING_SCHEMA,
+    logger: log.child({ component: 'outbox-relay' }),
+    registry: deps.registry,
+    pollIntervalMs: config.OUTBOX_POLL_MS,
+    batchSize: config.OUTBOX_BATCH_SIZE,
+  });
+  const webhooks = new Counter({
+    name: 'tradewind_billing_webhook_events_total',
+    help: 'Stripe webhook deliveries by event type and outcome (applied, unchanged, stale, ignored, unhandled, duplicate, invalid_signature)',
+    labelNames: ['type', 'outcome'],
+    registers: [deps.registry],
+  });
   const subscriptionChanges = new Counter({
     name: 'tradewind_billing_subscription_changes_total',
     help: 'subscription.changed events billing wrote, by effective plan before and after (starter when a subscription is not active, trialing or past_due): upgrades, downgrades, churn to starter; a change of period or status alone keeps both plans',
-    labelNames: ['from_plan', 'to_plan'], registers: [deps.registry],
+    labelNames: ['from_plan', 'to_plan'],
+    registers: [deps.registry],
   });
   const http = createHttpApp({ logger: log, registry: deps.registry, service: 'billing', bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true });
   const authClient = deps.lookupUser ? undefined : new AuthServiceClient(config.AUTH_ADDR, grpcCredentials.createInsecure());
-  const lookupUser = deps.lookupUser ?? (async (userId: string, requestId: string): Promise<BillingUser | undefined> => {
-    try {
-      const { user } = await callUnary(authClient!.getUser.bind(authClient!), { userId }, { requestId });
-      return user ? { userId: user.id, email: user.email, name: user.name } : undefined;
-    } catch (err) {
-      if ((err as { code?: string }).code === 'not_found') return undefined;
-      throw err;
-    }
-  });
+  const lookupUser =
+    deps.lookupUser ??
+    (async (userId: string, requestId: string): Promise<BillingUser | undefined> => {
+      try {
+        const { user } = await callUnary(authClient!.getUser.bind(authClient!), { userId }, { requestId });
+        return user ? { userId: user.id, email: user.email, name: user.name } : undefined;
+      } catch (err) {
+        if ((err as { code?: string }).code === 'not_found') return undefined;
+        throw err;
+      }
+    });
   const verify = deps.verifyAccessToken ?? createAccessTokenVerifier(config.AUTH_JWKS_URL, config.AUTH_ISSUER ?? `${publicUrl}/auth`);
   let grpc: { port: number; stop(): Promise<void> } | undefined;
   let consumer: ReturnType<typeof createUserCreatedConsumer> | undefined;
@@ -75,11 +118,22 @@ export function createApp(config: AppConfig, deps: BillingDeps) {
       const port = config.PORT;
       const stripeOptions = { secretKey: config.STRIPE_SECRET_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET, apiUrl: config.STRIPE_API_URL };
       gateway = createStripeGateway({
-        ...stripeOptions, timeoutMs: config.STRIPE_TIMEOUT_MS, maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
-        webhookToleranceSeconds: config.STRIPE_WEBHOOK_TOLERANCE_SECONDS, priceCacheSeconds: config.STRIPE_PRICE_CACHE_SECONDS, logger: log.child({ component: 'stripe' }),
+        ...stripeOptions,
+        timeoutMs: config.STRIPE_TIMEOUT_MS,
+        maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
+        webhookToleranceSeconds: config.STRIPE_WEBHOOK_TOLERANCE_SECONDS,
+        priceCacheSeconds: config.STRIPE_PRICE_CACHE_SECONDS,
+        logger: log.child({ component: 'stripe' }),
       });
       const service = createBillingService({
-        db: deps.db, stripe: gateway, relay, logger: log, publicUrl, lookupUser, subscriptionChanges, upgradePreviewMaxAgeSeconds: config.UPGRADE_PREVIEW_MAX_AGE_SECONDS,
+        db: deps.db,
+        stripe: gateway,
+        relay,
+        logger: log,
+        publicUrl,
+        lookupUser,
+        subscriptionChanges,
+        upgradePreviewMaxAgeSeconds: config.UPGRADE_PREVIEW_MAX_AGE_SECONDS,
         ...(deps.now ? { now: deps.now } : {}),
       });
       registerRoutes(http, { service, stripe: gateway, verify, webhookBodyLimitBytes: config.WEBHOOK_BODY_LIMIT_BYTES, webhooks });

@@ -8,8 +8,14 @@ describe('billing config', () => {
   it('when the database and the Stripe keys are given, then it loads with the documented defaults', () => {
     const c = loadBillingConfig(base);
     expect(c).toMatchObject({
-      PORT: 8082, GRPC_PORT: 50052, ADMIN_PORT: 9305, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_TIMEOUT_MS: 10_000,
-      STRIPE_MAX_NETWORK_RETRIES: 2, AUTH_ADDR: '127.0.0.1:50051', WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
+      PORT: 8082,
+      GRPC_PORT: 50052,
+      ADMIN_PORT: 9305,
+      STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300,
+      STRIPE_TIMEOUT_MS: 10_000,
+      STRIPE_MAX_NETWORK_RETRIES: 2,
+      AUTH_ADDR: '127.0.0.1:50051',
+      WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
     });
     expect(c.STRIPE_API_URL).toBeUndefined();
   });

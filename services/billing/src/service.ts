@@ -9,10 +9,24 @@ import type { Counter } from 'prom-client';
 import { AppError, SubscriptionChanged, isUuid, newEventMeta, type PlanId } from '@tradewind/contracts';
 import { appendEvent, type AccessTokenClaims, type Kysely, type Logger, type OutboxRelay, type Transaction } from '@tradewind/lib';
 import type { BillingDatabase } from './db/schema.js';
-import { ensureCustomer, findCustomer, findSubscription, linkStripeCustomer, lockSubscription, saveSubscription, userOfStripeCustomer } from './db/subscriptions.js';
 import {
-  applyCheckoutCompleted, applyInvoiceOutcome, applySubscriptionSnapshot, effectivePlan, hasLivePaidSubscription, starterState,
-  type Decision, type SubscriptionState,
+  ensureCustomer,
+  findCustomer,
+  findSubscription,
+  linkStripeCustomer,
+  lockSubscription,
+  saveSubscription,
+  userOfStripeCustomer,
+} from './db/subscriptions.js';
+import {
+  applyCheckoutCompleted,
+  applyInvoiceOutcome,
+  applySubscriptionSnapshot,
+  effectivePlan,
+  hasLivePaidSubscription,
+  starterState,
+  type Decision,
+  type SubscriptionState,
 } from './domain/subscription.js';
 import { paidPlanOf, parsePaidPlan, type PaidPeriod, type PaidTier } from './domain/prices.js';
 import { checkPlanChange, checkProrationDate, checkoutPreview, prorationPreview, type UpgradePreviewJson } from './domain/upgrade.js';
@@ -67,8 +81,11 @@ export type WebhookOutcome = 'applied' | 'unchanged' | 'stale' | 'ignored' | 'un
 /** Event types billing acts on; every other type is acknowledged and recorded as `unhandled`. */
 export const HANDLED_EVENT_TYPES = [
   'checkout.session.completed',
-  'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted',
-  'invoice.paid', 'invoice.payment_failed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.paid',
+  'invoice.payment_failed',
 ] as const;
 
 /** Where Stripe sends the browser after a successful checkout (the dashboard shows the return toast). */
@@ -117,36 +134,63 @@ export function createBillingService(deps: BillingServiceDeps) {
    * Saves `decision` for `userId` and writes subscription.changed when tier, period or status changed.
    * @returns the outcome, and the effective plans around the event when one was written.
    */
-  async function commit(trx: Transaction<BillingDatabase>, userId: string, prev: SubscriptionState, decision: Decision, requestId: string): Promise<{ outcome: WebhookOutcome; transition?: PlanTransition }> {
+  async function commit(
+    trx: Transaction<BillingDatabase>,
+    userId: string,
+    prev: SubscriptionState,
+    decision: Decision,
+    requestId: string,
+  ): Promise<{ outcome: WebhookOutcome; transition?: PlanTransition }> {
     if (decision.kind !== 'apply') return { outcome: decision.kind };
     await saveSubscription(trx, userId, decision.next);
     if (!decision.changed) return { outcome: 'unchanged' };
     const customer = await findCustomer(trx, userId);
     const next = decision.next;
-    await appendEvent(trx, 'subscription.changed', SubscriptionChanged.create({
-      meta: newEventMeta('subscription.changed', 'billing', requestId),
-      userId,
-      plan: next.tier,
-      previousPlan: prev.tier,
-      billingPeriod: next.billingPeriod,
-      previousBillingPeriod: prev.billingPeriod,
-      subscriptionStatus: next.status,
-      previousSubscriptionStatus: prev.status,
-      subscriptionType: next.subscriptionType,
-      trialEndDate: next.trialEnd ?? undefined,
-      stripeCustomerId: customer?.stripe_customer_id ?? '',
-      stripeSubscriptionId: next.tier === 'starter' ? '' : (next.stripeSubscriptionId ?? ''),
-      version: BigInt(next.version),
-      reason: decision.reason ?? 'status_changed',
-      currentPeriodEnd: next.currentPeriodEnd ?? undefined,
-      cancelAtPeriodEnd: next.cancelAtPeriodEnd,
-    }), requestId ? { 'x-request-id': requestId } : {});
-    logger.info({ user_id: userId, tier: next.tier, previous_tier: prev.tier, billing_period: next.billingPeriod, status: next.status, reason: decision.reason, version: next.version }, 'subscription changed');
+    await appendEvent(
+      trx,
+      'subscription.changed',
+      SubscriptionChanged.create({
+        meta: newEventMeta('subscription.changed', 'billing', requestId),
+        userId,
+        plan: next.tier,
+        previousPlan: prev.tier,
+        billingPeriod: next.billingPeriod,
+        previousBillingPeriod: prev.billingPeriod,
+        subscriptionStatus: next.status,
+        previousSubscriptionStatus: prev.status,
+        subscriptionType: next.subscriptionType,
+        trialEndDate: next.trialEnd ?? undefined,
+        stripeCustomerId: customer?.stripe_customer_id ?? '',
+        stripeSubscriptionId: next.tier === 'starter' ? '' : (next.stripeSubscriptionId ?? ''),
+        version: BigInt(next.version),
+        reason: decision.reason ?? 'status_changed',
+        currentPeriodEnd: next.currentPeriodEnd ?? undefined,
+        cancelAtPeriodEnd: next.cancelAtPeriodEnd,
+      }),
+      requestId ? { 'x-request-id': requestId } : {},
+    );
+    logger.info(
+      {
+        user_id: userId,
+        tier: next.tier,
+        previous_tier: prev.tier,
+        billing_period: next.billingPeriod,
+        status: next.status,
+        reason: decision.reason,
+        version: next.version,
+      },
+      'subscription changed',
+    );
     return { outcome: 'applied', transition: { from: effectivePlan(prev).id, to: effectivePlan(next).id } };
   }
 
   /** Runs `decide` on the locked subscription of `userId` and commits the result. */
-  async function change(trx: Transaction<BillingDatabase>, userId: string, decideFn: (current: SubscriptionState) => Decision, requestId: string): Promise<ChangeResult> {
+  async function change(
+    trx: Transaction<BillingDatabase>,
+    userId: string,
+    decideFn: (current: SubscriptionState) => Decision,
+    requestId: string,
+  ): Promise<ChangeResult> {
     const current = await lockSubscription(trx, userId);
     if (!current) return { outcome: 'ignored', detail: `user ${userId} has no billing record` };
     const decision = decideFn(current);
@@ -187,25 +231,39 @@ export function createBillingService(deps: BillingServiceDeps) {
    * at `prorationDate` (the preview's, so the charge equals the amount shown).
    * @returns the stored state after the change, and what the proration invoice charged (US cents).
    */
-  async function changePlan(userId: string, current: SubscriptionState, plan: { tier: PaidTier; period: PaidPeriod }, prorationDate: number, requestId: string): Promise<{ state: SubscriptionState; amountPaidCents: number | null }> {
+  async function changePlan(
+    userId: string,
+    current: SubscriptionState,
+    plan: { tier: PaidTier; period: PaidPeriod },
+    prorationDate: number,
+    requestId: string,
+  ): Promise<{ state: SubscriptionState; amountPaidCents: number | null }> {
     const price = await stripe.priceFor(plan.tier, plan.period);
     let updated: Stripe.Subscription;
     try {
-      updated = await stripe.client.subscriptions.update(current.stripeSubscriptionId!, {
-        items: [{ id: current.stripeSubscriptionItemId!, price: price.id }],
-        // The change takes effect now; the difference for the rest of the period is invoiced and
-        // charged at once (https://docs.stripe.com/billing/subscriptions/prorations).
-        proration_behavior: 'always_invoice',
-        // Prorated as of the preview the user confirmed (https://docs.stripe.com/api/invoices/create_preview).
-        proration_date: prorationDate,
-        // The new plan only applies if that invoice is paid (https://docs.stripe.com/billing/subscriptions/pending-updates).
-        payment_behavior: 'pending_if_incomplete',
-        expand: ['latest_invoice'],
-      }, { idempotencyKey: `tradewind-plan-${current.stripeSubscriptionId}-${current.version}-${price.id}-${prorationDate}` });
+      updated = await stripe.client.subscriptions.update(
+        current.stripeSubscriptionId!,
+        {
+          items: [{ id: current.stripeSubscriptionItemId!, price: price.id }],
+          // The change takes effect now; the difference for the rest of the period is invoiced and
+          // charged at once (https://docs.stripe.com/billing/subscriptions/prorations).
+          proration_behavior: 'always_invoice',
+          // Prorated as of the preview the user confirmed (https://docs.stripe.com/api/invoices/create_preview).
+          proration_date: prorationDate,
+          // The new plan only applies if that invoice is paid (https://docs.stripe.com/billing/subscriptions/pending-updates).
+          payment_behavior: 'pending_if_incomplete',
+          expand: ['latest_invoice'],
+        },
+        { idempotencyKey: `tradewind-plan-${current.stripeSubscriptionId}-${current.version}-${price.id}-${prorationDate}` },
+      );
     } catch (err) {
       throw fromStripeError(err, 'changing the plan');
     }
-    if (updated.pending_update) throw new AppError('invalid_argument', 'The payment for the plan change did not go through, so your plan was not changed. Update your card in the billing portal and try again.');
+    if (updated.pending_update)
+      throw new AppError(
+        'invalid_argument',
+        'The payment for the plan change did not go through, so your plan was not changed. Update your card in the billing portal and try again.',
+      );
     // Stripe's own clock for this change: the proration invoice it created. Without one, the
     // customer.subscription.updated webhook brings the change.
     const invoice = typeof updated.latest_invoice === 'object' ? updated.latest_invoice : null;
@@ -215,7 +273,10 @@ export function createBillingService(deps: BillingServiceDeps) {
     const result = await db.transaction().execute((trx) => change(trx, userId, (latest) => applySubscriptionSnapshot(latest, snapshot, observedAt), requestId));
     counted(result.transition);
     deps.relay.kick();
-    logger.info({ user_id: userId, tier: plan.tier, period: plan.period, proration_date: prorationDate, amount_paid_cents: invoice!.amount_paid, request_id: requestId }, 'plan changed with proration');
+    logger.info(
+      { user_id: userId, tier: plan.tier, period: plan.period, proration_date: prorationDate, amount_paid_cents: invoice!.amount_paid, request_id: requestId },
+      'plan changed with proration',
+    );
     return { state: (await findSubscription(db, userId)) ?? current, amountPaidCents: invoice!.amount_paid };
   }
 
@@ -265,7 +326,15 @@ export function createBillingService(deps: BillingServiceDeps) {
      *   (plan change without the user's token), conflict (same plan, a downgrade, a preview older
      *   than UPGRADE_PREVIEW_MAX_AGE_SECONDS), unavailable (Stripe).
      */
-    async createCheckout(input: { tier: unknown; period: unknown; userId: unknown; cancelUrl: unknown; prorationDate?: unknown; caller: AccessTokenClaims | undefined; requestId: string }): Promise<{ url: string; plan_changed?: boolean; subscription?: SubscriptionJson; amount_paid_cents?: number | null }> {
+    async createCheckout(input: {
+      tier: unknown;
+      period: unknown;
+      userId: unknown;
+      cancelUrl: unknown;
+      prorationDate?: unknown;
+      caller: AccessTokenClaims | undefined;
+      requestId: string;
+    }): Promise<{ url: string; plan_changed?: boolean; subscription?: SubscriptionJson; amount_paid_cents?: number | null }> {
       const plan = parsePaidPlan(input.tier, input.period);
       if (typeof input.userId !== 'string' || input.userId === '') throw new AppError('invalid_argument', 'userId is required');
       if (input.caller && input.caller.userId !== input.userId) throw new AppError('permission_denied', 'The access token belongs to another user');
@@ -277,11 +346,19 @@ export function createBillingService(deps: BillingServiceDeps) {
         if (!input.caller) throw new AppError('unauthenticated', 'Sign in to change your current plan');
         checkPlanChange(current, plan);
         if (input.prorationDate === undefined || input.prorationDate === null) {
-          throw new AppError('invalid_argument', 'Changing a paid plan needs the proration_date of the price preview (POST /api/upgrade-preview), so the amount charged is the amount shown.');
+          throw new AppError(
+            'invalid_argument',
+            'Changing a paid plan needs the proration_date of the price preview (POST /api/upgrade-preview), so the amount charged is the amount shown.',
+          );
         }
         const prorationDate = checkProrationDate(input.prorationDate, nowSeconds(), deps.upgradePreviewMaxAgeSeconds);
         const next = await changePlan(input.userId, current, plan, prorationDate, input.requestId);
-        return { url: `${deps.publicUrl}/dashboard?checkout=success&plan_changed=true`, plan_changed: true, subscription: subscriptionJson(next.state), amount_paid_cents: next.amountPaidCents };
+        return {
+          url: `${deps.publicUrl}/dashboard?checkout=success&plan_changed=true`,
+          plan_changed: true,
+          subscription: subscriptionJson(next.state),
+          amount_paid_cents: next.amountPaidCents,
+        };
       }
       const stripeCustomerId = await stripeCustomerOf(customer);
       const price = await stripe.priceFor(plan.tier, plan.period);
@@ -303,9 +380,22 @@ export function createBillingService(deps: BillingServiceDeps) {
         throw fromStripeError(err, 'creating the checkout session');
       }
       if (!session.url) throw new AppError('internal', `checkout session ${session.id} has no url`);
-      await db.insertInto('checkout_sessions').values({ id: session.id, user_id: input.userId, tier: plan.tier, billing_period: plan.period, stripe_customer_id: stripeCustomerId, completed_at: null })
-        .onConflict((oc) => oc.column('id').doNothing()).execute();
-      logger.info({ user_id: input.userId, tier: plan.tier, period: plan.period, checkout_session: session.id, request_id: input.requestId }, 'checkout session created');
+      await db
+        .insertInto('checkout_sessions')
+        .values({
+          id: session.id,
+          user_id: input.userId,
+          tier: plan.tier,
+          billing_period: plan.period,
+          stripe_customer_id: stripeCustomerId,
+          completed_at: null,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      logger.info(
+        { user_id: input.userId, tier: plan.tier, period: plan.period, checkout_session: session.id, request_id: input.requestId },
+        'checkout session created',
+      );
       return { url: session.url };
     },
 
@@ -317,7 +407,10 @@ export function createBillingService(deps: BillingServiceDeps) {
       const customer = await requireUser(userId, requestId);
       if (!customer.stripe_customer_id) throw new AppError('not_found', 'No billing account yet: choose a paid plan first.');
       try {
-        const portal = await stripe.client.billingPortal.sessions.create({ customer: customer.stripe_customer_id, return_url: `${deps.publicUrl}/dashboard/plan` });
+        const portal = await stripe.client.billingPortal.sessions.create({
+          customer: customer.stripe_customer_id,
+          return_url: `${deps.publicUrl}/dashboard/plan`,
+        });
         return { url: portal.url };
       } catch (err) {
         throw fromStripeError(err, 'opening the billing portal');
@@ -342,12 +435,27 @@ export function createBillingService(deps: BillingServiceDeps) {
      */
     async processEvent(event: Stripe.Event, requestId: string): Promise<{ outcome: WebhookOutcome; detail: string }> {
       const result = await db.transaction().execute(async (trx): Promise<ChangeResult> => {
-        const inserted = await trx.insertInto('stripe_events')
-          .values({ id: event.id, type: event.type, created: String(event.created), livemode: event.livemode, payload: JSON.stringify(event), outcome: 'pending', detail: '' })
-          .onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst();
+        const inserted = await trx
+          .insertInto('stripe_events')
+          .values({
+            id: event.id,
+            type: event.type,
+            created: String(event.created),
+            livemode: event.livemode,
+            payload: JSON.stringify(event),
+            outcome: 'pending',
+            detail: '',
+          })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .returning('id')
+          .executeTakeFirst();
         if (!inserted) return { outcome: 'duplicate' as const, detail: 'event already processed' };
         const applied = await apply(trx, event, requestId);
-        await trx.updateTable('stripe_events').set({ outcome: applied.outcome, detail: applied.detail.slice(0, 500) }).where('id', '=', event.id).execute();
+        await trx
+          .updateTable('stripe_events')
+          .set({ outcome: applied.outcome, detail: applied.detail.slice(0, 500) })
+          .where('id', '=', event.id)
+          .execute();
         return applied;
       });
       counted(result.transition);
@@ -356,7 +464,11 @@ export function createBillingService(deps: BillingServiceDeps) {
     },
   };
 
-  async function userOfEvent(trx: Transaction<BillingDatabase>, customerId: string | null, metadata: Stripe.Metadata | null | undefined): Promise<string | undefined> {
+  async function userOfEvent(
+    trx: Transaction<BillingDatabase>,
+    customerId: string | null,
+    metadata: Stripe.Metadata | null | undefined,
+  ): Promise<string | undefined> {
     if (customerId) {
       const user = await userOfStripeCustomer(trx, customerId);
       if (user) return user;
@@ -373,11 +485,13 @@ export function createBillingService(deps: BillingServiceDeps) {
     switch (event.type) {
       case 'checkout.session.completed': {
         const session = event.data.object;
-        if (session.mode !== 'subscription' || !session.subscription) return { outcome: 'ignored', detail: `checkout session ${session.id} is not a subscription checkout` };
+        if (session.mode !== 'subscription' || !session.subscription)
+          return { outcome: 'ignored', detail: `checkout session ${session.id} is not a subscription checkout` };
         const customerId = idOf(session.customer);
-        const userId = session.client_reference_id && isUuid(session.client_reference_id) && (await findCustomer(trx, session.client_reference_id))
-          ? session.client_reference_id
-          : await userOfEvent(trx, customerId, session.metadata);
+        const userId =
+          session.client_reference_id && isUuid(session.client_reference_id) && (await findCustomer(trx, session.client_reference_id))
+            ? session.client_reference_id
+            : await userOfEvent(trx, customerId, session.metadata);
         if (!userId) return { outcome: 'ignored', detail: `checkout session ${session.id} belongs to no Tradewind user` };
         if (customerId) await linkStripeCustomer(trx, userId, customerId);
         await trx.updateTable('checkout_sessions').set({ completed_at: new Date() }).where('id', '=', session.id).execute();
@@ -385,7 +499,12 @@ export function createBillingService(deps: BillingServiceDeps) {
         const plan = stored ? paidPlanOf(stored.tier, stored.billing_period) : paidPlanOf(session.metadata?.tier, session.metadata?.period);
         if (!plan) return { outcome: 'ignored', detail: `checkout session ${session.id} names no Tradewind plan` };
         const subscriptionId = idOf(session.subscription)!;
-        return change(trx, userId, (current) => applyCheckoutCompleted(current, { subscriptionId, plan, paid: session.payment_status !== 'unpaid' }), requestId);
+        return change(
+          trx,
+          userId,
+          (current) => applyCheckoutCompleted(current, { subscriptionId, plan, paid: session.payment_status !== 'unpaid' }),
+          requestId,
+        );
       }
       case 'customer.subscription.created':
       case 'customer.subscription.updated':
@@ -403,7 +522,12 @@ export function createBillingService(deps: BillingServiceDeps) {
         if (!subscriptionId) return { outcome: 'ignored', detail: `invoice ${invoice.id} bills no subscription` };
         const userId = await userOfEvent(trx, idOf(invoice.customer), invoice.parent?.subscription_details?.metadata);
         if (!userId) return { outcome: 'ignored', detail: `customer ${idOf(invoice.customer)} is not linked to a Tradewind user` };
-        const result = await change(trx, userId, (current) => applyInvoiceOutcome(current, subscriptionId, event.type === 'invoice.paid', event.created), requestId);
+        const result = await change(
+          trx,
+          userId,
+          (current) => applyInvoiceOutcome(current, subscriptionId, event.type === 'invoice.paid', event.created),
+          requestId,
+        );
         // The payment is a fact whatever the subscription decision (a renewal paid changes no status; a late event is stale).
         const paymentEvent = await appendPaymentEvent(trx, event, userId, subscriptionId, requestId);
         return paymentEvent ? { ...result, detail: `${result.detail}${result.detail ? '; ' : ''}${paymentEvent} written`, paymentEvent } : result;
@@ -418,12 +542,19 @@ export function createBillingService(deps: BillingServiceDeps) {
    * creation or renewal; the new plan's debit in a proration invoice), else billing's subscription
    * when it is that invoice's subscription (the price cache may not know the price id yet).
    */
-  async function planOfInvoice(trx: Transaction<BillingDatabase>, invoice: Stripe.Invoice, userId: string, subscriptionId: string): Promise<{ tier: string; period: string } | undefined> {
+  async function planOfInvoice(
+    trx: Transaction<BillingDatabase>,
+    invoice: Stripe.Invoice,
+    userId: string,
+    subscriptionId: string,
+  ): Promise<{ tier: string; period: string } | undefined> {
     const top = [...(invoice.lines?.data ?? [])].filter((l) => l.amount > 0).sort((a, b) => b.amount - a.amount)[0];
     const fromPrice = stripe.planOfPrice(top?.pricing?.price_details?.price);
     if (fromPrice) return fromPrice;
     const current = await findSubscription(trx, userId);
-    return current && current.stripeSubscriptionId === subscriptionId && current.tier !== 'starter' ? { tier: current.tier, period: current.billingPeriod } : undefined;
+    return current && current.stripeSubscriptionId === subscriptionId && current.tier !== 'starter'
+      ? { tier: current.tier, period: current.billingPeriod }
+      : undefined;
   }
 
   /**
@@ -435,7 +566,11 @@ export function createBillingService(deps: BillingServiceDeps) {
    * @returns the subject written, or undefined.
    */
   async function appendPaymentEvent(
-    trx: Transaction<BillingDatabase>, event: Stripe.InvoicePaidEvent | Stripe.InvoicePaymentFailedEvent, userId: string, subscriptionId: string, requestId: string,
+    trx: Transaction<BillingDatabase>,
+    event: Stripe.InvoicePaidEvent | Stripe.InvoicePaymentFailedEvent,
+    userId: string,
+    subscriptionId: string,
+    requestId: string,
   ): Promise<'payment.succeeded' | 'payment.failed' | undefined> {
     const invoice = event.data.object;
     const paid = event.type === 'invoice.paid';
@@ -443,18 +578,33 @@ export function createBillingService(deps: BillingServiceDeps) {
     if (!(amount > 0)) return undefined;
     const plan = await planOfInvoice(trx, invoice, userId, subscriptionId);
     const common = {
-      userId, amount: BigInt(amount), currency: invoice.currency, stripeInvoiceId: invoice.id ?? '', stripeEventId: event.id,
-      stripeCustomerId: idOf(invoice.customer) ?? '', stripeSubscriptionId: subscriptionId, plan: plan?.tier ?? '', billingPeriod: plan?.period ?? '',
-      hostedInvoiceUrl: invoice.hosted_invoice_url ?? '', billingReason: invoice.billing_reason ?? '',
+      userId,
+      amount: BigInt(amount),
+      currency: invoice.currency,
+      stripeInvoiceId: invoice.id ?? '',
+      stripeEventId: event.id,
+      stripeCustomerId: idOf(invoice.customer) ?? '',
+      stripeSubscriptionId: subscriptionId,
+      plan: plan?.tier ?? '',
+      billingPeriod: plan?.period ?? '',
+      hostedInvoiceUrl: invoice.hosted_invoice_url ?? '',
+      billingReason: invoice.billing_reason ?? '',
     };
     const headers: Record<string, string> = requestId ? { 'x-request-id': requestId } : {};
     if (paid) {
       await appendEvent(trx, 'payment.succeeded', { meta: newEventMeta('payment.succeeded', 'billing', requestId), ...common }, headers);
     } else {
-      await appendEvent(trx, 'payment.failed', {
-        meta: newEventMeta('payment.failed', 'billing', requestId), ...common, attemptCount: invoice.attempt_count,
-        nextPaymentAttempt: invoice.next_payment_attempt ? new Date(invoice.next_payment_attempt * 1000) : undefined,
-      }, headers);
+      await appendEvent(
+        trx,
+        'payment.failed',
+        {
+          meta: newEventMeta('payment.failed', 'billing', requestId),
+          ...common,
+          attemptCount: invoice.attempt_count,
+          nextPaymentAttempt: invoice.next_payment_attempt ? new Date(invoice.next_payment_attempt * 1000) : undefined,
+        },
+        headers,
+      );
     }
     const subject = paid ? 'payment.succeeded' : 'payment.failed';
     logger.info({ user_id: userId, invoice: invoice.id, stripe_event: event.id, amount, currency: invoice.currency, subject }, 'payment event written');

@@ -27,9 +27,17 @@ afterAll(async () => {
 /** Starts dev/bin/local-stripe.ts as `npm start` does; resolves once its API answers. */
 async function startLocalStripeProcess(env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; output: () => string }> {
   let output = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'dev/bin/local-stripe.ts')], { cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  proc.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  proc.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'dev/bin/local-stripe.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  proc.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   return { proc, output: () => output };
 }
 
@@ -46,22 +54,46 @@ describe('with the local Stripe stand-in of @tradewind/dev as its own process (n
     const secretKey = `sk_test_local_${randomUUID().replaceAll('-', '')}`;
     const webhookSecret = `whsec_local_${randomUUID().replaceAll('-', '')}`;
     const stand = await startLocalStripeProcess({
-      LOCAL_STRIPE_PORT: String(localStripePort), STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret,
+      LOCAL_STRIPE_PORT: String(localStripePort),
+      STRIPE_SECRET_KEY: secretKey,
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
       STRIPE_WEBHOOK_URL: `http://127.0.0.1:${billingPort}/api/stripe/webhook`,
     });
-    const app = createApp({
-      PORT: billingPort, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: 'http://localhost:8080', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks.json', AUTH_ISSUER: undefined,
-      AUTH_ADDR: '127.0.0.1:1', STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: `http://127.0.0.1:${localStripePort}`, STRIPE_TIMEOUT_MS: 5_000,
-      STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800,
-      OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 16 * 1024, WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
-    }, {
-      db, js: jetstream(nc), jsm, logger: createLogger({ service: 'billing', level: 'silent' }), registry: new Registry(),
-      verifyAccessToken: async (authorization) => {
-        if (authorization !== 'Bearer good') throw new AppError('unauthenticated', 'No active session');
-        return { userId, sessionId: randomUUID(), plan: 'starter', email: 'local@example.com', expiresAt: Date.now() / 1000 + 600 };
+    const app = createApp(
+      {
+        PORT: billingPort,
+        HOST: '127.0.0.1',
+        GRPC_PORT: 0,
+        PUBLIC_URL: 'http://localhost:8080',
+        AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks.json',
+        AUTH_ISSUER: undefined,
+        AUTH_ADDR: '127.0.0.1:1',
+        STRIPE_SECRET_KEY: secretKey,
+        STRIPE_WEBHOOK_SECRET: webhookSecret,
+        STRIPE_API_URL: `http://127.0.0.1:${localStripePort}`,
+        STRIPE_TIMEOUT_MS: 5_000,
+        STRIPE_MAX_NETWORK_RETRIES: 0,
+        STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300,
+        STRIPE_PRICE_CACHE_SECONDS: 600,
+        UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800,
+        OUTBOX_POLL_MS: 50,
+        OUTBOX_BATCH_SIZE: 100,
+        HTTP_BODY_LIMIT_BYTES: 16 * 1024,
+        WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
       },
-      lookupUser: async (id) => (id === userId ? { userId, email: 'local@example.com', name: 'Local' } : undefined),
-    });
+      {
+        db,
+        js: jetstream(nc),
+        jsm,
+        logger: createLogger({ service: 'billing', level: 'silent' }),
+        registry: new Registry(),
+        verifyAccessToken: async (authorization) => {
+          if (authorization !== 'Bearer good') throw new AppError('unauthenticated', 'No active session');
+          return { userId, sessionId: randomUUID(), plan: 'starter', email: 'local@example.com', expiresAt: Date.now() / 1000 + 600 };
+        },
+        lookupUser: async (id) => (id === userId ? { userId, email: 'local@example.com', name: 'Local' } : undefined),
+      },
+    );
     cleanups.push(async () => {
       stand.proc.kill('SIGTERM');
       await app.stop();
@@ -74,7 +106,11 @@ describe('with the local Stripe stand-in of @tradewind/dev as its own process (n
     const { httpPort } = await app.start();
     expect(httpPort).toBe(billingPort);
     const base = `http://127.0.0.1:${httpPort}`;
-    const res = await fetch(`${base}/api/checkout-sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tier: 'plus', period: 'yearly', userId }) });
+    const res = await fetch(`${base}/api/checkout-sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tier: 'plus', period: 'yearly', userId }),
+    });
     expect(res.status).toBe(200);
     const { url } = await json<{ url: string }>(res);
     expect(url.startsWith(`http://localhost:${localStripePort}/checkout/cs_`)).toBe(true);

@@ -49,11 +49,23 @@ async function checkout(user: TestUser, tier: string, period: string): Promise<{
 describe('starter subscriptions from user.created', () => {
   it('when a user is created, then billing gives them starter / indefinite / active with no paid dates', async () => {
     const user = await h.newUser();
-    expect(await subscriptionOf(user)).toMatchObject({ tier: 'starter', billing_period: 'indefinite', status: 'active', next_billing_date: null, cancel_at_period_end: false });
+    expect(await subscriptionOf(user)).toMatchObject({
+      tier: 'starter',
+      billing_period: 'indefinite',
+      status: 'active',
+      next_billing_date: null,
+      cancel_at_period_end: false,
+    });
     const { subscription } = await callUnary(grpc.getSubscription.bind(grpc), { userId: user.userId });
     expect(subscription).toMatchObject({ tier: 'starter', billingPeriod: 'indefinite', subscriptionStatus: 'active', subscriptionType: 'free', version: 0n });
     const { entitlements } = await callUnary(grpc.getEntitlements.bind(grpc), { userId: user.userId });
-    expect(entitlements).toMatchObject({ plan: 'starter', maxConnections: 1, requestsPerMinute: 100, subjects: ['basic.pumpfun', 'basic.bonk'], replay: false });
+    expect(entitlements).toMatchObject({
+      plan: 'starter',
+      maxConnections: 1,
+      requestsPerMinute: 100,
+      subjects: ['basic.pumpfun', 'basic.bonk'],
+      replay: false,
+    });
     expect(await h.changes(user.userId)).toHaveLength(0);
   });
 
@@ -106,18 +118,28 @@ describe('POST /api/checkout-sessions input', () => {
     expect(await bad.json()).toEqual(NO_SESSION);
   });
 
-  it('when Stripe creates the session, then it is a subscription-mode session for the plan\'s Price tied to the user', async () => {
+  it("when Stripe creates the session, then it is a subscription-mode session for the plan's Price tied to the user", async () => {
     const user = await h.newUser();
-    const res = await h.post('/api/checkout-sessions', { tier: 'pro', period: 'yearly', userId: user.userId, cancelUrl: `${h.publicUrl}/pricing?from=checkout` });
+    const res = await h.post('/api/checkout-sessions', {
+      tier: 'pro',
+      period: 'yearly',
+      userId: user.userId,
+      cancelUrl: `${h.publicUrl}/pricing?from=checkout`,
+    });
     expect(res.status).toBe(200);
     const { url } = await json<{ url: string }>(res);
     expect(url.startsWith(h.localStripe.publicUrl)).toBe(true);
     const id = new URL(url).pathname.split('/').pop()!;
     const session = await h.stripe.checkout.sessions.retrieve(id, { expand: ['line_items'] });
-    expect(session).toMatchObject({ mode: 'subscription', client_reference_id: user.userId, cancel_url: `${h.publicUrl}/pricing?from=checkout`, metadata: { user_id: user.userId, tier: 'pro', period: 'yearly' } });
+    expect(session).toMatchObject({
+      mode: 'subscription',
+      client_reference_id: user.userId,
+      cancel_url: `${h.publicUrl}/pricing?from=checkout`,
+      metadata: { user_id: user.userId, tier: 'pro', period: 'yearly' },
+    });
     expect(session.success_url).toBe(`${h.publicUrl}/dashboard?checkout=success&session_id={CHECKOUT_SESSION_ID}`);
     const prices = await h.stripe.prices.list({ lookup_keys: ['tradewind_pro_yearly'] });
-    const customer = await h.stripe.customers.retrieve(session.customer as string) as Stripe.Customer;
+    const customer = (await h.stripe.customers.retrieve(session.customer as string)) as Stripe.Customer;
     expect(customer.email).toBe(user.email);
     expect(customer.metadata).toEqual({ user_id: user.userId });
     expect(prices.data[0]!.unit_amount).toBe(33600);
@@ -157,13 +179,28 @@ describe('checkout, plan changes and cancellation', () => {
     expect(done.successUrl).toMatch(/^http:\/\/localhost:8080\/dashboard\?checkout=success&session_id=cs_/);
     const sub = await h.stripe.subscriptions.retrieve(subscriptionId);
     const s = await subscriptionOf(user);
-    expect(s).toMatchObject({ tier: 'plus', billing_period: 'monthly', status: 'active', subscription_type: 'paid', cancel_at_period_end: false, effective_plan: 'plus' });
+    expect(s).toMatchObject({
+      tier: 'plus',
+      billing_period: 'monthly',
+      status: 'active',
+      subscription_type: 'paid',
+      cancel_at_period_end: false,
+      effective_plan: 'plus',
+    });
     expect(s.next_billing_date).toBe(new Date(sub.items.data[0]!.current_period_end * 1000).toISOString());
     const changes = await h.changes(user.userId);
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({
-      plan: 'plus', previousPlan: 'starter', billingPeriod: 'monthly', previousBillingPeriod: 'indefinite', subscriptionStatus: 'active',
-      previousSubscriptionStatus: 'active', subscriptionType: 'paid', version: 1n, reason: 'checkout_completed', stripeSubscriptionId: subscriptionId,
+      plan: 'plus',
+      previousPlan: 'starter',
+      billingPeriod: 'monthly',
+      previousBillingPeriod: 'indefinite',
+      subscriptionStatus: 'active',
+      previousSubscriptionStatus: 'active',
+      subscriptionType: 'paid',
+      version: 1n,
+      reason: 'checkout_completed',
+      stripeSubscriptionId: subscriptionId,
     });
     // Every delivered event was stored once with its outcome; the ones billing does not use were acknowledged.
     const stored = await h.db.selectFrom('stripe_events').select(['type', 'outcome']).execute();
@@ -188,10 +225,18 @@ describe('checkout, plan changes and cancellation', () => {
       await h.post('/api/upgrade-preview', { tier: 'pro', period: 'monthly' }, { authorization: user.authorization }),
     );
     expect(preview.kind).toBe('proration');
-    const res = await h.post('/api/checkout-sessions', { tier: 'pro', period: 'monthly', userId: user.userId, proration_date: preview.proration_date }, { authorization: user.authorization });
+    const res = await h.post(
+      '/api/checkout-sessions',
+      { tier: 'pro', period: 'monthly', userId: user.userId, proration_date: preview.proration_date },
+      { authorization: user.authorization },
+    );
     expect(res.status).toBe(200);
     const body = await json<{ url: string; plan_changed: boolean; amount_paid_cents: number; subscription: Record<string, unknown> }>(res);
-    expect(body).toMatchObject({ plan_changed: true, url: `${h.publicUrl}/dashboard?checkout=success&plan_changed=true`, amount_paid_cents: preview.amount_due_cents });
+    expect(body).toMatchObject({
+      plan_changed: true,
+      url: `${h.publicUrl}/dashboard?checkout=success&plan_changed=true`,
+      amount_paid_cents: preview.amount_due_cents,
+    });
     expect(body.subscription).toMatchObject({ tier: 'pro', billing_period: 'monthly', status: 'active' });
     const sub = await h.stripe.subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
     const invoice = sub.latest_invoice as Stripe.Invoice;
@@ -215,14 +260,24 @@ describe('checkout, plan changes and cancellation', () => {
     // What the portal's plan switch does at Stripe; billing learns it from the webhook.
     const current = await h.stripe.subscriptions.retrieve(subscriptionId);
     const plusYearly = (await h.stripe.prices.list({ lookup_keys: ['tradewind_plus_yearly'] })).data[0]!;
-    await h.stripe.subscriptions.update(subscriptionId, { items: [{ id: current.items.data[0]!.id, price: plusYearly.id }], proration_behavior: 'always_invoice' });
+    await h.stripe.subscriptions.update(subscriptionId, {
+      items: [{ id: current.items.data[0]!.id, price: plusYearly.id }],
+      proration_behavior: 'always_invoice',
+    });
     await h.settle();
     expect(await subscriptionOf(user)).toMatchObject({ tier: 'plus', billing_period: 'yearly', status: 'active' });
     const sub = await h.stripe.subscriptions.retrieve(subscriptionId);
     expect(sub.items.data[0]!.price.lookup_key).toBe('tradewind_plus_yearly');
     const changes = await h.changes(user.userId);
     expect(changes).toHaveLength(3);
-    expect(changes[2]).toMatchObject({ plan: 'plus', previousPlan: 'pro', billingPeriod: 'yearly', previousBillingPeriod: 'monthly', reason: 'plan_changed', version: 3n });
+    expect(changes[2]).toMatchObject({
+      plan: 'plus',
+      previousPlan: 'pro',
+      billingPeriod: 'yearly',
+      previousBillingPeriod: 'monthly',
+      reason: 'plan_changed',
+      version: 3n,
+    });
   });
 
   it('when the user opens the billing portal, then they get the portal of their customer', async () => {
@@ -263,7 +318,13 @@ describe('checkout, plan changes and cancellation', () => {
     expect(await planChanges('plus', 'starter')).toBe(churned);
     await h.localStripe.advanceToPeriodEnd(subscriptionId);
     await h.settle();
-    expect(await subscriptionOf(user)).toMatchObject({ tier: 'starter', billing_period: 'indefinite', status: 'active', next_billing_date: null, cancel_at_period_end: false });
+    expect(await subscriptionOf(user)).toMatchObject({
+      tier: 'starter',
+      billing_period: 'indefinite',
+      status: 'active',
+      next_billing_date: null,
+      cancel_at_period_end: false,
+    });
     const changes = await h.changes(user.userId);
     expect(changes).toHaveLength(before + 1);
     expect(changes.at(-1)).toMatchObject({ plan: 'starter', previousPlan: 'plus', reason: 'subscription_ended', stripeSubscriptionId: '' });
@@ -290,29 +351,68 @@ describe('checkout, plan changes and cancellation', () => {
 
 describe('webhook delivery', () => {
   it('when the signature is forged, missing or too old, then 400 invalid_signature and nothing is stored', async () => {
-    const event = { id: 'evt_forged_1', object: 'event', type: 'customer.subscription.deleted', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: {} } };
+    const event = {
+      id: 'evt_forged_1',
+      object: 'event',
+      type: 'customer.subscription.deleted',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: {} },
+    };
     const forged = await h.deliver(event, { secret: 'whsec_not_ours' });
     expect(forged.status).toBe(400);
     expect(await forged.json()).toMatchObject({ status: 400, code: 'invalid_signature' });
     const old = await h.deliver(event, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
     expect(old.status).toBe(400);
     expect((await json(old)).message).toMatch(/tolerance/i);
-    const missing = await fetch(`${h.baseUrl}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
+    const missing = await fetch(`${h.baseUrl}/api/stripe/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(event),
+    });
     expect(missing.status).toBe(400);
     expect(await h.db.selectFrom('stripe_events').select('id').where('id', '=', 'evt_forged_1').executeTakeFirst()).toBeUndefined();
   });
 
   it('when an event type billing does not use arrives, then it is acknowledged and recorded as unhandled', async () => {
-    const event = { id: 'evt_unknown_type_1', object: 'event', api_version: '2026-10-28.endive', type: 'customer.tax_id.created', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { id: 'txi_1', object: 'tax_id' } } };
+    const event = {
+      id: 'evt_unknown_type_1',
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      type: 'customer.tax_id.created',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: { id: 'txi_1', object: 'tax_id' } },
+    };
     const res = await h.deliver(event);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: true, outcome: 'unhandled' });
-    expect(await h.db.selectFrom('stripe_events').select('outcome').where('id', '=', 'evt_unknown_type_1').executeTakeFirst()).toEqual({ outcome: 'unhandled' });
+    expect(await h.db.selectFrom('stripe_events').select('outcome').where('id', '=', 'evt_unknown_type_1').executeTakeFirst()).toEqual({
+      outcome: 'unhandled',
+    });
   });
 
   it('when a subscription event names a customer that is no Tradewind user, then it is acknowledged and ignored', async () => {
-    const sub = { id: 'sub_foreign', object: 'subscription', customer: 'cus_foreign', status: 'active', created: 1, metadata: {}, cancel_at_period_end: false, cancel_at: null, trial_end: null, items: { object: 'list', data: [] } };
-    const res = await h.deliver({ id: 'evt_foreign_1', object: 'event', type: 'customer.subscription.updated', created: 2, livemode: false, data: { object: sub } });
+    const sub = {
+      id: 'sub_foreign',
+      object: 'subscription',
+      customer: 'cus_foreign',
+      status: 'active',
+      created: 1,
+      metadata: {},
+      cancel_at_period_end: false,
+      cancel_at: null,
+      trial_end: null,
+      items: { object: 'list', data: [] },
+    };
+    const res = await h.deliver({
+      id: 'evt_foreign_1',
+      object: 'event',
+      type: 'customer.subscription.updated',
+      created: 2,
+      livemode: false,
+      data: { object: sub },
+    });
     expect(await res.json()).toEqual({ received: true, outcome: 'ignored' });
   });
 
@@ -344,7 +444,7 @@ describe('webhook delivery', () => {
     expect(await h.changes(user.userId)).toHaveLength(2);
   });
 
-  it('when a new subscription\'s events arrive newest first, then one change to the right plan results', async () => {
+  it("when a new subscription's events arrive newest first, then one change to the right plan results", async () => {
     const user = await h.newUser();
     // The stand-in records the events without delivering them; the test delivers them newest first.
     const start = h.localStripe.events.length;

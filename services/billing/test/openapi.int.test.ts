@@ -15,7 +15,15 @@ let h: Harness;
 let user: TestUser;
 
 /** Registration must not touch its dependencies: any use of this one fails the test. */
-const untouchable = <T>(name: string) => new Proxy({}, { get: () => { throw new Error(`${name} used while registering routes`); } }) as T;
+const untouchable = <T>(name: string) =>
+  new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error(`${name} used while registering routes`);
+      },
+    },
+  ) as T;
 
 beforeAll(async () => {
   h = await startHarness('billing_openapi');
@@ -28,7 +36,10 @@ describe('billing OpenAPI declaration', () => {
     const http = createHttpApp({ logger: createLogger({ service: 'billing', level: 'silent' }), registry: new Registry(), service: 'billing' });
     const registered = recordRoutes(http);
     registerRoutes(http, {
-      service: untouchable('service'), stripe: untouchable('stripe'), verify: untouchable('verify'), webhookBodyLimitBytes: 1024,
+      service: untouchable('service'),
+      stripe: untouchable('stripe'),
+      verify: untouchable('verify'),
+      webhookBodyLimitBytes: 1024,
       webhooks: new Counter({ name: 'w_total', help: 'h', labelNames: ['type', 'outcome'], registers: [] }),
     });
     await http.ready();
@@ -39,15 +50,24 @@ describe('billing OpenAPI declaration', () => {
   it('when each declared operation is called on the running service, then a route answers (not the no-route 404)', async () => {
     for (const route of billingApi().routes) {
       const res = await fetch(`${h.baseUrl}${route.path}`, { method: route.method.toUpperCase() });
-      const body = await res.json() as { message?: string };
+      const body = (await res.json()) as { message?: string };
       expect(body.message ?? '', `${route.method} ${route.path}`).not.toMatch(/^no route for/);
     }
   });
 
   it('when the schema and POST /api/upgrade-preview get the same bodies, then they accept and refuse the same ones', async () => {
     const bodies: unknown[] = [
-      { tier: 'plus', period: 'monthly' }, { tier: 'pro', period: 'yearly', extra: 1 },
-      { tier: 'starter', period: 'monthly' }, { tier: 'gold', period: 'monthly' }, { tier: 'plus' }, { tier: 'plus', period: 'weekly' }, {}, [], 'plus', null, 5,
+      { tier: 'plus', period: 'monthly' },
+      { tier: 'pro', period: 'yearly', extra: 1 },
+      { tier: 'starter', period: 'monthly' },
+      { tier: 'gold', period: 'monthly' },
+      { tier: 'plus' },
+      { tier: 'plus', period: 'weekly' },
+      {},
+      [],
+      'plus',
+      null,
+      5,
     ];
     for (const body of bodies) {
       const accepted = UpgradePreviewBodySchema.safeParse(body).success;
@@ -61,17 +81,37 @@ describe('billing OpenAPI declaration', () => {
     const schema = checkoutBodySchema(h.publicUrl);
     const ok = { tier: 'plus', period: 'monthly', userId: user.userId };
     const bodies: unknown[] = [
-      ok, { ...ok, period: 'yearly', tier: 'pro' }, { ...ok, cancelUrl: `${h.publicUrl}/pricing?x=1` }, { ...ok, cancelUrl: '/pricing' }, { ...ok, cancelUrl: null }, { ...ok, cancelUrl: '' },
-      { ...ok, proration_date: 1_700_000_000 }, { ...ok, proration_date: null },
-      { ...ok, tier: 'starter' }, { ...ok, tier: 'gold' }, { ...ok, period: undefined }, { ...ok, userId: '' }, { ...ok, userId: 7 }, { tier: 'plus', period: 'monthly' },
-      { ...ok, cancelUrl: 'https://evil.example/pricing' }, { ...ok, cancelUrl: 5 }, { ...ok, cancelUrl: `${h.publicUrl}/${'x'.repeat(2100)}` },
-      { ...ok, proration_date: 'soon' }, { ...ok, proration_date: -1 }, { ...ok, proration_date: 1.5 }, { ...ok, proration_date: 0 },
-      [], 'plus', null,
+      ok,
+      { ...ok, period: 'yearly', tier: 'pro' },
+      { ...ok, cancelUrl: `${h.publicUrl}/pricing?x=1` },
+      { ...ok, cancelUrl: '/pricing' },
+      { ...ok, cancelUrl: null },
+      { ...ok, cancelUrl: '' },
+      { ...ok, proration_date: 1_700_000_000 },
+      { ...ok, proration_date: null },
+      { ...ok, tier: 'starter' },
+      { ...ok, tier: 'gold' },
+      { ...ok, period: undefined },
+      { ...ok, userId: '' },
+      { ...ok, userId: 7 },
+      { tier: 'plus', period: 'monthly' },
+      { ...ok, cancelUrl: 'https://evil.example/pricing' },
+      { ...ok, cancelUrl: 5 },
+      { ...ok, cancelUrl: `${h.publicUrl}/${'x'.repeat(2100)}` },
+      { ...ok, proration_date: 'soon' },
+      { ...ok, proration_date: -1 },
+      { ...ok, proration_date: 1.5 },
+      { ...ok, proration_date: 0 },
+      [],
+      'plus',
+      null,
     ];
     for (const body of bodies) {
       const accepted = schema.safeParse(body).success;
       const res = await h.post('/api/checkout-sessions', body, { authorization: user.authorization });
-      expect(res.status === 400, `${JSON.stringify(body).slice(0, 120)}: schema ${accepted ? 'accepts' : 'refuses'}, route answered ${res.status}`).toBe(!accepted);
+      expect(res.status === 400, `${JSON.stringify(body).slice(0, 120)}: schema ${accepted ? 'accepts' : 'refuses'}, route answered ${res.status}`).toBe(
+        !accepted,
+      );
       expect(res.status, JSON.stringify(body).slice(0, 120)).toBe(accepted ? 200 : 400);
     }
   });

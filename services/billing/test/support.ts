@@ -14,7 +14,16 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import Stripe from 'stripe';
 import { Registry } from 'prom-client';
 import {
-  AppError, AuthServiceService, EVENTS_STREAM, decodeEvent, encodeEvent, newEventMeta, type AuthServiceServer, type EventTypes, type GetUserRequest, type GetUserResponse,
+  AppError,
+  AuthServiceService,
+  EVENTS_STREAM,
+  decodeEvent,
+  encodeEvent,
+  newEventMeta,
+  type AuthServiceServer,
+  type EventTypes,
+  type GetUserRequest,
+  type GetUserResponse,
 } from '@tradewind/contracts';
 import { createDb, createLogger, ensureEventsStreams, startGrpcServer, unary, type Kysely } from '@tradewind/lib';
 import { createTestDatabase, freePort, startNatsServer, type TestDatabase, type TestNatsServer } from '@tradewind/dev';
@@ -92,7 +101,18 @@ export async function startHarness(label: string, options: { stripeApiUrl?: stri
     getUser: unary<GetUserRequest, GetUserResponse>(logger, 'GetUser', async (request) => {
       const user = authUsers.get(request.userId);
       if (!user) throw new AppError('not_found', `no user ${request.userId}`);
-      return { user: { id: request.userId, email: user.email, name: user.name, avatarUrl: '', plan: 'starter', metadata: undefined, createdAt: new Date(), updatedAt: new Date() } };
+      return {
+        user: {
+          id: request.userId,
+          email: user.email,
+          name: user.name,
+          avatarUrl: '',
+          plan: 'starter',
+          metadata: undefined,
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        },
+      };
     }),
   };
   const authGrpc = await startGrpcServer([{ definition: AuthServiceService, implementation: authImpl as AuthServiceServer }], { host: '127.0.0.1', port: 0 });
@@ -101,32 +121,67 @@ export async function startHarness(label: string, options: { stripeApiUrl?: stri
   const baseUrl = `http://127.0.0.1:${port}`;
   const publicUrl = 'http://localhost:8080';
   const localStripe = await startLocalStripe({
-    port: 0, secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: `${baseUrl}/api/stripe/webhook`, webhookRetryDelaysMs: [50, 200, 500],
+    port: 0,
+    secretKey: SECRET_KEY,
+    webhookSecret: WEBHOOK_SECRET,
+    webhookUrl: `${baseUrl}/api/stripe/webhook`,
+    webhookRetryDelaysMs: [50, 200, 500],
     ...(options.now ? { now: options.now } : {}),
   });
   const registry = new Registry();
-  const app = createApp({
-    PORT: port, HOST: '127.0.0.1', GRPC_PORT: 0, PUBLIC_URL: publicUrl,
-    AUTH_JWKS_URL: `http://127.0.0.1:${jwksPort}/jwks.json`, AUTH_ISSUER: undefined, AUTH_ADDR: `127.0.0.1:${authGrpc.port}`,
-    STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: options.stripeApiUrl ?? localStripe.apiUrl,
-    STRIPE_TIMEOUT_MS: 5_000, STRIPE_MAX_NETWORK_RETRIES: 0, STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300, STRIPE_PRICE_CACHE_SECONDS: 600, UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800,
-    OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100,
-    HTTP_BODY_LIMIT_BYTES: 16 * 1024, WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
-  }, { db, js, jsm, logger, registry, ...(options.now ? { now: options.now } : {}) });
+  const app = createApp(
+    {
+      PORT: port,
+      HOST: '127.0.0.1',
+      GRPC_PORT: 0,
+      PUBLIC_URL: publicUrl,
+      AUTH_JWKS_URL: `http://127.0.0.1:${jwksPort}/jwks.json`,
+      AUTH_ISSUER: undefined,
+      AUTH_ADDR: `127.0.0.1:${authGrpc.port}`,
+      STRIPE_SECRET_KEY: SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: options.stripeApiUrl ?? localStripe.apiUrl,
+      STRIPE_TIMEOUT_MS: 5_000,
+      STRIPE_MAX_NETWORK_RETRIES: 0,
+      STRIPE_WEBHOOK_TOLERANCE_SECONDS: 300,
+      STRIPE_PRICE_CACHE_SECONDS: 600,
+      UPGRADE_PREVIEW_MAX_AGE_SECONDS: 1800,
+      OUTBOX_POLL_MS: 50,
+      OUTBOX_BATCH_SIZE: 100,
+      HTTP_BODY_LIMIT_BYTES: 16 * 1024,
+      WEBHOOK_BODY_LIMIT_BYTES: 512 * 1024,
+    },
+    { db, js, jsm, logger, registry, ...(options.now ? { now: options.now } : {}) },
+  );
   const { grpcPort } = await app.start();
   const stripe = new Stripe(SECRET_KEY, { host: '127.0.0.1', port: localStripe.port, protocol: 'http', maxNetworkRetries: 0 });
 
   async function tokenFor(userId: string, email = `${userId}@example.com`): Promise<string> {
     const token = await new SignJWT({ sid: randomUUID(), email, plan: 'starter' })
       .setProtectedHeader({ alg: 'ES256', kid: 'test' })
-      .setSubject(userId).setIssuer(`${publicUrl}/auth`).setAudience('tradewind')
-      .setIssuedAt().setExpirationTime('15m')
+      .setSubject(userId)
+      .setIssuer(`${publicUrl}/auth`)
+      .setAudience('tradewind')
+      .setIssuedAt()
+      .setExpirationTime('15m')
       .sign(privateKey);
     return `Bearer ${token}`;
   }
 
   const harness: Harness = {
-    publicUrl, baseUrl, grpcPort, stripe, localStripe, db, nc, js, jsm, registry, app, authUsers, tokenFor,
+    publicUrl,
+    baseUrl,
+    grpcPort,
+    stripe,
+    localStripe,
+    db,
+    nc,
+    js,
+    jsm,
+    registry,
+    app,
+    authUsers,
+    tokenFor,
     async newUser(opts = {}) {
       const userId = randomUUID();
       const email = `${userId.slice(0, 8)}@example.com`;
@@ -135,25 +190,46 @@ export async function startHarness(label: string, options: { stripeApiUrl?: stri
       if (opts.announce !== false) {
         const h = natsHeaders();
         const event: EventTypes['user.created'] = {
-          meta: newEventMeta('user.created', 'auth'), userId, email, name, avatarUrl: '', plan: 'starter', billingPeriod: 'indefinite', identityProvider: 'local-oidc',
+          meta: newEventMeta('user.created', 'auth'),
+          userId,
+          email,
+          name,
+          avatarUrl: '',
+          plan: 'starter',
+          billingPeriod: 'indefinite',
+          identityProvider: 'local-oidc',
         };
         h.set('Nats-Msg-Id', event.meta!.eventId);
         await js.publish('user.created', encodeEvent('user.created', event), { headers: h });
-        await vi.waitFor(async () => {
-          const applied = await db.selectFrom('subscriptions').select('user_id').where('user_id', '=', userId).executeTakeFirst();
-          if (!applied) throw new Error('user.created not applied by billing yet');
-        }, { timeout: 10_000, interval: 25 });
+        await vi.waitFor(
+          async () => {
+            const applied = await db.selectFrom('subscriptions').select('user_id').where('user_id', '=', userId).executeTakeFirst();
+            if (!applied) throw new Error('user.created not applied by billing yet');
+          },
+          { timeout: 10_000, interval: 25 },
+        );
       }
       return { userId, email, name, authorization: await tokenFor(userId, email) };
     },
-    post: (path, body, headers = {}) => fetch(`${baseUrl}${path}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
-    }),
+    post: (path, body, headers = {}) =>
+      fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     get: (path, headers = {}) => fetch(`${baseUrl}${path}`, { headers }),
     async deliver(event, opts = {}) {
       const payload = JSON.stringify(event);
-      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET, timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000) });
-      return fetch(`${baseUrl}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature }, body: payload });
+      const signature = Stripe.webhooks.generateTestHeaderString({
+        payload,
+        secret: opts.secret ?? WEBHOOK_SECRET,
+        timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000),
+      });
+      return fetch(`${baseUrl}/api/stripe/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+        body: payload,
+      });
     },
     async settle() {
       await localStripe.flushWebhooks();

@@ -56,8 +56,14 @@ describe('POST /api/upgrade-preview without a paid subscription', () => {
     expect(monthly.status).toBe(200);
     expect(monthly.headers.get('cache-control')).toBe('no-store');
     expect(await json(monthly)).toEqual({
-      tier: 'plus', period: 'monthly', kind: 'checkout', amount_due_cents: 1500, currency: 'usd',
-      lines: [{ description: 'Tradewind Plus, billed monthly', amount_cents: 1500 }], next_billing_date: null, proration_date: null,
+      tier: 'plus',
+      period: 'monthly',
+      kind: 'checkout',
+      amount_due_cents: 1500,
+      currency: 'usd',
+      lines: [{ description: 'Tradewind Plus, billed monthly', amount_cents: 1500 }],
+      next_billing_date: null,
+      proration_date: null,
     });
     expect(await json(await preview(user, { tier: 'pro', period: 'yearly' }))).toMatchObject({ kind: 'checkout', amount_due_cents: 33600 });
   });
@@ -84,7 +90,11 @@ describe('POST /api/upgrade-preview without a paid subscription', () => {
   });
 
   it('when the token names a user billing and auth do not know, then 404', async () => {
-    const res = await h.post('/api/upgrade-preview', { tier: 'plus', period: 'monthly' }, { authorization: await h.tokenFor('00000000-0000-4000-8000-000000000000') });
+    const res = await h.post(
+      '/api/upgrade-preview',
+      { tier: 'plus', period: 'monthly' },
+      { authorization: await h.tokenFor('00000000-0000-4000-8000-000000000000') },
+    );
     expect(res.status).toBe(404);
     expect(await json(res)).toMatchObject({ code: 'not_found' });
   });
@@ -95,7 +105,7 @@ describe('Plus monthly → Pro monthly mid-period', () => {
   let subscriptionId: string;
   let shown: Preview;
 
-  it('when a Plus subscriber previews Pro ten days into the period, then Stripe\'s prorated amount is shown with its proration date', async () => {
+  it("when a Plus subscriber previews Pro ten days into the period, then Stripe's prorated amount is shown with its proration date", async () => {
     user = await h.newUser();
     subscriptionId = await subscribe(user, 'plus', 'monthly');
     const item = (await h.stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!;
@@ -127,7 +137,7 @@ describe('Plus monthly → Pro monthly mid-period', () => {
     expect(await json(same)).toMatchObject({ code: 'conflict', message: 'You are already on Plus (monthly).' });
   });
 
-  it('when the confirm lacks the preview\'s proration date, sends a bad one or one too old, then nothing is charged', async () => {
+  it("when the confirm lacks the preview's proration date, sends a bad one or one too old, then nothing is charged", async () => {
     const body = { tier: 'pro', period: 'monthly', userId: user.userId };
     const missing = await h.post('/api/checkout-sessions', body, { authorization: user.authorization });
     expect(missing.status).toBe(400);
@@ -143,28 +153,51 @@ describe('Plus monthly → Pro monthly mid-period', () => {
 
   it('when the subscriber confirms twenty minutes later, then Stripe charges exactly the amount shown and the plan is Pro', async () => {
     offsetMs += 20 * 60_000;
-    const res = await h.post('/api/checkout-sessions', {
-      tier: 'pro', period: 'monthly', userId: user.userId, cancelUrl: `${h.publicUrl}/dashboard/plan`, proration_date: shown.proration_date,
-    }, { authorization: user.authorization });
+    const res = await h.post(
+      '/api/checkout-sessions',
+      {
+        tier: 'pro',
+        period: 'monthly',
+        userId: user.userId,
+        cancelUrl: `${h.publicUrl}/dashboard/plan`,
+        proration_date: shown.proration_date,
+      },
+      { authorization: user.authorization },
+    );
     expect(res.status).toBe(200);
     const body = await json<{ url: string; plan_changed: boolean; amount_paid_cents: number; subscription: Record<string, unknown> }>(res);
-    expect(body).toMatchObject({ plan_changed: true, url: `${h.publicUrl}/dashboard?checkout=success&plan_changed=true`, amount_paid_cents: shown.amount_due_cents });
+    expect(body).toMatchObject({
+      plan_changed: true,
+      url: `${h.publicUrl}/dashboard?checkout=success&plan_changed=true`,
+      amount_paid_cents: shown.amount_due_cents,
+    });
     expect(body.subscription).toMatchObject({ tier: 'pro', billing_period: 'monthly', status: 'active' });
     const sub = await h.stripe.subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
     const invoice = sub.latest_invoice as Stripe.Invoice;
     expect(invoice).toMatchObject({ billing_reason: 'subscription_update', status: 'paid', amount_paid: shown.amount_due_cents });
     expect(invoice.lines.data.map((l) => ({ description: l.description, amount_cents: l.amount }))).toEqual(shown.lines);
     await h.settle();
-    expect(await json(await h.get('/api/get-subscription', { authorization: user.authorization }))).toMatchObject({ tier: 'pro', billing_period: 'monthly', status: 'active' });
+    expect(await json(await h.get('/api/get-subscription', { authorization: user.authorization }))).toMatchObject({
+      tier: 'pro',
+      billing_period: 'monthly',
+      status: 'active',
+    });
     const changes = await h.changes(user.userId);
-    expect(changes.map((c) => [c.plan, c.reason])).toEqual([['plus', 'checkout_completed'], ['pro', 'plan_changed']]);
+    expect(changes.map((c) => [c.plan, c.reason])).toEqual([
+      ['plus', 'checkout_completed'],
+      ['pro', 'plan_changed'],
+    ]);
   });
 
   it('when the Pro subscriber previews or asks for Plus, then 409 "Use Manage billing to downgrade" and nothing changes', async () => {
     const down = await preview(user, { tier: 'plus', period: 'yearly' });
     expect(down.status).toBe(409);
     expect(await json(down)).toMatchObject({ code: 'conflict', message: 'Moving from Pro to Plus is a downgrade. Use Manage billing to downgrade.' });
-    const confirm = await h.post('/api/checkout-sessions', { tier: 'plus', period: 'yearly', userId: user.userId, proration_date: Math.floor(clock() / 1000) }, { authorization: user.authorization });
+    const confirm = await h.post(
+      '/api/checkout-sessions',
+      { tier: 'plus', period: 'yearly', userId: user.userId, proration_date: Math.floor(clock() / 1000) },
+      { authorization: user.authorization },
+    );
     expect(confirm.status).toBe(409);
     expect((await h.stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!.price.lookup_key).toBe('tradewind_pro_monthly');
   });

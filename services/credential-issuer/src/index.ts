@@ -1,5 +1,13 @@
 /** Public surface of @tradewind/credential-issuer, used by scripts and other services' tests. */
-export { ensureNatsIdentities, loadNatsIdentities, keyPairFromSeed, customerAccountName, type NatsIdentities, type StoredAccount, type StoredKey } from './domain/identities.js';
+export {
+  ensureNatsIdentities,
+  loadNatsIdentities,
+  keyPairFromSeed,
+  customerAccountName,
+  type NatsIdentities,
+  type StoredAccount,
+  type StoredKey,
+} from './domain/identities.js';
 export { issueUserCredentials, wsUrlFromNatsUrl, type UserCredentials } from './domain/credentials.js';
 export { renderNatsServerConfig, renderNatsAuthConfig, NATS_CONFIG_TEMPLATE, type NatsServerSettings } from './domain/nats-server-config.js';
 export { createApp, pushAccountClaims, type CredentialIssuerDeps } from './app.js';
@@ -11,5 +19,10 @@ export type { CredentialIssuerDatabase } from './db/schema.js';
 export { FAILURE_MESSAGES } from './http/routes.js';
 export { loadCredentialIssuerConfig, CredentialIssuerConfigSchema, type CredentialIssuerConfig } from './config.js';
 export {
-  encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec,
+  encodeCustomerAccount,
+  encodeCustomerUser,
+  newCustomerAccountKey,
+  pushAccountJwt,
+  reauthorize,
+  type CustomerAccountSpec,
 } from './domain/customer-accounts.js';

@@ -19,7 +19,15 @@ import { decode, fmtCreds, type User } from '@nats-io/jwt';
 import { AppError, CredentialsRotated, PLANS, entitledPlan, isPlanId, newEventMeta, type PlanId } from '@tradewind/contracts';
 import { appendEvent, type Kysely, type Logger, type NatsConnection, type Selectable, type Transaction } from '@tradewind/lib';
 import type { CredentialIssuerDatabase, CustomersTable } from './db/schema.js';
-import { customerAccountIsCurrent, encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt, reauthorize, type CustomerAccountSpec } from './domain/customer-accounts.js';
+import {
+  customerAccountIsCurrent,
+  encodeCustomerAccount,
+  encodeCustomerUser,
+  newCustomerAccountKey,
+  pushAccountJwt,
+  reauthorize,
+  type CustomerAccountSpec,
+} from './domain/customer-accounts.js';
 import { wsUrlFromNatsUrl } from './domain/credentials.js';
 import { keyPairFromSeed, type NatsIdentities } from './domain/identities.js';
 import type { SeedCipher } from './domain/seed-cipher.js';
@@ -105,7 +113,10 @@ export function createCredentialService(deps: CredentialServiceDeps) {
 
   const newUser = async (accountPublicKey: string, userId: string, seed?: string) => {
     const user = await encodeCustomerUser(deps.identities, accountPublicKey, {
-      name: userId, ttlSeconds: deps.ttlSeconds, now: now(), ...(seed ? { user: keyPairFromSeed(seed) } : {}),
+      name: userId,
+      ttlSeconds: deps.ttlSeconds,
+      now: now(),
+      ...(seed ? { user: keyPairFromSeed(seed) } : {}),
     });
     return {
       user_public_key: user.userPublicKey,
@@ -149,22 +160,30 @@ export function createCredentialService(deps: CredentialServiceDeps) {
    * @returns the row, and whether it was created now.
    * @throws AppError('unavailable') when the resolver does not take the account.
    */
-  const provision = async (trx: Trx, input: { userId: string; email: string; plan: PlanId; version: bigint }): Promise<{ row: CustomerRow; created: boolean }> => {
+  const provision = async (
+    trx: Trx,
+    input: { userId: string; email: string; plan: PlanId; version: bigint },
+  ): Promise<{ row: CustomerRow; created: boolean }> => {
     const existing = await lock(trx, input.userId);
     if (existing) return { row: existing, created: false };
     const accountPublicKey = newCustomerAccountKey();
     const accountJwt = await encodeCustomerAccount(deps.identities, { accountPublicKey, name: input.userId, plan: input.plan, revocations: {} });
-    const inserted = await trx.insertInto('customers').values({
-      user_id: input.userId,
-      email: input.email,
-      plan: input.plan,
-      subscription_version: input.version.toString(),
-      account_public_key: accountPublicKey,
-      revocations: '{}',
-      account_jwt: accountJwt,
-      pushed_account_jwt: null,
-      ...(await newUser(accountPublicKey, input.userId)),
-    }).onConflict((oc) => oc.column('user_id').doNothing()).returningAll().executeTakeFirst();
+    const inserted = await trx
+      .insertInto('customers')
+      .values({
+        user_id: input.userId,
+        email: input.email,
+        plan: input.plan,
+        subscription_version: input.version.toString(),
+        account_public_key: accountPublicKey,
+        revocations: '{}',
+        account_jwt: accountJwt,
+        pushed_account_jwt: null,
+        ...(await newUser(accountPublicKey, input.userId)),
+      })
+      .onConflict((oc) => oc.column('user_id').doNothing())
+      .returningAll()
+      .executeTakeFirst();
     if (!inserted) {
       // Another transaction created it between our read and insert.
       const row = await lock(trx, input.userId);
@@ -182,7 +201,12 @@ export function createCredentialService(deps: CredentialServiceDeps) {
     if (exp - now() / 1000 > deps.ttlSeconds / 10) return row;
     const seed = deps.cipher.open(row.user_seed_sealed, row.user_id);
     const fresh = await newUser(row.account_public_key, row.user_id, seed);
-    const updated = await trx.updateTable('customers').set({ ...fresh, updated_at: new Date() }).where('user_id', '=', row.user_id).returningAll().executeTakeFirstOrThrow();
+    const updated = await trx
+      .updateTable('customers')
+      .set({ ...fresh, updated_at: new Date() })
+      .where('user_id', '=', row.user_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     log.info({ user_id: row.user_id }, 'user JWT re-signed before expiry');
     return updated;
   };
@@ -215,14 +239,23 @@ export function createCredentialService(deps: CredentialServiceDeps) {
       const row = await deps.db.transaction().execute(async (trx) => {
         const { row: current, created } = await provision(trx, { userId, email, plan: 'starter', version: 0n });
         if (created) {
-          await appendEvent(trx, 'credentials.rotated', CredentialsRotated.create({
-            meta: newEventMeta('credentials.rotated', 'credential-issuer', requestId),
-            userId, userPublicKey: current.user_public_key, previousUserPublicKey: '', accountPublicKey: current.account_public_key,
-          }));
+          await appendEvent(
+            trx,
+            'credentials.rotated',
+            CredentialsRotated.create({
+              meta: newEventMeta('credentials.rotated', 'credential-issuer', requestId),
+              userId,
+              userPublicKey: current.user_public_key,
+              previousUserPublicKey: '',
+              accountPublicKey: current.account_public_key,
+            }),
+          );
           return current;
         }
         const nowSeconds = Math.floor(now() / 1000);
-        const recent = Object.values(current.revocations).filter((at) => at > nowSeconds - DAY_SECONDS).sort((a, b) => a - b);
+        const recent = Object.values(current.revocations)
+          .filter((at) => at > nowSeconds - DAY_SECONDS)
+          .sort((a, b) => a - b);
         if (recent.length >= deps.rotationsPerDay) {
           const nextAt = new Date(((recent[recent.length - deps.rotationsPerDay] ?? nowSeconds) + DAY_SECONDS) * 1000).toISOString();
           throw new AppError('resource_exhausted', `at most ${deps.rotationsPerDay} credential rotations per 24 hours; the next is possible at ${nextAt}`);
@@ -236,14 +269,29 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         const user = await newUser(current.account_public_key, userId);
         const next = { ...current, revocations };
         const accountJwt = await reauthorize(deps.sysNc, deps.identities, spec(next));
-        const updated = await trx.updateTable('customers').set({
-          ...user, revocations: JSON.stringify(revocations),
-          account_jwt: accountJwt, pushed_account_jwt: accountJwt, updated_at: new Date(),
-        }).where('user_id', '=', userId).returningAll().executeTakeFirstOrThrow();
-        await appendEvent(trx, 'credentials.rotated', CredentialsRotated.create({
-          meta: newEventMeta('credentials.rotated', 'credential-issuer', requestId),
-          userId, userPublicKey: user.user_public_key, previousUserPublicKey: current.user_public_key, accountPublicKey: current.account_public_key,
-        }));
+        const updated = await trx
+          .updateTable('customers')
+          .set({
+            ...user,
+            revocations: JSON.stringify(revocations),
+            account_jwt: accountJwt,
+            pushed_account_jwt: accountJwt,
+            updated_at: new Date(),
+          })
+          .where('user_id', '=', userId)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await appendEvent(
+          trx,
+          'credentials.rotated',
+          CredentialsRotated.create({
+            meta: newEventMeta('credentials.rotated', 'credential-issuer', requestId),
+            userId,
+            userPublicKey: user.user_public_key,
+            previousUserPublicKey: current.user_public_key,
+            accountPublicKey: current.account_public_key,
+          }),
+        );
         log.info({ user_id: userId, account: current.account_public_key, revoked: current.user_public_key }, 'credentials rotated');
         return updated;
       });
@@ -281,10 +329,21 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         accountJwt = await reauthorize(deps.sysNc, deps.identities, spec(next));
       }
       if (PLANS[row.plan as PlanId].replay && !PLANS[plan].replay) await deps.onReplayRevoked?.(row.account_public_key);
-      await trx.updateTable('customers').set({
-        plan, subscription_version: change.version.toString(), account_jwt: accountJwt, pushed_account_jwt: accountJwt, updated_at: new Date(),
-      }).where('user_id', '=', row.user_id).execute();
-      log.info({ user_id: row.user_id, account: row.account_public_key, from: row.plan, to: plan, version: change.version.toString() }, 'plan applied to the customer account');
+      await trx
+        .updateTable('customers')
+        .set({
+          plan,
+          subscription_version: change.version.toString(),
+          account_jwt: accountJwt,
+          pushed_account_jwt: accountJwt,
+          updated_at: new Date(),
+        })
+        .where('user_id', '=', row.user_id)
+        .execute();
+      log.info(
+        { user_id: row.user_id, account: row.account_public_key, from: row.plan, to: plan, version: change.version.toString() },
+        'plan applied to the customer account',
+      );
       return 'changed';
     },
 
@@ -304,14 +363,23 @@ export function createCredentialService(deps: CredentialServiceDeps) {
       let after: string | undefined;
       let resigned = 0;
       for (;;) {
-        const rows = await deps.db.selectFrom('customers').select(['user_id', 'plan', 'account_public_key', 'revocations', 'account_jwt'])
-          .$if(after !== undefined, (qb) => qb.where('user_id', '>', after!)).orderBy('user_id').limit(batch).execute();
+        const rows = await deps.db
+          .selectFrom('customers')
+          .select(['user_id', 'plan', 'account_public_key', 'revocations', 'account_jwt'])
+          .$if(after !== undefined, (qb) => qb.where('user_id', '>', after!))
+          .orderBy('user_id')
+          .limit(batch)
+          .execute();
         for (const row of rows) {
           if (signal?.aborted) return resigned;
           if (customerAccountIsCurrent(deps.identities, spec(row), row.account_jwt)) continue;
           const accountJwt = await encodeCustomerAccount(deps.identities, spec(row));
-          const updated = await deps.db.updateTable('customers').set({ account_jwt: accountJwt, updated_at: new Date() })
-            .where('user_id', '=', row.user_id).where('account_jwt', '=', row.account_jwt).executeTakeFirst();
+          const updated = await deps.db
+            .updateTable('customers')
+            .set({ account_jwt: accountJwt, updated_at: new Date() })
+            .where('user_id', '=', row.user_id)
+            .where('account_jwt', '=', row.account_jwt)
+            .executeTakeFirst();
           if (updated.numUpdatedRows > 0n) resigned++;
         }
         if (rows.length < batch) return resigned;
@@ -326,9 +394,15 @@ export function createCredentialService(deps: CredentialServiceDeps) {
     async resync(limit = RESYNC_BATCH): Promise<number> {
       return deps.db.transaction().execute(async (trx) => {
         // Locked rows are being changed right now; their own transaction pushes them.
-        const rows = await trx.selectFrom('customers').selectAll()
+        const rows = await trx
+          .selectFrom('customers')
+          .selectAll()
           .where((eb) => eb('pushed_account_jwt', 'is', null).or('pushed_account_jwt', '!=', eb.ref('account_jwt')))
-          .orderBy('updated_at').limit(limit).forUpdate().skipLocked().execute();
+          .orderBy('updated_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked()
+          .execute();
         let pushed = 0;
         for (const row of rows) {
           try {

@@ -18,7 +18,14 @@ import { EVENTS_STREAM, TRADES_STREAM, decodeEvent, encodeEvent, newEventMeta, t
 import { bearerToken, ensureTradesStream, connectNats, createDb, createLogger, ensureEventsStreams, verifyAccessToken, type Kysely } from '@tradewind/lib';
 import { createTestDatabase, freePort, type TestDatabase } from '@tradewind/dev';
 import {
-  CREDENTIAL_ISSUER_SCHEMA, REPLAY_API_PREFIX, createApp, createSeedCipher, generateSeedKey, parseSeedKey, type CredentialIssuerDatabase, type NatsCredentialsView,
+  CREDENTIAL_ISSUER_SCHEMA,
+  REPLAY_API_PREFIX,
+  createApp,
+  createSeedCipher,
+  generateSeedKey,
+  parseSeedKey,
+  type CredentialIssuerDatabase,
+  type NatsCredentialsView,
 } from '../src/index.js';
 import { startLocalNats, type LocalNats } from '@tradewind/dev';
 
@@ -52,20 +59,46 @@ beforeAll(async () => {
   const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   privateKey = keys.privateKey;
   const logger = createLogger({
-    service: 'credential-issuer', level: 'debug',
-    destination: new Writable({ write(chunk, _enc, done) { logLines.push(String(chunk)); done(); } }),
+    service: 'credential-issuer',
+    level: 'debug',
+    destination: new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    }),
   });
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  app = createApp({
-    PORT: port, HOST: '127.0.0.1', NATS_PUBLIC_URL: 'nats://localhost:4223', WS_PUBLIC_URL: 'wss://ws.tradewind.test', CREDENTIALS_TTL_SECONDS: 3600, CREDENTIALS_ROTATIONS_PER_DAY: 3,
-    RESOLVER_RESYNC_INTERVAL_MS: 60_000, PUBLIC_URL, AUTH_JWKS_URL: 'http://127.0.0.1:1/unused', AUTH_ISSUER: undefined,
-    OUTBOX_POLL_MS: 50, OUTBOX_BATCH_SIZE: 100, HTTP_BODY_LIMIT_BYTES: 4096,
-  }, {
-    db, logger, registry: new Registry(), identities: nats.identities, cipher: createSeedCipher(parseSeedKey(generateSeedKey())), js, jsm, sysNc: sys,
-    replayJsm: await jetstreamManager(replayNc),
-    verifyAccessToken: (authorization) => verifyAccessToken(bearerToken(authorization), keys.publicKey, `${PUBLIC_URL}/auth`),
-  });
+  app = createApp(
+    {
+      PORT: port,
+      HOST: '127.0.0.1',
+      NATS_PUBLIC_URL: 'nats://localhost:4223',
+      WS_PUBLIC_URL: 'wss://ws.tradewind.test',
+      CREDENTIALS_TTL_SECONDS: 3600,
+      CREDENTIALS_ROTATIONS_PER_DAY: 3,
+      RESOLVER_RESYNC_INTERVAL_MS: 60_000,
+      PUBLIC_URL,
+      AUTH_JWKS_URL: 'http://127.0.0.1:1/unused',
+      AUTH_ISSUER: undefined,
+      OUTBOX_POLL_MS: 50,
+      OUTBOX_BATCH_SIZE: 100,
+      HTTP_BODY_LIMIT_BYTES: 4096,
+    },
+    {
+      db,
+      logger,
+      registry: new Registry(),
+      identities: nats.identities,
+      cipher: createSeedCipher(parseSeedKey(generateSeedKey())),
+      js,
+      jsm,
+      sysNc: sys,
+      replayJsm: await jetstreamManager(replayNc),
+      verifyAccessToken: (authorization) => verifyAccessToken(bearerToken(authorization), keys.publicKey, `${PUBLIC_URL}/auth`),
+    },
+  );
   await app.start();
 });
 
@@ -84,8 +117,11 @@ afterAll(async () => {
 async function bearer(userId: string, email = `${userId.slice(0, 8)}@example.com`): Promise<string> {
   const token = await new SignJWT({ sid: randomUUID(), email, plan: 'starter' })
     .setProtectedHeader({ alg: 'ES256', kid: 'test' })
-    .setSubject(userId).setIssuer(`${PUBLIC_URL}/auth`).setAudience('tradewind')
-    .setIssuedAt().setExpirationTime('15m')
+    .setSubject(userId)
+    .setIssuer(`${PUBLIC_URL}/auth`)
+    .setAudience('tradewind')
+    .setIssuedAt()
+    .setExpirationTime('15m')
     .sign(privateKey);
   return `Bearer ${token}`;
 }
@@ -93,7 +129,7 @@ async function bearer(userId: string, email = `${userId.slice(0, 8)}@example.com
 async function getCreds(userId: string): Promise<NatsCredentialsView> {
   const res = await fetch(`${baseUrl}/api/nats`, { headers: { authorization: await bearer(userId) } });
   expect(res.status).toBe(200);
-  return await res.json() as NatsCredentialsView;
+  return (await res.json()) as NatsCredentialsView;
 }
 
 async function publishEvent<S extends 'user.created' | 'subscription.changed'>(subject: S, event: EventTypes[S]): Promise<void> {
@@ -104,24 +140,45 @@ async function publishEvent<S extends 'user.created' | 'subscription.changed'>(s
 
 async function announce(userId: string): Promise<void> {
   await publishEvent('user.created', {
-    meta: newEventMeta('user.created', 'auth'), userId, email: `${userId.slice(0, 8)}@example.com`, name: 'N', avatarUrl: '',
-    plan: 'starter', billingPeriod: 'indefinite', identityProvider: 'local-oidc',
+    meta: newEventMeta('user.created', 'auth'),
+    userId,
+    email: `${userId.slice(0, 8)}@example.com`,
+    name: 'N',
+    avatarUrl: '',
+    plan: 'starter',
+    billingPeriod: 'indefinite',
+    identityProvider: 'local-oidc',
   });
 }
 
 async function changePlan(userId: string, plan: string, version: number, status = 'active'): Promise<void> {
   await publishEvent('subscription.changed', {
-    meta: newEventMeta('subscription.changed', 'billing'), userId, plan, previousPlan: '', billingPeriod: 'monthly', subscriptionStatus: status,
-    subscriptionType: 'paid', trialEndDate: undefined, stripeCustomerId: '', stripeSubscriptionId: '', previousBillingPeriod: '', previousSubscriptionStatus: '',
-    version: BigInt(version), reason: 'plan_changed', currentPeriodEnd: undefined, cancelAtPeriodEnd: false,
+    meta: newEventMeta('subscription.changed', 'billing'),
+    userId,
+    plan,
+    previousPlan: '',
+    billingPeriod: 'monthly',
+    subscriptionStatus: status,
+    subscriptionType: 'paid',
+    trialEndDate: undefined,
+    stripeCustomerId: '',
+    stripeSubscriptionId: '',
+    previousBillingPeriod: '',
+    previousSubscriptionStatus: '',
+    version: BigInt(version),
+    reason: 'plan_changed',
+    currentPeriodEnd: undefined,
+    cancelAtPeriodEnd: false,
   });
 }
 
 /** A native connection with the credentials; reconnects quickly (as bots should) so re-authorisation is observable. */
 async function connectNative(creds: Pick<NatsCredentialsView, 'user_jwt' | 'user_nkey_seed'>): Promise<NatsConnection> {
   const nc = await connect({
-    servers: nats.url, authenticator: jwtAuthenticator(creds.user_jwt, new TextEncoder().encode(creds.user_nkey_seed)),
-    reconnectTimeWait: 100, maxReconnectAttempts: -1,
+    servers: nats.url,
+    authenticator: jwtAuthenticator(creds.user_jwt, new TextEncoder().encode(creds.user_nkey_seed)),
+    reconnectTimeWait: 100,
+    maxReconnectAttempts: -1,
   });
   opened.push(nc);
   return nc;
@@ -134,17 +191,26 @@ async function accountOnResolver(account: string): Promise<Partial<Account>> {
 
 /** The server refuses one more connection with `creds` (its -ERR sometimes arrives as a reset socket) and the account holds `limit`. */
 async function expectLimit(creds: NatsCredentialsView, limit: number): Promise<void> {
-  await expect(connect({ servers: nats.url, authenticator: jwtAuthenticator(creds.user_jwt, new TextEncoder().encode(creds.user_nkey_seed)), reconnect: false }))
-    .rejects.toThrow(/maximum account active connections exceeded|ECONNRESET|EPIPE/);
-  const connz = await (await fetch(`${nats.monitorUrl}/connz?acc=${creds.account_public_key}`)).json() as { num_connections: number };
+  await expect(
+    connect({ servers: nats.url, authenticator: jwtAuthenticator(creds.user_jwt, new TextEncoder().encode(creds.user_nkey_seed)), reconnect: false }),
+  ).rejects.toThrow(/maximum account active connections exceeded|ECONNRESET|EPIPE/);
+  const connz = (await (await fetch(`${nats.monitorUrl}/connz?acc=${creds.account_public_key}`)).json()) as { num_connections: number };
   expect(connz.num_connections).toBe(limit);
 }
 
 /** Subscribes and resolves with the first message, the subscription's permission error, or "timeout" after 300 ms. */
 function firstOf(nc: NatsConnection, subject: string): Promise<string> {
   return new Promise((resolve) => {
-    const sub = nc.subscribe(subject, { callback: (err, msg) => { sub.unsubscribe(); resolve(err ? `error: ${err.message}` : msg.string()); } });
-    setTimeout(() => { sub.unsubscribe(); resolve('timeout'); }, 300);
+    const sub = nc.subscribe(subject, {
+      callback: (err, msg) => {
+        sub.unsubscribe();
+        resolve(err ? `error: ${err.message}` : msg.string());
+      },
+    });
+    setTimeout(() => {
+      sub.unsubscribe();
+      resolve('timeout');
+    }, 300);
   });
 }
 
@@ -159,8 +225,12 @@ describe('GET /api/nats', () => {
     await vi.waitFor(async () => expect(await row(userId)).toBeDefined(), { timeout: 5000 });
     const creds = await getCreds(userId);
     expect(creds).toMatchObject({
-      nats_connection: 'nats://localhost:4223', ws_connection: 'wss://ws.tradewind.test', plan: 'starter',
-      subjects: ['basic.pumpfun', 'basic.bonk'], max_connections: 1, replay: false,
+      nats_connection: 'nats://localhost:4223',
+      ws_connection: 'wss://ws.tradewind.test',
+      plan: 'starter',
+      subjects: ['basic.pumpfun', 'basic.bonk'],
+      max_connections: 1,
+      replay: false,
     });
     expect(creds.user_nkey_seed).toMatch(/^SU[A-Z2-7]{56}$/);
     const account = await accountOnResolver(creds.account_public_key);
@@ -219,10 +289,18 @@ describe('GET /api/nats', () => {
     const format = await fetch(`${baseUrl}/api/nats?format=xml`, { headers: { authorization: await bearer(userId) } });
     expect(format.status).toBe(400);
     expect(await format.json()).toEqual({ error: 'invalid_argument', message: 'format must be "json" or "creds", not "xml"' });
-    const body = await fetch(`${baseUrl}/api/nats`, { method: 'POST', headers: { authorization: await bearer(userId), 'content-type': 'application/json' }, body: '{"seed":"x"}' });
+    const body = await fetch(`${baseUrl}/api/nats`, {
+      method: 'POST',
+      headers: { authorization: await bearer(userId), 'content-type': 'application/json' },
+      body: '{"seed":"x"}',
+    });
     expect(body.status).toBe(400);
-    expect((await body.json() as { error: string }).error).toBe('invalid_argument');
-    const badJson = await fetch(`${baseUrl}/api/nats`, { method: 'POST', headers: { authorization: await bearer(userId), 'content-type': 'application/json' }, body: '{' });
+    expect(((await body.json()) as { error: string }).error).toBe('invalid_argument');
+    const badJson = await fetch(`${baseUrl}/api/nats`, {
+      method: 'POST',
+      headers: { authorization: await bearer(userId), 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(badJson.status).toBe(400);
     // Nothing was provisioned by refused requests.
     expect(await row(userId)).toBeUndefined();
@@ -235,13 +313,15 @@ describe('POST /api/nats (rotation)', () => {
     const old = await getCreds(userId);
     const nc = await connectNative(old);
     const statuses: string[] = [];
-    void (async () => { for await (const s of nc.status()) statuses.push(s.type); })();
+    void (async () => {
+      for await (const s of nc.status()) statuses.push(s.type);
+    })();
     await nc.flush();
 
     const started = Date.now();
     const res = await fetch(`${baseUrl}/api/nats`, { method: 'POST', headers: { authorization: await bearer(userId) } });
     expect(res.status).toBe(200);
-    const fresh = await res.json() as NatsCredentialsView;
+    const fresh = (await res.json()) as NatsCredentialsView;
     expect(fresh.user_public_key).not.toBe(old.user_public_key);
     expect(fresh.account_public_key).toBe(old.account_public_key);
     expect(fresh.user_nkey_seed).not.toBe(old.user_nkey_seed);
@@ -249,8 +329,9 @@ describe('POST /api/nats (rotation)', () => {
     // The old connection is dropped and cannot come back.
     await vi.waitFor(() => expect(statuses).toContain('disconnect'), { timeout: 5000 });
     expect(Date.now() - started).toBeLessThan(5000);
-    await expect(connect({ servers: nats.url, authenticator: jwtAuthenticator(old.user_jwt, new TextEncoder().encode(old.user_nkey_seed)), reconnect: false }))
-      .rejects.toThrow(/Authorization Violation/i);
+    await expect(
+      connect({ servers: nats.url, authenticator: jwtAuthenticator(old.user_jwt, new TextEncoder().encode(old.user_nkey_seed)), reconnect: false }),
+    ).rejects.toThrow(/Authorization Violation/i);
     const account = await accountOnResolver(old.account_public_key);
     expect(Object.keys(account.revocations ?? {})).toContain(old.user_public_key);
 
@@ -261,14 +342,22 @@ describe('POST /api/nats (rotation)', () => {
 
     // credentials.rotated on EVENTS.
     const jsm = await jetstreamManager(svc);
-    const consumer = await jsm.consumers.add(EVENTS_STREAM, { filter_subject: 'credentials.rotated', ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All, inactive_threshold: 10_000_000_000 });
+    const consumer = await jsm.consumers.add(EVENTS_STREAM, {
+      filter_subject: 'credentials.rotated',
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.All,
+      inactive_threshold: 10_000_000_000,
+    });
     const events: Array<EventTypes['credentials.rotated']> = [];
-    await vi.waitFor(async () => {
-      const c = await js.consumers.get(EVENTS_STREAM, consumer.name);
-      const batch = await c.fetch({ max_messages: 100, expires: 1000 });
-      for await (const m of batch) events.push(decodeEvent(m.subject, m.data) as EventTypes['credentials.rotated']);
-      expect(events.some((e) => e.userId === userId)).toBe(true);
-    }, { timeout: 5000 });
+    await vi.waitFor(
+      async () => {
+        const c = await js.consumers.get(EVENTS_STREAM, consumer.name);
+        const batch = await c.fetch({ max_messages: 100, expires: 1000 });
+        for await (const m of batch) events.push(decodeEvent(m.subject, m.data) as EventTypes['credentials.rotated']);
+        expect(events.some((e) => e.userId === userId)).toBe(true);
+      },
+      { timeout: 5000 },
+    );
     const event = events.find((e) => e.userId === userId)!;
     expect(event).toMatchObject({ userPublicKey: fresh.user_public_key, previousUserPublicKey: old.user_public_key, accountPublicKey: old.account_public_key });
   });
@@ -281,7 +370,10 @@ describe('POST /api/nats (rotation)', () => {
     const before = await getCreds(userId);
     const refused = await fetch(`${baseUrl}/api/nats`, { method: 'POST', headers: { authorization: auth } });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ error: 'resource_exhausted', message: expect.stringMatching(/at most 3 credential rotations per 24 hours; the next is possible at \d{4}-/) });
+    expect(await refused.json()).toMatchObject({
+      error: 'resource_exhausted',
+      message: expect.stringMatching(/at most 3 credential rotations per 24 hours; the next is possible at \d{4}-/),
+    });
     expect((await getCreds(userId)).user_jwt).toBe(before.user_jwt);
   });
 });
@@ -294,7 +386,9 @@ describe('subscription.changed', () => {
     const creds = await getCreds(userId);
     const nc = await connectNative(creds);
     const statuses: string[] = [];
-    void (async () => { for await (const st of nc.status()) statuses.push(st.type); })();
+    void (async () => {
+      for await (const st of nc.status()) statuses.push(st.type);
+    })();
     expect(await firstOf(nc, 'premium.raydium')).toMatch(/Permissions Violation/);
 
     const upgradedAt = Date.now();
@@ -325,9 +419,15 @@ describe('subscription.changed', () => {
     expect((await row(userId))?.plan).toBe('pro');
     // Payment failure beyond grace: unpaid -> starter. The live premium connection is dropped within 5 s.
     const liveStatuses: string[] = [];
-    void (async () => { for await (const st of upgraded.status()) liveStatuses.push(st.type); })();
+    void (async () => {
+      for await (const st of upgraded.status()) liveStatuses.push(st.type);
+    })();
     const premium: string[] = [];
-    upgraded.subscribe('premium.raydium', { callback: (err, m) => { if (!err) premium.push(m.string()); } });
+    upgraded.subscribe('premium.raydium', {
+      callback: (err, m) => {
+        if (!err) premium.push(m.string());
+      },
+    });
     await upgraded.flush();
     const changedAt = Date.now();
     await changePlan(userId, 'pro', 2, 'unpaid');
@@ -346,7 +446,7 @@ describe('subscription.changed', () => {
   });
 });
 
-describe('native Pro replay (JetStream consumer with the customer\'s own credentials)', () => {
+describe("native Pro replay (JetStream consumer with the customer's own credentials)", () => {
   it('when a pro replays from a stream sequence, then exactly the stored trades from there arrive; other names, starters and downgraded users are refused', async () => {
     const userId = randomUUID();
     await changePlan(userId, 'pro', 1);
@@ -360,16 +460,24 @@ describe('native Pro replay (JetStream consumer with the customer\'s own credent
     const nc = await connectNative(creds);
     const jsm = await jetstreamManager(nc, { apiPrefix: REPLAY_API_PREFIX, checkAPI: false });
     // The mirror in REPLAY keeps TRADES' sequence numbers; wait until it has caught up.
-    await vi.waitFor(async () => {
-      const info = await jsm.consumers.add(TRADES_STREAM, {
-        name: creds.account_public_key, filter_subject: 'basic.bonk', deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from,
-        ack_policy: AckPolicy.None, inactive_threshold: 60_000_000_000,
-      });
-      expect(info.num_pending).toBeGreaterThanOrEqual(4);
-    }, { timeout: 5000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const info = await jsm.consumers.add(TRADES_STREAM, {
+          name: creds.account_public_key,
+          filter_subject: 'basic.bonk',
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: from,
+          ack_policy: AckPolicy.None,
+          inactive_threshold: 60_000_000_000,
+        });
+        expect(info.num_pending).toBeGreaterThanOrEqual(4);
+      },
+      { timeout: 5000, interval: 200 },
+    );
     const consumer = await jetstream(nc, { apiPrefix: REPLAY_API_PREFIX, checkAPI: false }).consumers.get(TRADES_STREAM, creds.account_public_key);
     const got: Array<{ seq: number; signature: string }> = [];
-    for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) got.push({ seq: m.seq, signature: m.json<{ signature: string }>().signature });
+    for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 }))
+      got.push({ seq: m.seq, signature: m.json<{ signature: string }>().signature });
     const mine = got.filter((g) => g.signature.startsWith(tag));
     expect(mine.map((g) => g.seq)).toEqual(seqs.slice(2));
     expect(mine.map((g) => g.signature)).toEqual([2, 3, 4, 5].map((i) => `${tag}-${i}`));
@@ -381,7 +489,9 @@ describe('native Pro replay (JetStream consumer with the customer\'s own credent
     const starter = await getCreds(randomUUID());
     const snc = await connectNative(starter);
     const sjsm = await jetstreamManager(snc, { apiPrefix: REPLAY_API_PREFIX, checkAPI: false, timeout: 1000 });
-    await expect(sjsm.consumers.add(TRADES_STREAM, { name: starter.account_public_key, ack_policy: AckPolicy.None })).rejects.toThrow(/Permissions Violation|timeout|no responders/i);
+    await expect(sjsm.consumers.add(TRADES_STREAM, { name: starter.account_public_key, ack_policy: AckPolicy.None })).rejects.toThrow(
+      /Permissions Violation|timeout|no responders/i,
+    );
 
     // Falling back to starter deletes the replay consumer.
     const replayJsm = await jetstreamManager(replayNc);

@@ -45,8 +45,11 @@ async function customer(plan: PlanId) {
 
 async function dial(user: { userJwt: string; userSeed: string }, options: { reconnect?: boolean } = {}): Promise<NatsConnection> {
   const nc = await connect({
-    servers: nats.url, authenticator: jwtAuthenticator(user.userJwt, new TextEncoder().encode(user.userSeed)),
-    reconnect: options.reconnect ?? false, reconnectTimeWait: 100, maxReconnectAttempts: -1,
+    servers: nats.url,
+    authenticator: jwtAuthenticator(user.userJwt, new TextEncoder().encode(user.userSeed)),
+    reconnect: options.reconnect ?? false,
+    reconnectTimeWait: 100,
+    maxReconnectAttempts: -1,
   });
   opened.push(nc);
   return nc;
@@ -58,7 +61,7 @@ async function dial(user: { userJwt: string; userSeed: string }, options: { reco
  */
 async function expectLimit(spec: CustomerAccountSpec, user: { userJwt: string; userSeed: string }, limit: number): Promise<void> {
   await expect(dial(user)).rejects.toThrow(/maximum account active connections exceeded|ECONNRESET|EPIPE/);
-  const connz = await (await fetch(`${nats.monitorUrl}/connz?acc=${spec.accountPublicKey}`)).json() as { num_connections: number };
+  const connz = (await (await fetch(`${nats.monitorUrl}/connz?acc=${spec.accountPublicKey}`)).json()) as { num_connections: number };
   expect(connz.num_connections).toBe(limit);
 }
 
@@ -95,7 +98,9 @@ describe('native limits enforced by nats-server', () => {
     expect(await wildcard).toMatch(/Permissions Violation for Subscription to "premium\.\*"/);
     expect(await basic).toBe('basic-trade');
     const publishRefused = new Promise<string>((resolve) => {
-      void (async () => { for await (const s of nc.status()) if (s.type === 'error') resolve(String((s as { error?: unknown }).error)); })();
+      void (async () => {
+        for await (const s of nc.status()) if (s.type === 'error') resolve(String((s as { error?: unknown }).error));
+      })();
     });
     nc.publish('basic.bonk', 'forged');
     expect(await publishRefused).toMatch(/Permissions Violation for Publish to "basic.bonk"/);
@@ -103,17 +108,20 @@ describe('native limits enforced by nats-server', () => {
 });
 
 describe('plan changes and revocation on live connections (reauthorize)', () => {
-  it('when a starter is upgraded to plus, then the same credentials reconnect and premium.raydium flows; the connection limit stays the plan\'s', async () => {
+  it("when a starter is upgraded to plus, then the same credentials reconnect and premium.raydium flows; the connection limit stays the plan's", async () => {
     const { spec, user } = await customer('starter');
     const nc = await dial(user, { reconnect: true });
     await reauthorize(sys, nats.identities, { ...spec, plan: 'plus' });
-    await vi.waitFor(async () => {
-      const got = firstOf(nc, 'premium.raydium');
-      await nc.flush();
-      svc.publish('premium.raydium', 'upgraded');
-      const first = await Promise.race([got, new Promise<string>((r) => setTimeout(() => r('timeout'), 300))]);
-      expect(first).toBe('upgraded');
-    }, { timeout: 5_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const got = firstOf(nc, 'premium.raydium');
+        await nc.flush();
+        svc.publish('premium.raydium', 'upgraded');
+        const first = await Promise.race([got, new Promise<string>((r) => setTimeout(() => r('timeout'), 300))]);
+        expect(first).toBe('upgraded');
+      },
+      { timeout: 5_000, interval: 100 },
+    );
     await expectLimit(spec, user, 1);
   });
 
@@ -121,15 +129,22 @@ describe('plan changes and revocation on live connections (reauthorize)', () => 
     const { spec, user } = await customer('plus');
     const nc = await dial(user, { reconnect: true });
     const received: string[] = [];
-    nc.subscribe('premium.pumpswap', { callback: (err, msg) => { if (!err) received.push(msg.string()); } });
+    nc.subscribe('premium.pumpswap', {
+      callback: (err, msg) => {
+        if (!err) received.push(msg.string());
+      },
+    });
     await nc.flush();
     svc.publish('premium.pumpswap', 'before');
     await vi.waitFor(() => expect(received).toEqual(['before']));
     const started = Date.now();
     await reauthorize(sys, nats.identities, { ...spec, plan: 'starter' });
-    await vi.waitFor(async () => {
-      expect(await firstOf(nc, 'premium.pumpswap')).toMatch(/Permissions Violation/);
-    }, { timeout: 5_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        expect(await firstOf(nc, 'premium.pumpswap')).toMatch(/Permissions Violation/);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     svc.publish('premium.pumpswap', 'after');
     await svc.flush();

@@ -16,7 +16,20 @@ import { connectNats, createDb, createLogger, migrate, type Kysely } from '@trad
 import { mintSubject, type PlanId, type TradeSubject } from '@tradewind/contracts';
 import { createTestDatabase, freePort, type TestDatabase } from '@tradewind/dev';
 import {
-  CREDENTIAL_ISSUER_SCHEMA, createCredentialService, createSeedCipher, credentialIssuerMigrations, encodeCustomerAccount, encodeCustomerUser, generateSeedKey, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, parseSeedKey, pushAccountJwt, type CredentialIssuerDatabase, type CustomerAccountSpec,
+  CREDENTIAL_ISSUER_SCHEMA,
+  createCredentialService,
+  createSeedCipher,
+  credentialIssuerMigrations,
+  encodeCustomerAccount,
+  encodeCustomerUser,
+  generateSeedKey,
+  issueUserCredentials,
+  keyPairFromSeed,
+  newCustomerAccountKey,
+  parseSeedKey,
+  pushAccountJwt,
+  type CredentialIssuerDatabase,
+  type CustomerAccountSpec,
 } from '../src/index.js';
 import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { customerAccountClaims } from '../src/domain/customer-accounts.js';
@@ -77,7 +90,12 @@ async function customerUser(plan: PlanId): Promise<NatsConnection> {
 function collect(nc: NatsConnection, subject: string): { got: string[]; refused: Promise<string> } {
   const got: string[] = [];
   const refused = new Promise<string>((resolve) => {
-    nc.subscribe(subject, { callback: (err, msg) => { if (err) resolve(err.message); else got.push(msg.string()); } });
+    nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) resolve(err.message);
+        else got.push(msg.string());
+      },
+    });
   });
   return { got, refused };
 }
@@ -101,7 +119,7 @@ describe.each([
   { kind: 'a shared per-plan account (developer credentials)', user: developerUser },
   { kind: 'a per-customer account', user: customerUser },
 ])('per-mint subjects natively, $kind', ({ user }) => {
-  it('when a starter subscribes to basic.pumpfun.mint.<X>, then it receives X\'s trades only; premium.pumpswap.mint.<X> is a permissions violation', async () => {
+  it("when a starter subscribes to basic.pumpfun.mint.<X>, then it receives X's trades only; premium.pumpswap.mint.<X> is a permissions violation", async () => {
     const nc = await user('starter');
     const one = collect(nc, mintSubject('basic.pumpfun', X));
     const every = collect(nc, 'basic.pumpfun.mint.*');
@@ -125,31 +143,42 @@ describe.each([
     const wildcard = collect(nc, 'premium.*.mint.*');
     expect(await wildcard.refused).toMatch(/Permissions Violation for Subscription to "premium\.\*\.mint\.\*"/);
     const publishRefused = new Promise<string>((resolve) => {
-      void (async () => { for await (const s of nc.status()) if (s.type === 'error') resolve(String((s as { error?: unknown }).error)); })();
+      void (async () => {
+        for await (const s of nc.status()) if (s.type === 'error') resolve(String((s as { error?: unknown }).error));
+      })();
     });
     nc.publish(mintSubject('basic.pumpfun', X), 'forged');
     expect(await publishRefused).toMatch(/Permissions Violation for Publish/);
   });
 
-  it.each(['plus', 'pro'] as const)('when a %s user subscribes to premium.pumpswap.mint.<X> and premium.raydium.mint.<Y>, then it receives them', async (plan) => {
-    const nc = await user(plan);
-    const pumpswap = collect(nc, mintSubject('premium.pumpswap', X));
-    const raydium = collect(nc, mintSubject('premium.raydium', Y));
-    await nc.flush();
-    publishTrade('premium.pumpswap', Y, 1);
-    publishTrade('premium.pumpswap', X, 2);
-    publishTrade('premium.raydium', Y, 3);
-    await settle(nc);
-    expect(pumpswap.got).toEqual([trade('premium.pumpswap', X, 2)]);
-    expect(raydium.got).toEqual([trade('premium.raydium', Y, 3)]);
-  });
+  it.each(['plus', 'pro'] as const)(
+    'when a %s user subscribes to premium.pumpswap.mint.<X> and premium.raydium.mint.<Y>, then it receives them',
+    async (plan) => {
+      const nc = await user(plan);
+      const pumpswap = collect(nc, mintSubject('premium.pumpswap', X));
+      const raydium = collect(nc, mintSubject('premium.raydium', Y));
+      await nc.flush();
+      publishTrade('premium.pumpswap', Y, 1);
+      publishTrade('premium.pumpswap', X, 2);
+      publishTrade('premium.raydium', Y, 3);
+      await settle(nc);
+      expect(pumpswap.got).toEqual([trade('premium.pumpswap', X, 2)]);
+      expect(raydium.got).toEqual([trade('premium.raydium', Y, 3)]);
+    },
+  );
 });
 
 describe('customer accounts signed before per-mint subjects', () => {
   it('when credential-issuer upgrades the accounts, then an outdated account is re-signed once, pushed by resync, and its user then receives per-mint subjects', async () => {
     const service = createCredentialService({
-      db, identities: nats.identities, sysNc: sys, cipher: createSeedCipher(parseSeedKey(generateSeedKey())),
-      logger: createLogger({ service: 'credential-issuer', level: 'silent' }), natsPublicUrl: nats.url, ttlSeconds: 3600, rotationsPerDay: 3,
+      db,
+      identities: nats.identities,
+      sysNc: sys,
+      cipher: createSeedCipher(parseSeedKey(generateSeedKey())),
+      logger: createLogger({ service: 'credential-issuer', level: 'silent' }),
+      natsPublicUrl: nats.url,
+      ttlSeconds: 3600,
+      rotationsPerDay: 3,
     });
     const userId = randomUUID();
     const creds = await service.credentials(userId, 'old@example.com');

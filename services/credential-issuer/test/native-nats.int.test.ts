@@ -32,9 +32,18 @@ describe('native NATS with issued credentials', () => {
     const creds = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: nats.url, ttlSeconds: 3600 });
     const nc = await connectUser(creds);
     const got: string[] = [];
-    const basic = nc.subscribe('basic.pumpfun', { callback: (_e, m) => { got.push(m.string()); } });
+    const basic = nc.subscribe('basic.pumpfun', {
+      callback: (_e, m) => {
+        got.push(m.string());
+      },
+    });
     const refused = new Promise<Error>((resolve) => {
-      nc.subscribe('premium.pumpswap', { callback: (err) => { if (err) resolve(err); else got.push('LEAKED premium'); } });
+      nc.subscribe('premium.pumpswap', {
+        callback: (err) => {
+          if (err) resolve(err);
+          else got.push('LEAKED premium');
+        },
+      });
     });
     await nc.flush();
     svc.publish('basic.pumpfun', '{"trade":1}');
@@ -52,7 +61,9 @@ describe('native NATS with issued credentials', () => {
     const creds = await issueUserCredentials(nats.identities, { plan: 'starter', natsUrl: nats.url, ttlSeconds: 3600 });
     const nc = await connectUser(creds);
     const statuses: string[] = [];
-    void (async () => { for await (const s of nc.status()) if (s.type === 'error') statuses.push(String((s as { error?: Error }).error?.message)); })();
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === 'error') statuses.push(String((s as { error?: Error }).error?.message));
+    })();
     nc.publish('basic.pumpfun', 'fake trade');
     await nc.flush();
     await new Promise((r) => setTimeout(r, 200));

@@ -18,20 +18,27 @@ const CLAIMS: AccessTokenClaims = { userId: '6f1c1a8e-6d0c-4a53-9d0f-9a2b0c3d4e5
 /** `?a=1&a=2&b=` as fastify parses it: a repeated key becomes an array. */
 function queryObject(query: string): Record<string, string | string[]> {
   const params = new URLSearchParams(query);
-  return Object.fromEntries([...new Set(params.keys())].map((k) => {
-    const all = params.getAll(k);
-    return [k, all.length > 1 ? all : all[0]!];
-  }));
+  return Object.fromEntries(
+    [...new Set(params.keys())].map((k) => {
+      const all = params.getAll(k);
+      return [k, all.length > 1 ? all : all[0]!];
+    }),
+  );
 }
 
 async function routesApp() {
   const registry = new Registry();
   const http = createHttpApp({ logger: createLogger({ service: 'credential-issuer', level: 'silent' }), registry, service: 'credential-issuer' });
   const registered = recordRoutes(http);
-  const unreachable = async () => { throw new AppError('unavailable', 'the NATS resolver did not answer'); };
+  const unreachable = async () => {
+    throw new AppError('unavailable', 'the NATS resolver did not answer');
+  };
   registerRoutes(http, {
     service: { credentials: unreachable, rotate: unreachable } as unknown as CredentialService,
-    verify: async (authorization) => { if (authorization !== 'Bearer t') throw new AppError('unauthenticated', 'No active session'); return CLAIMS; },
+    verify: async (authorization) => {
+      if (authorization !== 'Bearer t') throw new AppError('unauthenticated', 'No active session');
+      return CLAIMS;
+    },
     requests: new Counter({ name: 'test_requests_total', help: 'h', labelNames: ['operation', 'outcome'], registers: [registry] }),
     bodyLimitBytes: 4096,
   });
@@ -59,11 +66,21 @@ describe('credential-issuer OpenAPI declaration', () => {
 
   it('when the body schema and POST /api/nats get the same body, then they accept and refuse the same ones', async () => {
     const { http } = await routesApp();
-    const bodies: Array<{ body: unknown } | undefined> = [undefined, { body: null }, { body: {} }, { body: { plan: 'pro' } }, { body: [] }, { body: 'x' }, { body: 3 }];
+    const bodies: Array<{ body: unknown } | undefined> = [
+      undefined,
+      { body: null },
+      { body: {} },
+      { body: { plan: 'pro' } },
+      { body: [] },
+      { body: 'x' },
+      { body: 3 },
+    ];
     for (const input of bodies) {
       const accepted = RotateBodySchema.safeParse(input?.body).success || input === undefined;
       const res = await http.inject({
-        method: 'POST', url: '/api/nats', headers: { authorization: 'Bearer t', ...(input ? { 'content-type': 'application/json' } : {}) },
+        method: 'POST',
+        url: '/api/nats',
+        headers: { authorization: 'Bearer t', ...(input ? { 'content-type': 'application/json' } : {}) },
         ...(input ? { payload: JSON.stringify(input.body) } : {}),
       });
       expect(res.statusCode, `${JSON.stringify(input?.body)}: schema ${accepted ? 'accepts' : 'refuses'}`).toBe(accepted ? 500 : 400);

@@ -1,8 +1,24 @@
 /** Public surface of @tradewind/ingest (scripts and tests). */
 export {
-  decodeTransaction, decodeNormalized, normalizeTransaction, subjectOf, messageId, DecodeError, TokenNameCache, DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES,
-  TRADE_MESSAGE_SCHEMA_VERSION, PUMPFUN_MESSAGE_TYPE,
-  type TradeMessage, type PumpfunMessage, type PumpfunTradeData, type PumpswapMessage, type RaydiumCpmmMessage, type BonkMessage, type NormalizedTransaction, type DecodeOptions, type TokenName,
+  decodeTransaction,
+  decodeNormalized,
+  normalizeTransaction,
+  subjectOf,
+  messageId,
+  DecodeError,
+  TokenNameCache,
+  DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES,
+  TRADE_MESSAGE_SCHEMA_VERSION,
+  PUMPFUN_MESSAGE_TYPE,
+  type TradeMessage,
+  type PumpfunMessage,
+  type PumpfunTradeData,
+  type PumpswapMessage,
+  type RaydiumCpmmMessage,
+  type BonkMessage,
+  type NormalizedTransaction,
+  type DecodeOptions,
+  type TokenName,
 } from './decode/index.js';
 export { mayTouchPrograms, TRADE_PROGRAM_IDS } from './decode/prefilter.js';
 export { COMMITMENTS, type Commitment } from './decode/types.js';

@@ -18,16 +18,25 @@ runMain(async () => {
     live = { source: createLiveSource(config, { logger, registry, checkpoint }), checkpoints };
   }
   const app = createApp(config, {
-    logger, registry, nc, ...live,
+    logger,
+    registry,
+    nc,
+    ...live,
     onFatal: () => {
       process.exitCode = 1;
       process.kill(process.pid, 'SIGTERM');
     },
   });
   await serve({
-    logger, registry, adminPort: config.ADMIN_PORT, app,
+    logger,
+    registry,
+    adminPort: config.ADMIN_PORT,
+    app,
     shutdown: config,
-    checks: [{ name: 'nats', check: () => !nc.isClosed() }, { name: 'source', check: () => !app.failed() }],
+    checks: [
+      { name: 'nats', check: () => !nc.isClosed() },
+      { name: 'source', check: () => !app.failed() },
+    ],
     close: [() => nc.drain()],
   });
 });

@@ -21,19 +21,34 @@ describe('per-mint subjects of a trade', () => {
   it('when a curve or pool is quoted in another token, then the quote mint has a subject too (as the WebSocket mints filter matches it)', () => {
     expect(mintSubjectsOf('basic.pumpfun', msg({ source: 'pumpfun', mint: A, quote_mint: B }))).toEqual([`basic.pumpfun.mint.${A}`, `basic.pumpfun.mint.${B}`]);
     expect(mintSubjectsOf('basic.bonk', msg({ source: 'bonk', base_mint: A, quote_mint: B }))).toEqual([`basic.bonk.mint.${A}`, `basic.bonk.mint.${B}`]);
-    expect(mintSubjectsOf('premium.pumpswap', msg({ source: 'pumpswap', base_mint: A, quote_mint: B, mint: A, lp_mint: B }))).toEqual([`premium.pumpswap.mint.${A}`, `premium.pumpswap.mint.${B}`]);
+    expect(mintSubjectsOf('premium.pumpswap', msg({ source: 'pumpswap', base_mint: A, quote_mint: B, mint: A, lp_mint: B }))).toEqual([
+      `premium.pumpswap.mint.${A}`,
+      `premium.pumpswap.mint.${B}`,
+    ]);
   });
 
   it('when a WSOL-quoted pool trades, then WSOL has no subject and lp_mint none either', () => {
     expect(mintSubjectsOf('basic.bonk', msg({ source: 'bonk', base_mint: A, quote_mint: WSOL_MINT }))).toEqual([`basic.bonk.mint.${A}`]);
-    expect(mintSubjectsOf('premium.pumpswap', msg({ source: 'pumpswap', base_mint: A, quote_mint: WSOL_MINT, mint: A, lp_mint: B }))).toEqual([`premium.pumpswap.mint.${A}`]);
+    expect(mintSubjectsOf('premium.pumpswap', msg({ source: 'pumpswap', base_mint: A, quote_mint: WSOL_MINT, mint: A, lp_mint: B }))).toEqual([
+      `premium.pumpswap.mint.${A}`,
+    ]);
   });
 
   it('when a Raydium CPMM message is a swap, a pool creation or a liquidity change, then the two mints of its type are used, WSOL skipped', () => {
-    expect(mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'SWAP', input_mint: WSOL_MINT, output_mint: A, mint: A }))).toEqual([`premium.raydium.mint.${A}`]);
-    expect(mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'SWAP', input_mint: A, output_mint: B }))).toEqual([`premium.raydium.mint.${A}`, `premium.raydium.mint.${B}`]);
-    expect(mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'CREATE_POOL', token_0_mint: WSOL_MINT, token_1_mint: B, lp_mint: A }))).toEqual([`premium.raydium.mint.${B}`]);
-    expect(mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'DEPOSIT', vault_0_mint: A, vault_1_mint: B }))).toEqual([`premium.raydium.mint.${A}`, `premium.raydium.mint.${B}`]);
+    expect(
+      mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'SWAP', input_mint: WSOL_MINT, output_mint: A, mint: A })),
+    ).toEqual([`premium.raydium.mint.${A}`]);
+    expect(mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'SWAP', input_mint: A, output_mint: B }))).toEqual([
+      `premium.raydium.mint.${A}`,
+      `premium.raydium.mint.${B}`,
+    ]);
+    expect(
+      mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'CREATE_POOL', token_0_mint: WSOL_MINT, token_1_mint: B, lp_mint: A })),
+    ).toEqual([`premium.raydium.mint.${B}`]);
+    expect(mintSubjectsOf('premium.raydium', msg({ source: 'raydium_cpmm', transaction_type: 'DEPOSIT', vault_0_mint: A, vault_1_mint: B }))).toEqual([
+      `premium.raydium.mint.${A}`,
+      `premium.raydium.mint.${B}`,
+    ]);
   });
 
   it('when a trade has no mint field, or one that is not a base58 address, then it has no mint subject and nothing is thrown', () => {

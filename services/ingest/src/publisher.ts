@@ -34,13 +34,30 @@ export interface PublisherMetrics {
 /** Registers the publisher's metrics on `registry`. */
 export function publisherMetrics(registry: Registry): PublisherMetrics {
   return {
-    published: new Counter({ name: 'tradewind_ingest_trades_published_total', help: 'Trades stored in TRADES', labelNames: ['subject'], registers: [registry] }),
-    duplicates: new Counter({ name: 'tradewind_ingest_trades_duplicate_total', help: 'Trades JetStream dropped as duplicates (Nats-Msg-Id)', labelNames: ['subject'], registers: [registry] }),
+    published: new Counter({
+      name: 'tradewind_ingest_trades_published_total',
+      help: 'Trades stored in TRADES',
+      labelNames: ['subject'],
+      registers: [registry],
+    }),
+    duplicates: new Counter({
+      name: 'tradewind_ingest_trades_duplicate_total',
+      help: 'Trades JetStream dropped as duplicates (Nats-Msg-Id)',
+      labelNames: ['subject'],
+      registers: [registry],
+    }),
     errors: new Counter({ name: 'tradewind_ingest_publish_errors_total', help: 'Failed publish attempts (each is retried)', registers: [registry] }),
     mintCopies: new Counter({
-      name: 'tradewind_ingest_mint_copies_published_total', help: 'Core NATS copies of trades sent to <subject>.mint.<mint> (not stored)', labelNames: ['subject'], registers: [registry],
+      name: 'tradewind_ingest_mint_copies_published_total',
+      help: 'Core NATS copies of trades sent to <subject>.mint.<mint> (not stored)',
+      labelNames: ['subject'],
+      registers: [registry],
     }),
-    mintCopyErrors: new Counter({ name: 'tradewind_ingest_mint_copy_errors_total', help: 'Copies to per-mint subjects that could not be sent', registers: [registry] }),
+    mintCopyErrors: new Counter({
+      name: 'tradewind_ingest_mint_copy_errors_total',
+      help: 'Copies to per-mint subjects that could not be sent',
+      registers: [registry],
+    }),
   };
 }
 

@@ -19,7 +19,9 @@ import { programCalls } from '../src/decode/program.js';
 import { pumpswapCodec } from '../src/decode/pumpswap.js';
 
 const recording = fileURLToPath(new URL('../recording', import.meta.url));
-const files = readdirSync(recording, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(recording, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const codecs = (): ProgramCodec[] => [pumpCodec(), launchlabCodec(), pumpswapCodec(), raydiumCpmmCodec()];
 
 describe('borsh reader vs anchor (oracle) on the recording', () => {
@@ -77,26 +79,149 @@ describe('old-layout instruction arguments', () => {
 const U64 = ['u64'];
 const PUBKEY = ['pubkey'];
 const READS: { codec: () => ProgramCodec; kind: 'event' | 'args'; owner: string; fields: Record<string, readonly string[]> }[] = [
-  { codec: pumpCodec, kind: 'event', owner: 'CreateEvent', fields: { mint: PUBKEY, name: ['string'], symbol: ['string'], bonding_curve: PUBKEY, timestamp: ['i64'], virtual_sol_reserves: U64, virtual_token_reserves: U64, quote_mint: PUBKEY } },
-  { codec: pumpCodec, kind: 'event', owner: 'TradeEvent', fields: { mint: PUBKEY, is_buy: ['bool'], sol_amount: U64, token_amount: U64, virtual_sol_reserves: U64, virtual_token_reserves: U64, timestamp: ['i64'], quote_mint: PUBKEY, quote_amount: U64, virtual_quote_reserves: U64 } },
+  {
+    codec: pumpCodec,
+    kind: 'event',
+    owner: 'CreateEvent',
+    fields: {
+      mint: PUBKEY,
+      name: ['string'],
+      symbol: ['string'],
+      bonding_curve: PUBKEY,
+      timestamp: ['i64'],
+      virtual_sol_reserves: U64,
+      virtual_token_reserves: U64,
+      quote_mint: PUBKEY,
+    },
+  },
+  {
+    codec: pumpCodec,
+    kind: 'event',
+    owner: 'TradeEvent',
+    fields: {
+      mint: PUBKEY,
+      is_buy: ['bool'],
+      sol_amount: U64,
+      token_amount: U64,
+      virtual_sol_reserves: U64,
+      virtual_token_reserves: U64,
+      timestamp: ['i64'],
+      quote_mint: PUBKEY,
+      quote_amount: U64,
+      virtual_quote_reserves: U64,
+    },
+  },
   { codec: pumpCodec, kind: 'event', owner: 'CompleteEvent', fields: { mint: PUBKEY, bonding_curve: PUBKEY, timestamp: ['i64'] } },
   { codec: pumpCodec, kind: 'event', owner: 'CompletePumpAmmMigrationEvent', fields: { mint: PUBKEY, sol_amount: U64, timestamp: ['i64'] } },
   { codec: pumpCodec, kind: 'args', owner: 'create', fields: { name: ['string'], symbol: ['string'] } },
   { codec: pumpCodec, kind: 'args', owner: 'create_v2', fields: { name: ['string'], symbol: ['string'] } },
-  { codec: launchlabCodec, kind: 'event', owner: 'TradeEvent', fields: { trade_direction: ['defined:TradeDirection'], amount_in: U64, amount_out: U64, virtual_base: U64, virtual_quote: U64, real_base_after: U64, real_quote_after: U64 } },
-  { codec: pumpswapCodec, kind: 'event', owner: 'BuyEvent', fields: { timestamp: ['i64'], pool_base_token_reserves: U64, pool_quote_token_reserves: U64, lp_fee: U64, base_amount_out: U64, quote_amount_in: U64, quote_amount_in_with_lp_fee: U64, user_quote_amount_in: U64, virtual_quote_reserves: ['i128'] } },
-  { codec: pumpswapCodec, kind: 'event', owner: 'SellEvent', fields: { timestamp: ['i64'], pool_base_token_reserves: U64, pool_quote_token_reserves: U64, lp_fee: U64, base_amount_in: U64, quote_amount_out: U64, user_quote_amount_out: U64, virtual_quote_reserves: ['i128'] } },
-  { codec: pumpswapCodec, kind: 'event', owner: 'DepositEvent', fields: { timestamp: ['i64'], pool_base_token_reserves: U64, pool_quote_token_reserves: U64, base_amount_in: U64, quote_amount_in: U64 } },
-  { codec: pumpswapCodec, kind: 'event', owner: 'WithdrawEvent', fields: { timestamp: ['i64'], pool_base_token_reserves: U64, pool_quote_token_reserves: U64, base_amount_out: U64, quote_amount_out: U64 } },
-  { codec: pumpswapCodec, kind: 'event', owner: 'CreatePoolEvent', fields: { timestamp: ['i64'], base_mint: PUBKEY, quote_mint: PUBKEY, base_mint_decimals: ['u8'], quote_mint_decimals: ['u8'], base_amount_in: U64, quote_amount_in: U64, pool_base_amount: U64, pool_quote_amount: U64 } },
-  { codec: raydiumCpmmCodec, kind: 'event', owner: 'SwapEvent', fields: { input_vault_before: U64, output_vault_before: U64, input_amount: U64, output_amount: U64, input_transfer_fee: U64, output_transfer_fee: U64, creator_fee: U64, creator_fee_on_input: ['bool'] } },
-  { codec: raydiumCpmmCodec, kind: 'event', owner: 'LpChangeEvent', fields: { token_0_vault_before: U64, token_1_vault_before: U64, token_0_amount: U64, token_1_amount: U64 } },
+  {
+    codec: launchlabCodec,
+    kind: 'event',
+    owner: 'TradeEvent',
+    fields: {
+      trade_direction: ['defined:TradeDirection'],
+      amount_in: U64,
+      amount_out: U64,
+      virtual_base: U64,
+      virtual_quote: U64,
+      real_base_after: U64,
+      real_quote_after: U64,
+    },
+  },
+  {
+    codec: pumpswapCodec,
+    kind: 'event',
+    owner: 'BuyEvent',
+    fields: {
+      timestamp: ['i64'],
+      pool_base_token_reserves: U64,
+      pool_quote_token_reserves: U64,
+      lp_fee: U64,
+      base_amount_out: U64,
+      quote_amount_in: U64,
+      quote_amount_in_with_lp_fee: U64,
+      user_quote_amount_in: U64,
+      virtual_quote_reserves: ['i128'],
+    },
+  },
+  {
+    codec: pumpswapCodec,
+    kind: 'event',
+    owner: 'SellEvent',
+    fields: {
+      timestamp: ['i64'],
+      pool_base_token_reserves: U64,
+      pool_quote_token_reserves: U64,
+      lp_fee: U64,
+      base_amount_in: U64,
+      quote_amount_out: U64,
+      user_quote_amount_out: U64,
+      virtual_quote_reserves: ['i128'],
+    },
+  },
+  {
+    codec: pumpswapCodec,
+    kind: 'event',
+    owner: 'DepositEvent',
+    fields: { timestamp: ['i64'], pool_base_token_reserves: U64, pool_quote_token_reserves: U64, base_amount_in: U64, quote_amount_in: U64 },
+  },
+  {
+    codec: pumpswapCodec,
+    kind: 'event',
+    owner: 'WithdrawEvent',
+    fields: { timestamp: ['i64'], pool_base_token_reserves: U64, pool_quote_token_reserves: U64, base_amount_out: U64, quote_amount_out: U64 },
+  },
+  {
+    codec: pumpswapCodec,
+    kind: 'event',
+    owner: 'CreatePoolEvent',
+    fields: {
+      timestamp: ['i64'],
+      base_mint: PUBKEY,
+      quote_mint: PUBKEY,
+      base_mint_decimals: ['u8'],
+      quote_mint_decimals: ['u8'],
+      base_amount_in: U64,
+      quote_amount_in: U64,
+      pool_base_amount: U64,
+      pool_quote_amount: U64,
+    },
+  },
+  {
+    codec: raydiumCpmmCodec,
+    kind: 'event',
+    owner: 'SwapEvent',
+    fields: {
+      input_vault_before: U64,
+      output_vault_before: U64,
+      input_amount: U64,
+      output_amount: U64,
+      input_transfer_fee: U64,
+      output_transfer_fee: U64,
+      creator_fee: U64,
+      creator_fee_on_input: ['bool'],
+    },
+  },
+  {
+    codec: raydiumCpmmCodec,
+    kind: 'event',
+    owner: 'LpChangeEvent',
+    fields: { token_0_vault_before: U64, token_1_vault_before: U64, token_0_amount: U64, token_1_amount: U64 },
+  },
   { codec: raydiumCpmmCodec, kind: 'args', owner: 'swap_base_input', fields: { minimum_amount_out: U64 } },
   { codec: raydiumCpmmCodec, kind: 'args', owner: 'swap_base_output', fields: { max_amount_in: U64 } },
   { codec: raydiumCpmmCodec, kind: 'args', owner: 'initialize', fields: { init_amount_0: U64, init_amount_1: U64 } },
 ];
 
-const typeName = (t: IdlTypeRef): string => (typeof t === 'string' ? (t === 'publicKey' ? 'pubkey' : t) : 'defined' in t ? `defined:${typeof t.defined === 'string' ? t.defined : t.defined.name}` : JSON.stringify(t));
+const typeName = (t: IdlTypeRef): string =>
+  typeof t === 'string'
+    ? t === 'publicKey'
+      ? 'pubkey'
+      : t
+    : 'defined' in t
+      ? `defined:${typeof t.defined === 'string' ? t.defined : t.defined.name}`
+      : JSON.stringify(t);
 
 function idlFields(codec: ProgramCodec, kind: 'event' | 'args', owner: string): Map<string, string> | undefined {
   if (kind === 'args') {
@@ -108,10 +233,12 @@ function idlFields(codec: ProgramCodec, kind: 'event' | 'args', owner: string): 
 }
 
 describe('decoders vs the IDLs', () => {
-  it.each(READS.map((r) => [`${r.codec().idl.metadata.name} ${r.kind} ${r.owner}`, r] as const))('when the decoder reads %s, then each field exists in the IDL with the type it expects', (_label, r) => {
-    const fields = idlFields(r.codec(), r.kind, r.owner);
-    expect(fields, 'owner not in the IDL').toBeDefined();
-    for (const [name, types] of Object.entries(r.fields)) expect(types, `${r.owner}.${name}`).toContain(fields?.get(name));
-  });
-
+  it.each(READS.map((r) => [`${r.codec().idl.metadata.name} ${r.kind} ${r.owner}`, r] as const))(
+    'when the decoder reads %s, then each field exists in the IDL with the type it expects',
+    (_label, r) => {
+      const fields = idlFields(r.codec(), r.kind, r.owner);
+      expect(fields, 'owner not in the IDL').toBeDefined();
+      for (const [name, types] of Object.entries(r.fields)) expect(types, `${r.owner}.${name}`).toContain(fields?.get(name));
+    },
+  );
 });

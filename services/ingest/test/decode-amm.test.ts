@@ -22,7 +22,10 @@ import type { NormalizedTransaction } from '../src/decode/transaction.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const recording = join(root, 'recording');
-const list = (d: string): string[] => readdirSync(join(recording, d)).filter((f) => f.endsWith('.json')).map((f) => `${d}/${f}`);
+const list = (d: string): string[] =>
+  readdirSync(join(recording, d))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => `${d}/${f}`);
 const byPrefix = (p: string): string => {
   const [dir = '', start = ''] = p.split('/');
   const f = list(dir).find((x) => x.startsWith(`${dir}/${start}`));
@@ -193,12 +196,26 @@ describe('AMM messages of the bundled recording', () => {
 
   it('when every pumpswap / raydium-cpmm file is listed, then each has an expectation', () => {
     const files = [...list('pumpswap'), ...list('raydium-cpmm')].map((f) => f.slice(0, f.indexOf('/') + 5));
-    expect(files.sort()).toEqual(Object.keys(EXPECTED).filter((k) => !k.startsWith('pumpfun/')).sort());
+    expect(files.sort()).toEqual(
+      Object.keys(EXPECTED)
+        .filter((k) => !k.startsWith('pumpfun/'))
+        .sort(),
+    );
   });
 });
 
 describe('PumpSwap: decoded amounts equal the chain balance changes', () => {
-  const files = ['pumpswap/27f6', 'pumpswap/2Z6p', 'pumpswap/2ffH', 'pumpswap/59GX', 'pumpswap/63PQ', 'pumpfun/5dnX', 'pumpswap/4Urr', 'pumpswap/5FoZ', 'pumpfun/3gsR'];
+  const files = [
+    'pumpswap/27f6',
+    'pumpswap/2Z6p',
+    'pumpswap/2ffH',
+    'pumpswap/59GX',
+    'pumpswap/63PQ',
+    'pumpfun/5dnX',
+    'pumpswap/4Urr',
+    'pumpswap/5FoZ',
+    'pumpfun/3gsR',
+  ];
 
   for (const prefix of files) {
     it(`when ${prefix}… is decoded, then the pool vaults move exactly as the events say, before and after match, and fees land where stated`, () => {
@@ -529,7 +546,8 @@ describe('PumpSwap: decoded amounts equal the chain balance changes', () => {
     const { msgs } = decoded('pumpswap/2ffH');
     const [create, buy] = msgs;
     for (const k of ['is_mayhem_mode', 'creator_fee_bps', 'can_edit_creator_fee', 'is_holder_reward']) expect(create && k in create, k).toBe(false);
-    for (const k of ['track_volume', 'ix_name', 'cashback', 'buyback_fee', 'virtual_quote_reserves', 'min_base_amount_out', 'creator_fee_unclaimed']) expect(buy && k in buy, k).toBe(false);
+    for (const k of ['track_volume', 'ix_name', 'cashback', 'buyback_fee', 'virtual_quote_reserves', 'min_base_amount_out', 'creator_fee_unclaimed'])
+      expect(buy && k in buy, k).toBe(false);
     expect(buy?.coin_creator_fee).toBe('14962564'); // the last field of the 2025 layout is there
     const sell = decoded('pumpswap/27f6').msgs[0];
     for (const k of ['cashback', 'buyback_fee', 'virtual_quote_reserves', 'can_boost', 'creator_fee_unclaimed']) expect(sell && k in sell, k).toBe(false);
@@ -571,7 +589,10 @@ describe('Raydium CPMM: decoded amounts equal the chain balance changes', () => 
       }
       for (const [vault, d] of perVault) expect(tokenDelta(tx, vault), vault).toBe(d);
       for (const m of msgs) {
-        for (const [vault, mint] of [[s(m, 'input_vault'), m.input_mint], [s(m, 'output_vault'), m.output_mint]] as const) {
+        for (const [vault, mint] of [
+          [s(m, 'input_vault'), m.input_mint],
+          [s(m, 'output_vault'), m.output_mint],
+        ] as const) {
           if (mint === WSOL_MINT) expect(lamportDelta(tx, vault)).toBe(tokenDelta(tx, vault)); // native SOL moves with WSOL
         }
       }
@@ -623,7 +644,7 @@ describe('Raydium CPMM: decoded amounts equal the chain balance changes', () => 
     const fromVaults = sol / tok;
     expect(Math.abs((m.price_sol as number) / fromVaults - 1)).toBeLessThan(1e-3);
     // Exact from the event: (output_vault_before − output_amount) / (input_vault_before + input_amount) (2024 program: no creator fee).
-    expect(m.price_sol).toBeCloseTo(((673588140414 - 15742) / 1e9) / ((14700939435598 + 344448) / 1e2), 18);
+    expect(m.price_sol).toBeCloseTo((673588140414 - 15742) / 1e9 / ((14700939435598 + 344448) / 1e2), 18);
   });
 
   it('when the 2024 81-byte SwapEvent is decoded, then the 2026 event fields are absent and the mints come from the accounts', () => {
@@ -640,12 +661,17 @@ describe('Raydium CPMM: decoded amounts equal the chain balance changes', () => 
     expect(tx.err).not.toBeNull();
     expect((tx.logs ?? []).some((l) => l.startsWith('Program data: QMbN6CYIce'))).toBe(true); // SwapEvent discriminator 40c6cde8…
     expect(decodeTransaction(raw)).toEqual([]);
-    for (const vault of ['5C5yKUdpJzgGsFL8yx1ePDcF4MRaJ3B8sQZoS3Lvk1mD', 'AF1mCvV6Ra29kcRwrqVG6R2ks2edq55AnipNZnEMeNdq']) expect(tokenDelta(tx, vault)).toBe(0n);
+    for (const vault of ['5C5yKUdpJzgGsFL8yx1ePDcF4MRaJ3B8sQZoS3Lvk1mD', 'AF1mCvV6Ra29kcRwrqVG6R2ks2edq55AnipNZnEMeNdq'])
+      expect(tokenDelta(tx, vault)).toBe(0n);
   });
 
   it('when collect_creator_fee (not in the IDL) runs, then onUnknown reports the instruction and no message is produced', () => {
     const seen: string[] = [];
-    const msgs = decodeTransaction(load(byPrefix('raydium-cpmm/5PpD')), { onUnknown: (u) => { if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`); } });
+    const msgs = decodeTransaction(load(byPrefix('raydium-cpmm/5PpD')), {
+      onUnknown: (u) => {
+        if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`);
+      },
+    });
     expect(msgs).toEqual([]);
     expect(seen).toEqual(['CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C:1416567bc61cdb84']);
   });

@@ -11,7 +11,11 @@ import type { NormalizedTransaction } from '../src/decode/transaction.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const recording = join(root, 'recording');
-const files = ['pumpfun', 'launchlab', 'pumpswap', 'raydium-cpmm'].flatMap((d) => readdirSync(join(recording, d)).filter((f) => f.endsWith('.json')).map((f) => `${d}/${f}`));
+const files = ['pumpfun', 'launchlab', 'pumpswap', 'raydium-cpmm'].flatMap((d) =>
+  readdirSync(join(recording, d))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => `${d}/${f}`),
+);
 const load = (rel: string): Record<string, unknown> => JSON.parse(readFileSync(join(recording, rel), 'utf8')) as Record<string, unknown>;
 const byPrefix = (p: string): string => {
   const f = files.find((x) => x.startsWith(p));
@@ -157,10 +161,17 @@ describe('commitment', () => {
     }
   });
 
-  it('when the subject schemas are read, then each requires commitment right after slot, with the decoder\'s levels as its enum', () => {
+  it("when the subject schemas are read, then each requires commitment right after slot, with the decoder's levels as its enum", () => {
     for (const subject of Object.keys(validators)) {
-      const schema = JSON.parse(readFileSync(join(root, `../../packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as { required: string[]; properties: Record<string, { enum?: string[] }> };
-      expect(schema.required.slice(schema.required.indexOf('slot'), schema.required.indexOf('slot') + 3), subject).toEqual(['slot', 'commitment', 'block_time_ms']);
+      const schema = JSON.parse(readFileSync(join(root, `../../packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as {
+        required: string[];
+        properties: Record<string, { enum?: string[] }>;
+      };
+      expect(schema.required.slice(schema.required.indexOf('slot'), schema.required.indexOf('slot') + 3), subject).toEqual([
+        'slot',
+        'commitment',
+        'block_time_ms',
+      ]);
       const names = Object.keys(schema.properties);
       expect(names.slice(names.indexOf('slot'), names.indexOf('slot') + 3), subject).toEqual(['slot', 'commitment', 'block_time_ms']);
       expect(schema.properties.commitment?.enum, subject).toEqual([...COMMITMENTS]);
@@ -173,7 +184,9 @@ describe('commitment', () => {
         const validate = validators[subjectOf(m)];
         const { commitment: _c, ...without } = m;
         expect(validate(without), `${rel} without commitment`).toBe(false);
-        expect(validate.errors?.some((e) => e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'commitment')).toBe(true);
+        expect(validate.errors?.some((e) => e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'commitment')).toBe(
+          true,
+        );
         for (const bad of ['recent', 'max', 'Confirmed', null]) {
           expect(validate({ ...m, commitment: bad }), `${rel} commitment ${String(bad)}`).toBe(false);
         }
@@ -212,7 +225,8 @@ describe('agreement with the chain balances', () => {
         const { delta, pre } = lamportDelta(tx, curve);
         const rent = pre === 0n ? delta - v : 0n;
         expect(delta - rent).toBe(v);
-        if (pre === 0n) expect([(128n + 49n) * 6960n, (128n + 81n) * 6960n, (128n + 115n) * 6960n, (128n + 151n) * 6960n, (128n + 141n) * 5080n]).toContain(rent);
+        if (pre === 0n)
+          expect([(128n + 49n) * 6960n, (128n + 81n) * 6960n, (128n + 115n) * 6960n, (128n + 151n) * 6960n, (128n + 141n) * 5080n]).toContain(rent);
       }
       // 2025 layout: the fee recipient gets exactly `fee`.
       for (const m of trades) {

@@ -54,8 +54,14 @@ const logger = createLogger({ service: 'ingest', level: 'silent' });
 
 function runIngest(checkpoint: Awaited<ReturnType<Awaited<ReturnType<typeof natsCheckpointStore>>['load']>>, env: Record<string, string> = {}) {
   const config = loadIngestConfig({
-    INGEST_SOURCE: 'rpc', SOLANA_RPC_URL: rpc.httpUrl, SOLANA_WS_URL: rpc.wsUrl, LIVE_RECONNECT_INITIAL_MS: '20', LIVE_RECONNECT_MAX_MS: '200',
-    LIVE_CHECKPOINT_INTERVAL_MS: '60000', NATS_URL: 'nats://127.0.0.1:1', ...env,
+    INGEST_SOURCE: 'rpc',
+    SOLANA_RPC_URL: rpc.httpUrl,
+    SOLANA_WS_URL: rpc.wsUrl,
+    LIVE_RECONNECT_INITIAL_MS: '20',
+    LIVE_RECONNECT_MAX_MS: '200',
+    LIVE_CHECKPOINT_INTERVAL_MS: '60000',
+    NATS_URL: 'nats://127.0.0.1:1',
+    ...env,
   });
   const registry = new Registry();
   const source = createLiveSource(config, { logger, registry, checkpoint });
@@ -90,7 +96,10 @@ describe('ingest with the RPC WebSocket source', () => {
     await app1.start();
     await rpc.waitFor(() => rpc.logSubscriptionCount() >= 4);
     rpc.emit(...rpc.transactions.slice(0, rpc.transactions.indexOf(ok[half - 1]!) + 1));
-    const firstIds = ok.slice(0, half).flatMap((t) => decodeTransaction(t.syntheticSlot ? t.result : t.raw)).map(messageId);
+    const firstIds = ok
+      .slice(0, half)
+      .flatMap((t) => decodeTransaction(t.syntheticSlot ? t.result : t.raw))
+      .map(messageId);
     await waitUntil(async () => (await storedIds()).length >= firstIds.length);
     await app1.stop();
     // The interval (60 s) never elapsed: the checkpoint was written by the graceful stop.

@@ -12,8 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadIngestConfig } from '../src/config.js';
 import {
-  decodeNormalized, decodeTransaction, DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, normalizeTransaction, PUMPFUN_MESSAGE_TYPE, subjectOf,
-  TokenNameCache, TRADE_MESSAGE_SCHEMA_VERSION, type TradeMessage, type TradeSubject,
+  decodeNormalized,
+  decodeTransaction,
+  DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES,
+  normalizeTransaction,
+  PUMPFUN_MESSAGE_TYPE,
+  subjectOf,
+  TokenNameCache,
+  TRADE_MESSAGE_SCHEMA_VERSION,
+  type TradeMessage,
+  type TradeSubject,
 } from '../src/decode/index.js';
 import type { NormalizedTransaction } from '../src/decode/transaction.js';
 import { listJsonFiles, loadRecording, replayOrder, type RecordedTransaction } from '../src/replay/recording.js';
@@ -21,7 +29,9 @@ import { listJsonFiles, loadRecording, replayOrder, type RecordedTransaction } f
 const root = fileURLToPath(new URL('..', import.meta.url));
 const recording = join(root, 'recording');
 const schemaOf = (subject: TradeSubject): { properties: Record<string, { const?: unknown }> } & object =>
-  JSON.parse(readFileSync(join(root, `../../packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as { properties: Record<string, { const?: unknown }> };
+  JSON.parse(readFileSync(join(root, `../../packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as {
+    properties: Record<string, { const?: unknown }>;
+  };
 const SUBJECTS: TradeSubject[] = ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'];
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 const validators = Object.fromEntries(SUBJECTS.map((s) => [s, ajv.compile(schemaOf(s))])) as Record<TradeSubject, ReturnType<typeof ajv.compile>>;
@@ -49,8 +59,16 @@ const typeOk: Record<FieldType, (v: unknown) => boolean> = {
 
 /** Fields every Bonk kind shares (spec "plus the common fields"). */
 const BONK_COMMON: Record<string, FieldType> = {
-  transaction_type: 'kind', payer: 'pubkey', pool_state: 'pubkey', base_mint: 'pubkey', quote_mint: 'pubkey', global_config: 'pubkey',
-  platform_config: 'pubkey', slot: 'int|null', signature: 'signature', block_time_ms: 'int|null',
+  transaction_type: 'kind',
+  payer: 'pubkey',
+  pool_state: 'pubkey',
+  base_mint: 'pubkey',
+  quote_mint: 'pubkey',
+  global_config: 'pubkey',
+  platform_config: 'pubkey',
+  slot: 'int|null',
+  signature: 'signature',
+  block_time_ms: 'int|null',
 };
 
 /**
@@ -65,8 +83,32 @@ const SPEC: Record<TradeSubject, { kinds: string[]; fields: Record<string, Field
   ],
   'premium.pumpswap': [
     // "PumpSwap swap: tokenIn, tokenOut, amountIn, amountOut, timestamp, txHash, poolAddress, fee".
-    { kinds: ['BUY', 'SELL'], fields: { tokenIn: 'pubkey', tokenOut: 'pubkey', amountIn: 'u64', amountOut: 'u64', timestamp: 'i64', txHash: 'signature', poolAddress: 'pubkey', fee: 'u64' } },
-    { kinds: ['CREATE_POOL', 'DEPOSIT', 'WITHDRAW'], fields: { tokenIn: 'pubkey|null', tokenOut: 'pubkey|null', amountIn: 'u64|null', amountOut: 'u64|null', timestamp: 'i64', txHash: 'signature', poolAddress: 'pubkey', fee: 'u64|null' } },
+    {
+      kinds: ['BUY', 'SELL'],
+      fields: {
+        tokenIn: 'pubkey',
+        tokenOut: 'pubkey',
+        amountIn: 'u64',
+        amountOut: 'u64',
+        timestamp: 'i64',
+        txHash: 'signature',
+        poolAddress: 'pubkey',
+        fee: 'u64',
+      },
+    },
+    {
+      kinds: ['CREATE_POOL', 'DEPOSIT', 'WITHDRAW'],
+      fields: {
+        tokenIn: 'pubkey|null',
+        tokenOut: 'pubkey|null',
+        amountIn: 'u64|null',
+        amountOut: 'u64|null',
+        timestamp: 'i64',
+        txHash: 'signature',
+        poolAddress: 'pubkey',
+        fee: 'u64|null',
+      },
+    },
   ],
   'basic.bonk': [
     // "Bonk CREATE: transaction_type, payer, pool_state, base_mint, quote_mint, global_config, platform_config,
@@ -77,8 +119,17 @@ const SPEC: Record<TradeSubject, { kinds: string[]; fields: Record<string, Field
     {
       kinds: ['BUY', 'SELL'],
       fields: {
-        ...BONK_COMMON, sol_amount: 'u64', token_amount: 'u64', protocol_fee: 'u64', platform_fee: 'u64', share_fee: 'u64', pool_status: 'enum',
-        real_base_after: 'u64', real_quote_after: 'u64', base_vault: 'pubkey', quote_vault: 'pubkey',
+        ...BONK_COMMON,
+        sol_amount: 'u64',
+        token_amount: 'u64',
+        protocol_fee: 'u64',
+        platform_fee: 'u64',
+        share_fee: 'u64',
+        pool_status: 'enum',
+        real_base_after: 'u64',
+        real_quote_after: 'u64',
+        base_vault: 'pubkey',
+        quote_vault: 'pubkey',
       },
     },
   ],
@@ -88,9 +139,20 @@ const SPEC: Record<TradeSubject, { kinds: string[]; fields: Record<string, Field
     {
       kinds: ['SWAP'],
       fields: {
-        transaction_type: 'kind', amount_in: 'u64', minimum_amount_out: 'u64|null', max_amount_in: 'u64|null', amount_out: 'u64', payer: 'pubkey',
-        authority: 'pubkey', amm_config: 'pubkey', pool_state: 'pubkey', input_mint: 'pubkey', output_mint: 'pubkey', slot: 'int|null',
-        signature: 'signature', block_time_ms: 'int|null',
+        transaction_type: 'kind',
+        amount_in: 'u64',
+        minimum_amount_out: 'u64|null',
+        max_amount_in: 'u64|null',
+        amount_out: 'u64',
+        payer: 'pubkey',
+        authority: 'pubkey',
+        amm_config: 'pubkey',
+        pool_state: 'pubkey',
+        input_mint: 'pubkey',
+        output_mint: 'pubkey',
+        slot: 'int|null',
+        signature: 'signature',
+        block_time_ms: 'int|null',
       },
     },
   ],
@@ -98,13 +160,26 @@ const SPEC: Record<TradeSubject, { kinds: string[]; fields: Record<string, Field
 
 /** basic.pumpfun `data` members and their documented types. */
 const PUMPFUN_DATA: Record<string, FieldType> = {
-  symbol: 'string|null', price: 'number|null', volume: 'number|null', side: 'string|null', timestamp: 'int|null', txHash: 'signature', poolAddress: 'pubkey',
+  symbol: 'string|null',
+  price: 'number|null',
+  volume: 'number|null',
+  side: 'string|null',
+  timestamp: 'int|null',
+  txHash: 'signature',
+  poolAddress: 'pubkey',
 };
 
 /** Spec kinds the recording must hold, so that each is checked on real data. */
 const RECORDED_SPEC_KINDS: [TradeSubject, string][] = [
-  ['basic.pumpfun', 'BUY'], ['basic.pumpfun', 'SELL'], ['basic.pumpfun', 'CREATE'], ['premium.pumpswap', 'BUY'], ['premium.pumpswap', 'SELL'],
-  ['basic.bonk', 'CREATE'], ['basic.bonk', 'BUY'], ['basic.bonk', 'SELL'], ['premium.raydium', 'SWAP'],
+  ['basic.pumpfun', 'BUY'],
+  ['basic.pumpfun', 'SELL'],
+  ['basic.pumpfun', 'CREATE'],
+  ['premium.pumpswap', 'BUY'],
+  ['premium.pumpswap', 'SELL'],
+  ['basic.bonk', 'CREATE'],
+  ['basic.bonk', 'BUY'],
+  ['basic.bonk', 'SELL'],
+  ['premium.raydium', 'SWAP'],
 ];
 
 let replayed: RecordedTransaction[];
@@ -166,7 +241,8 @@ describe('product spec §3 fields on every recorded message (one replay pass)', 
       if (subject === 'basic.pumpfun') {
         expect(m.type).toBe(PUMPFUN_MESSAGE_TYPE);
         expect(Object.keys(data(m)).sort()).toEqual(Object.keys(PUMPFUN_DATA).sort());
-        for (const [field, type] of Object.entries(PUMPFUN_DATA)) expect(typeOk[type](data(m)[field]), `data.${field} = ${JSON.stringify(data(m)[field])}`).toBe(true);
+        for (const [field, type] of Object.entries(PUMPFUN_DATA))
+          expect(typeOk[type](data(m)[field]), `data.${field} = ${JSON.stringify(data(m)[field])}`).toBe(true);
       }
       if (subject === 'basic.bonk' && m.transaction_type === 'CREATE') {
         const p = m.base_mint_param as Record<string, unknown>;
@@ -211,7 +287,7 @@ describe('product spec §3 values equal the chain', () => {
         continue;
       }
       expect(d.price).toBe(m.price_sol);
-      expect(d.price).toBe((Number(str(m, 'virtual_sol_reserves')) / 1e9) / (Number(str(m, 'virtual_token_reserves')) / 1e6));
+      expect(d.price).toBe(Number(str(m, 'virtual_sol_reserves')) / 1e9 / (Number(str(m, 'virtual_token_reserves')) / 1e6));
       expect(d.volume).toBe(Number(str(m, 'sol_amount')) / 1e9);
       const key = `${m.signature}|${str(m, 'bonding_curve')}`;
       const lamports = BigInt(Math.round((d.volume as number) * 1e9)) * (d.side === 'buy' ? 1n : -1n);
@@ -228,7 +304,7 @@ describe('product spec §3 values equal the chain', () => {
     }
   });
 
-  it('when a pump.fun CREATE, COMPLETE or MIGRATE is checked, then side and volume are null and the rest are the chain\'s', () => {
+  it("when a pump.fun CREATE, COMPLETE or MIGRATE is checked, then side and volume are null and the rest are the chain's", () => {
     const others = all().filter((m) => m.source === 'pumpfun' && m.transaction_type !== 'BUY' && m.transaction_type !== 'SELL');
     expect(others.map((m) => m.transaction_type).sort()).toEqual(['CREATE', 'CREATE', 'CREATE', 'CREATE', 'CREATE', 'CREATE', 'CREATE', 'MIGRATE', 'MIGRATE']);
     for (const m of others) {
@@ -242,7 +318,7 @@ describe('product spec §3 values equal the chain', () => {
         // The curve is an account of the create; its initial price from the CreateEvent's reserves when it states them.
         expect(tx.accountKeys).toContain(d.poolAddress);
         if (m.virtual_sol_reserves === undefined) expect(d.price).toBeNull();
-        else expect(d.price).toBe((Number(str(m, 'virtual_sol_reserves')) / 1e9) / (Number(str(m, 'virtual_token_reserves')) / 1e6));
+        else expect(d.price).toBe(Number(str(m, 'virtual_sol_reserves')) / 1e9 / (Number(str(m, 'virtual_token_reserves')) / 1e6));
       } else {
         expect(d.price).toBeNull();
       }
@@ -284,7 +360,7 @@ describe('product spec §3 values equal the chain', () => {
     expect(vaultChecked).toBeGreaterThanOrEqual(4);
   });
 
-  it('when a PumpSwap pool creation, deposit or withdraw is checked, then the swap fields are null and txHash / poolAddress are the chain\'s', () => {
+  it("when a PumpSwap pool creation, deposit or withdraw is checked, then the swap fields are null and txHash / poolAddress are the chain's", () => {
     const others = all().filter((m) => m.source === 'pumpswap' && m.transaction_type !== 'BUY' && m.transaction_type !== 'SELL');
     expect(others.map((m) => m.transaction_type).sort()).toEqual(['CREATE_POOL', 'CREATE_POOL', 'DEPOSIT', 'WITHDRAW']);
     for (const m of others) {
@@ -294,7 +370,7 @@ describe('product spec §3 values equal the chain', () => {
     }
   });
 
-  it('when a Bonk message is checked, then the vaults hold the named mints, base_mint_param.decimals is the mint\'s, and the quote vault moved by the trade', () => {
+  it("when a Bonk message is checked, then the vaults hold the named mints, base_mint_param.decimals is the mint's, and the quote vault moved by the trade", () => {
     const bonk = all().filter((m) => m.source === 'bonk');
     expect(bonk.map((m) => m.transaction_type).sort()).toEqual(['BUY', 'BUY', 'CREATE', 'SELL']);
     for (const m of bonk) {
@@ -316,7 +392,7 @@ describe('product spec §3 values equal the chain', () => {
     }
   });
 
-  it('when a Raydium CPMM swap is checked, then the mints are the vaults\', both limits are present, and the one the instruction had held', () => {
+  it("when a Raydium CPMM swap is checked, then the mints are the vaults', both limits are present, and the one the instruction had held", () => {
     const swaps = all().filter((m) => m.source === 'raydium_cpmm' && m.transaction_type === 'SWAP');
     expect(swaps.length).toBe(3);
     for (const m of swaps) {
@@ -337,8 +413,12 @@ describe('product spec §3 values equal the chain', () => {
 });
 
 describe('token names (symbol on pump.fun trades)', () => {
-  it('when one replay pass is counted, then 7 of 20 pump.fun BUY/SELL carry a symbol: every one whose token\'s CREATE is in the recording', () => {
-    const creates = new Map(all().filter((m) => m.source === 'pumpfun' && m.transaction_type === 'CREATE').map((m) => [m.mint, m.symbol]));
+  it("when one replay pass is counted, then 7 of 20 pump.fun BUY/SELL carry a symbol: every one whose token's CREATE is in the recording", () => {
+    const creates = new Map(
+      all()
+        .filter((m) => m.source === 'pumpfun' && m.transaction_type === 'CREATE')
+        .map((m) => [m.mint, m.symbol]),
+    );
     const trades = all().filter((m) => m.source === 'pumpfun' && (m.transaction_type === 'BUY' || m.transaction_type === 'SELL'));
     const named = trades.filter((m) => data(m).symbol !== null);
     expect(`${named.length} of ${trades.length}`).toBe('7 of 20');
@@ -362,12 +442,16 @@ describe('token names (symbol on pump.fun trades)', () => {
   // transactions (the same bytes, each keeping one of the two instruction trees; logs dropped so that
   // the events come from each tree's own emit_cpi), the buy has no create beside it: only the cache can name it.
   const split = (): { create: NormalizedTransaction; buy: NormalizedTransaction } => {
-    const tx = normalizeTransaction(JSON.parse(readFileSync(join(recording, 'pumpfun/2s393PSYYxJJJfGiwHf18HZeC68nZs44ssbeB4aAkeYMyd1dyiiu3yVmGyRWZuArk5HzYDgVxYfhKLYd2CJ8kCBj.json'), 'utf8')));
+    const tx = normalizeTransaction(
+      JSON.parse(
+        readFileSync(join(recording, 'pumpfun/2s393PSYYxJJJfGiwHf18HZeC68nZs44ssbeB4aAkeYMyd1dyiiu3yVmGyRWZuArk5HzYDgVxYfhKLYd2CJ8kCBj.json'), 'utf8'),
+      ),
+    );
     const only = (i: number): NormalizedTransaction => ({ ...tx, logs: null, instructions: [tx.instructions[i]!] });
     return { create: only(3), buy: only(5) };
   };
 
-  it('when a buy comes in another transaction than its token\'s create, then the cache names it, and without the cache it is null', () => {
+  it("when a buy comes in another transaction than its token's create, then the cache names it, and without the cache it is null", () => {
     const { create, buy } = split();
     const [alone] = decodeNormalized(buy);
     expect(alone).toMatchObject({ transaction_type: 'BUY', mint: '5dNYcCZXEGfGgbdUdq7MMR7KLsNJLLLgL83wLH8Fpump' });
@@ -413,7 +497,7 @@ describe('token names (symbol on pump.fun trades)', () => {
 });
 
 describe('replay order', () => {
-  it('when the recording is loaded, then slots ascend and every create comes no later than its token\'s first trade', () => {
+  it("when the recording is loaded, then slots ascend and every create comes no later than its token's first trade", () => {
     const slots = replayed.map((t) => t.slot).filter((s): s is number => s !== null);
     expect(slots).toEqual([...slots].sort((a, b) => a - b));
     replayed.forEach((t, i) => {
@@ -424,7 +508,7 @@ describe('replay order', () => {
     });
   });
 
-  it('when a create has no slot or shares its slot with a later-listed create, then replayOrder moves it before its token\'s first trade', () => {
+  it("when a create has no slot or shares its slot with a later-listed create, then replayOrder moves it before its token's first trade", () => {
     // Real messages (pumpfun/2s39…: CREATE then BUY of one mint), placed in separate items with slots
     // chosen to put the trade first under slot order alone.
     const [create, buy] = decodeTransaction(JSON.parse(readFileSync(join(recording, `pumpfun/2s39${chainFile('2s39')}`), 'utf8')));

@@ -40,7 +40,8 @@ beforeAll(async () => {
   storeDir = await mkdtemp(join(tmpdir(), 'tw-mint-'));
   const [port, monitorPort] = [await freePort(), await freePort()];
   child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-sd', storeDir], {
-    stdio: 'ignore', env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/usr/local/bin` },
+    stdio: 'ignore',
+    env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/usr/local/bin` },
   });
   await waitForPort(port, '127.0.0.1', 10_000);
   await waitForPort(monitorPort, '127.0.0.1', 10_000);
@@ -78,14 +79,24 @@ async function freshTrades(): Promise<void> {
 async function watchCopies(): Promise<{ copies: Msg[]; nc: NatsConnection }> {
   const watcher = await connection('copies-watcher');
   const copies: Msg[] = [];
-  watcher.subscribe('*.*.mint.*', { callback: (_err, m) => { copies.push(m); } });
+  watcher.subscribe('*.*.mint.*', {
+    callback: (_err, m) => {
+      copies.push(m);
+    },
+  });
   await watcher.flush();
   return { copies, nc: watcher };
 }
 
-interface ConnzEntry { name?: string; in_bytes: number; out_bytes: number; in_msgs: number; out_msgs: number }
+interface ConnzEntry {
+  name?: string;
+  in_bytes: number;
+  out_bytes: number;
+  in_msgs: number;
+  out_msgs: number;
+}
 async function connz(): Promise<Map<string, ConnzEntry>> {
-  const body = await (await fetch(`${monitorUrl}/connz?limit=1000`)).json() as { connections: ConnzEntry[] };
+  const body = (await (await fetch(`${monitorUrl}/connz?limit=1000`)).json()) as { connections: ConnzEntry[] };
   return new Map(body.connections.filter((c) => c.name).map((c) => [c.name!, c]));
 }
 
@@ -96,11 +107,21 @@ describe('ingest copies each trade to its per-mint subjects', () => {
     await freshTrades();
     const { copies, nc: watcher } = await watchCopies();
     const registry = new Registry();
-    const app = createApp({
-      INGEST_SOURCE: 'replay', LETSBONK_PLATFORM_CONFIGS: ['FfYek5vEz23cMkWsdJwG2oa6EphsvXSHrGpdALN4g6W1'], LIVE_CHECKPOINT_INTERVAL_MS: 1000,
-      REPLAY_DIR: BUNDLED_RECORDING_DIR, REPLAY_TRANSACTIONS_PER_SECOND: 1000, REPLAY_LOOP: false,
-      TRADES_MAX_AGE_MS: 3_600_000, TRADES_DUPLICATE_WINDOW_MS: 120_000, TRADES_MAX_BYTES: 256 * 1024 * 1024, PUBLISH_MAX_BACKOFF_MS: 1000,
-    }, { logger, registry, nc });
+    const app = createApp(
+      {
+        INGEST_SOURCE: 'replay',
+        LETSBONK_PLATFORM_CONFIGS: ['FfYek5vEz23cMkWsdJwG2oa6EphsvXSHrGpdALN4g6W1'],
+        LIVE_CHECKPOINT_INTERVAL_MS: 1000,
+        REPLAY_DIR: BUNDLED_RECORDING_DIR,
+        REPLAY_TRANSACTIONS_PER_SECOND: 1000,
+        REPLAY_LOOP: false,
+        TRADES_MAX_AGE_MS: 3_600_000,
+        TRADES_DUPLICATE_WINDOW_MS: 120_000,
+        TRADES_MAX_BYTES: 256 * 1024 * 1024,
+        PUBLISH_MAX_BACKOFF_MS: 1000,
+      },
+      { logger, registry, nc },
+    );
     await app.start();
     await app.done();
     await nc.flush();
@@ -168,8 +189,17 @@ describe('ingest copies each trade to its per-mint subjects', () => {
     const one = await connection('one-mint');
     const copiesOnly = await connection('every-mint-subject');
     const got = { all: 0, one: 0, otherMint: 0 };
-    all.subscribe('basic.pumpfun', { callback: () => { got.all++; } });
-    one.subscribe(mintSubject('basic.pumpfun', mint), { callback: (_e, m) => { got.one++; if (m.json<TradeMessage>().mint !== mint) got.otherMint++; } });
+    all.subscribe('basic.pumpfun', {
+      callback: () => {
+        got.all++;
+      },
+    });
+    one.subscribe(mintSubject('basic.pumpfun', mint), {
+      callback: (_e, m) => {
+        got.one++;
+        if (m.json<TradeMessage>().mint !== mint) got.otherMint++;
+      },
+    });
     copiesOnly.subscribe('*.*.mint.*', { callback: () => undefined });
     for (const c of [all, one, copiesOnly]) await c.flush();
 
@@ -215,7 +245,8 @@ describe('ingest copies each trade to its per-mint subjects', () => {
     const figures = {
       trades_published: trades,
       basic_pumpfun_trades: got.all,
-      mint, mint_trades: got.one,
+      mint,
+      mint_trades: got.one,
       bytes_basic_pumpfun_subscriber: allBytes,
       bytes_one_mint_subscriber: oneBytes,
       one_mint_share_of_bytes: Number((oneBytes / allBytes).toFixed(4)),

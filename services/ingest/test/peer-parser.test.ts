@@ -39,7 +39,11 @@ const recording = join(root, 'recording');
 /** Every `<program>/<signature>.json` under the recording, whatever sub-folders exist now. */
 const files = readdirSync(recording, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(join(recording, d.name)).filter((f) => f.endsWith('.json')).map((f) => `${d.name}/${f}`))
+  .flatMap((d) =>
+    readdirSync(join(recording, d.name))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => `${d.name}/${f}`),
+  )
   .sort();
 const signatureOf = (file: string): string => file.slice(file.indexOf('/') + 1, -'.json'.length);
 
@@ -125,7 +129,11 @@ function peerRecords(res: ParseResult): { inScope: PeerRecord[]; outOfScope: str
 function expectedPeer(m: TradeMessage): { category: Category; group: string }[] {
   const t = m.transaction_type;
   if (m.source === 'pumpfun' || m.source === 'bonk') {
-    if (t === 'BUY' || t === 'SELL') return [{ category: 'trade', group: 'SWAP' }, { category: 'meme', group: 'TRADE' }];
+    if (t === 'BUY' || t === 'SELL')
+      return [
+        { category: 'trade', group: 'SWAP' },
+        { category: 'meme', group: 'TRADE' },
+      ];
     return [{ category: 'meme', group: t }];
   }
   if (t === 'BUY' || t === 'SELL' || t === 'SWAP') return [{ category: 'trade', group: 'SWAP' }];
@@ -145,7 +153,8 @@ const bucketKey = (category: Category, group: string, programId: string, outer: 
 // ---------------------------------------------------------------------------------------------
 
 type Cell = string | undefined;
-const str = (v: unknown): Cell => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
+const str = (v: unknown): Cell =>
+  v === undefined || v === null ? undefined : typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
 
 interface Leg {
   mint?: string;
@@ -163,7 +172,13 @@ function ourTradeSides(m: TradeMessage): { side: Cell; mint: Cell; token: Cell; 
     const quoteMint = str(m.quote_mint);
     // SOL curves: sol_amount (lamports). 2026 *_v2 curves quoted in another mint: quote_amount in that mint's units.
     const solQuoted = quoteMint === undefined || quoteMint === WSOL || quoteMint === '11111111111111111111111111111111';
-    return { side: m.side, mint: m.mint, token: str(m.token_amount), quoteMint: solQuoted ? WSOL : quoteMint, quote: str(solQuoted ? m.sol_amount : m.quote_amount) };
+    return {
+      side: m.side,
+      mint: m.mint,
+      token: str(m.token_amount),
+      quoteMint: solQuoted ? WSOL : quoteMint,
+      quote: str(solQuoted ? m.sol_amount : m.quote_amount),
+    };
   }
   if (m.source === 'bonk') {
     return { side: m.side, mint: m.base_mint, token: m.token_amount, quoteMint: m.quote_mint, quote: m.sol_amount };
@@ -318,15 +333,15 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
       pairing: 'BUY@2.0 ~ peer trade',
       fields: { quote_mint: { ours: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', peer: WSOL }, quote_amount: { ours: '3517192', peer: '0' } },
       why:
-        'Ours is right. The curve is quoted in USDC (event quote_mint EPjF…, sol_amount 0, quote_amount 3517192). Chain: the buyer\'s USDC account ' +
-        '2Y3w… goes 216821345299 → 216817828107 (−3517192) and the curve\'s USDC account AShU… +3517192; the buyer\'s lamports change only by the ' +
+        "Ours is right. The curve is quoted in USDC (event quote_mint EPjF…, sol_amount 0, quote_amount 3517192). Chain: the buyer's USDC account " +
+        "2Y3w… goes 216821345299 → 216817828107 (−3517192) and the curve's USDC account AShU… +3517192; the buyer's lamports change only by the " +
         '24778 fee. The peer reads the TradeEvent up to creator_fee (the 2025 layout) and always calls the quote side SOL with amount sol_amount, ' +
         'so it reports "paid 0 SOL". Peer missing the 2026 quote-mint layout.',
     },
     {
       pairing: 'BUY@2.0 ~ peer meme',
       fields: { quote_mint: { ours: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', peer: WSOL }, quote_amount: { ours: '3517192', peer: '0' } },
-      why: 'Same event, same cause as the peer trade above (the peer\'s trade is built from this memeEvent).',
+      why: "Same event, same cause as the peer trade above (the peer's trade is built from this memeEvent).",
     },
   ],
   // pumpswap/2ffH… — pump.fun migrate → PumpSwap create_pool, then a PumpSwap buy (instruction 3).
@@ -336,7 +351,7 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
       fields: { quote_amount: { ours: '30014901934', peer: '29984976806' } },
       why:
         'Both are event fields; ours is what the buyer paid. BuyEvent: quote_amount_in 29925126552 + lp_fee 59850254 = quote_amount_in_with_lp_fee ' +
-        '29984976806 (the peer\'s number), + protocol_fee 14962564 + coin_creator_fee 14962564 = user_quote_amount_in 30014901934 (ours). Chain: ' +
+        "29984976806 (the peer's number), + protocol_fee 14962564 + coin_creator_fee 14962564 = user_quote_amount_in 30014901934 (ours). Chain: " +
         'protocol fee account 7xQY… +14962564 WSOL, coin-creator vault 7uMM… +14962564 WSOL, pool quote vault 66PL… +29984976806 on top of the ' +
         '84990359420 deposited by create_pool (114975336226). The peer reports only what reached the pool vault, dropping the protocol and creator ' +
         'fees the buyer also paid (its own SELL uses user_quote_amount_out, after all fees, so the peer is inconsistent between sides).',
@@ -349,7 +364,7 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
       fields: { quote_amount: { ours: '458092929', peer: '457636205' } },
       why:
         'Ours is what the buyer paid. Chain: the buyer D9DS… loses 458153179 lamports = 458092929 (user_quote_amount_in, ours) + 5250 fee + 55000 ' +
-        'tip to ADaU…; pool quote vault 66PL… +457636205 (= quote_amount_in_with_lp_fee, the peer\'s number), protocol fee account 7xQY… +228362, ' +
+        "tip to ADaU…; pool quote vault 66PL… +457636205 (= quote_amount_in_with_lp_fee, the peer's number), protocol fee account 7xQY… +228362, " +
         'coin-creator vault 7uMM… +228362: 457636205 + 228362 + 228362 = 458092929. The peer leaves out the protocol and coin-creator fees.',
     },
   ],
@@ -362,9 +377,9 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
         'Ours is what the buyer paid. Chain: the buyer 2tHB… loses 4738108 lamports = 15000 fee + 2860040 rent for two accounts created ' +
         'here (CBJk… 1346200, its base token account Gap5… 1513840) + 1863068 of quote; that 1863068 goes to the pool quote vault Bxbt… ' +
         '+1848310, protocol fee account 94qW… +462, buyback account CASR… +461 (protocol_fee 923 split 50 % by buyback_fee_basis_points ' +
-        '5000), coin-creator vault AxnQ… +13835. In this 2026 buy_exact_quote_in the BuyEvent\'s quote_amount_in is the all-in spend ' +
+        "5000), coin-creator vault AxnQ… +13835. In this 2026 buy_exact_quote_in the BuyEvent's quote_amount_in is the all-in spend " +
         '(1863068) and user_quote_amount_in the amount net of fees (1844620), the other way round from `buy`; our user_quote_amount follows ' +
-        'the instruction. The peer reports quote_amount_in_with_lp_fee 1848310, the pool vault\'s intake, as for 2ffH / 59GX.',
+        "the instruction. The peer reports quote_amount_in_with_lp_fee 1848310, the pool vault's intake, as for 2ffH / 59GX.",
     },
   ],
   // raydium-cpmm/2LMz… — Raydium CPMM swap_base_input whose output mint has a Token-2022 transfer fee.
@@ -374,7 +389,7 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
       fields: { amount_out: { ours: '14645847717', peer: '14793785573' } },
       why:
         'Ours is what the trader received. The output mint DQys… is a Token-2022 mint with a 1% transfer fee: SwapEvent output_amount 14793785573, ' +
-        'output_transfer_fee 147937856. Chain: the output vault C4u6… goes −14793785573, the trader\'s new account FkDc… receives 14645847717 ' +
+        "output_transfer_fee 147937856. Chain: the output vault C4u6… goes −14793785573, the trader's new account FkDc… receives 14645847717 " +
         '(post 14645847717, pre absent) — the 147937856 difference is withheld in the destination account by the mint. The peer takes the ' +
         'transferChecked instruction amount (gross, before the withheld fee); ours = output_amount − output_transfer_fee = the balance change.',
     },
@@ -387,7 +402,7 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
       why:
         'Ours is right: no token was created. meta.err = InstructionError [4, Custom 1] ("Transfer: insufficient lamports 5472884, need 6551789" in ' +
         'buy_v2), so the whole transaction, create_v2 included, was reverted: the pre/post token balances are equal and the only lamport change is ' +
-        'the signer 7Kea…\'s −15000 fee. The RPC still records the CreateEvent emit_cpi that ran before the failure; the peer reports it as a ' +
+        "the signer 7Kea…'s −15000 fee. The RPC still records the CreateEvent emit_cpi that ran before the failure; the peer reports it as a " +
         'memeEvent. Our decoder returns [] for failed transactions by design (and names no token from it).',
     },
   ],
@@ -398,7 +413,7 @@ const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement[]> = {
       fields: { presence: { ours: '—', peer: 'SELL CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C' } },
       why:
         'Ours is right: no trade happened. meta.err = InstructionError [2, Custom 6001]; every pre/post token balance is equal (e.g. the CPMM vaults ' +
-        '5C5y… and AF1m… unchanged) and the only lamport change is the signer\'s −9224 fee. The RPC still records the inner instructions executed ' +
+        "5C5y… and AF1m… unchanged) and the only lamport change is the signer's −9224 fee. The RPC still records the inner instructions executed " +
         'before the failure; the peer parses them (its result says txStatus "failed" but trades are still returned) and reports a CPMM swap of ' +
         '166070248762 6GmA… → 7876439336 8RVB…. Our decoder returns [] for failed transactions by design.',
     },
@@ -434,7 +449,10 @@ describe('peer comparison with solana-dex-parser', () => {
 
   it('every KNOWN_DISAGREEMENTS key names exactly one recording', () => {
     for (const prefix of Object.keys(KNOWN_DISAGREEMENTS)) {
-      expect(files.filter((f) => prefixOf(f) === prefix), prefix).toHaveLength(1);
+      expect(
+        files.filter((f) => prefixOf(f) === prefix),
+        prefix,
+      ).toHaveLength(1);
     }
   });
 
@@ -449,7 +467,9 @@ describe('peer comparison with solana-dex-parser', () => {
       const r = resultOf(file);
       const listed = (KNOWN_DISAGREEMENTS[prefixOf(file)] ?? []).map(({ pairing, fields }) => ({ pairing, fields }));
       const sortKey = (d: Disagreement): string => d.pairing;
-      expect([...r.disagreements].sort((a, b) => sortKey(a).localeCompare(sortKey(b)))).toEqual([...listed].sort((a, b) => sortKey(a).localeCompare(sortKey(b))));
+      expect([...r.disagreements].sort((a, b) => sortKey(a).localeCompare(sortKey(b)))).toEqual(
+        [...listed].sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
+      );
       // Every message of ours met at least one peer record (or its absence is a listed disagreement).
       if (r.ours.length > 0) expect(r.compared + r.disagreements.length).toBeGreaterThan(0);
     });

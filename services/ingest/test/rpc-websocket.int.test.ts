@@ -3,7 +3,13 @@ import { Registry } from 'prom-client';
 import WebSocket from 'ws';
 import { createLogger } from '@tradewind/lib';
 import { decodeNormalized, decodeTransaction, type NormalizedTransaction } from '../src/decode/index.js';
-import { createRpcWebSocketSource, deriveWebSocketUrl, mergeSignatureLists, rpcWebSocketMetrics, type RpcWebSocketSourceOptions } from '../src/live/rpc-websocket.js';
+import {
+  createRpcWebSocketSource,
+  deriveWebSocketUrl,
+  mergeSignatureLists,
+  rpcWebSocketMetrics,
+  type RpcWebSocketSourceOptions,
+} from '../src/live/rpc-websocket.js';
 import { sourceMetrics, TRADE_PROGRAM_IDS, type TransactionSource } from '../src/live/source.js';
 import { startSolanaRpcServer, type RecordedTransaction, type SolanaRpcServer } from './support/solana-rpc-server.js';
 
@@ -295,7 +301,8 @@ describe('RPC WebSocket source commitment', () => {
     await server.waitFor(() => c.items.length === 6);
     expect(sigs(c.items)).toEqual(sigs(ok.slice(2, 8)));
 
-    const asked = (method: string, at: number) => server.calls.filter((x) => x.method === method).map((x) => (x.params as Record<string, unknown>[])[at]!.commitment);
+    const asked = (method: string, at: number) =>
+      server.calls.filter((x) => x.method === method).map((x) => (x.params as Record<string, unknown>[])[at]!.commitment);
     expect(asked('logsSubscribe', 1)).toEqual(TRADE_PROGRAM_IDS.map(() => 'finalized'));
     expect(new Set(asked('getSignaturesForAddress', 1))).toEqual(new Set(['finalized']));
     expect(asked('getTransaction', 1)).toEqual(c.items.map(() => 'finalized'));
@@ -342,11 +349,23 @@ describe('RPC WebSocket source resuming from a checkpoint', () => {
 
 describe('local Solana RPC node (test support)', () => {
   it('when asked outside the protocol, then it answers the JSON-RPC error codes a node does', async () => {
-    const post = async (body: unknown) => (await fetch(server.httpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<Record<string, any>>;
+    const post = async (body: unknown) =>
+      (await fetch(server.httpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<
+        Record<string, any>
+      >;
     expect((await post({ jsonrpc: '2.0', id: 1, method: 'getBlockX', params: [] })).error.code).toBe(-32601);
     expect((await post({ jsonrpc: '2.0', id: 2, method: 'getSignaturesForAddress', params: [PUMP_FUN, { limit: 1001 }] })).error.code).toBe(-32602);
     expect((await post({ jsonrpc: '2.0', id: 3, method: 'getTransaction', params: [ok[0]!.signature, { commitment: 'processed' }] })).error.code).toBe(-32602);
-    expect((await post({ jsonrpc: '2.0', id: 4, method: 'getTransaction', params: [ok[0]!.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1 }] })).result).toBeNull();
+    expect(
+      (
+        await post({
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'getTransaction',
+          params: [ok[0]!.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1 }],
+        })
+      ).result,
+    ).toBeNull();
 
     // getSignaturesForAddress: newest first; before/until exclusive.
     const pump = ok.filter((t) => t.accountKeys.includes(PUMP_FUN)).slice(0, 4);

@@ -77,7 +77,12 @@ function harness(server: GeyserTestServer, overrides: Partial<YellowstoneSourceO
 }
 
 /** Takes `n` transactions from the iterator (fails the test after `ms`). */
-async function take(it: AsyncIterator<NormalizedTransaction>, n: number, ms = 5000, onEach?: (tx: NormalizedTransaction) => void): Promise<NormalizedTransaction[]> {
+async function take(
+  it: AsyncIterator<NormalizedTransaction>,
+  n: number,
+  ms = 5000,
+  onEach?: (tx: NormalizedTransaction) => void,
+): Promise<NormalizedTransaction[]> {
   const out: NormalizedTransaction[] = [];
   const deadline = Date.now() + ms;
   while (out.length < n) {
@@ -99,11 +104,8 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 5000): Promise
   }
 }
 
-const keysOf = (t: ServedTransaction): string[] => [
-  ...t.info.transaction!.message!.accountKeys,
-  ...t.info.meta!.loadedWritableAddresses,
-  ...t.info.meta!.loadedReadonlyAddresses,
-].map((k) => bs58.encode(k));
+const keysOf = (t: ServedTransaction): string[] =>
+  [...t.info.transaction!.message!.accountKeys, ...t.info.meta!.loadedWritableAddresses, ...t.info.meta!.loadedReadonlyAddresses].map((k) => bs58.encode(k));
 
 /** What the default filter lets through: successful transactions touching one of the four programs. */
 const streamable = (t: ServedTransaction): boolean =>
@@ -169,34 +171,37 @@ describe('yellowstone source against a local geyser server', () => {
   it.each([
     ['after the consumer took 10 transactions', 'consumer'],
     ['right after writing its 10th transaction update', 'server'],
-  ] as const)('when the server drops the connection mid-stream %s, then the source resumes from the last processed slot and the consumer gets every transaction once, in order', async (_when, trigger) => {
-    const chain = denseChain(2, 3, 5_000);
-    // 3 transactions per slot, 2 ms between slots: the cut lands mid-stream and mid-slot.
-    const server = await startServer({ transactions: chain, slotIntervalMs: 2 });
-    const h = harness(server);
-    if (trigger === 'server') server.dropAfterTransactions(10);
-    const callsAtYield: number[] = [];
-    const got = await take(h.iterator, chain.length, 8000, () => {
-      callsAtYield.push(server.subscribeCalls.length);
-      if (trigger === 'consumer' && callsAtYield.length === 10) server.dropConnections();
-    });
+  ] as const)(
+    'when the server drops the connection mid-stream %s, then the source resumes from the last processed slot and the consumer gets every transaction once, in order',
+    async (_when, trigger) => {
+      const chain = denseChain(2, 3, 5_000);
+      // 3 transactions per slot, 2 ms between slots: the cut lands mid-stream and mid-slot.
+      const server = await startServer({ transactions: chain, slotIntervalMs: 2 });
+      const h = harness(server);
+      if (trigger === 'server') server.dropAfterTransactions(10);
+      const callsAtYield: number[] = [];
+      const got = await take(h.iterator, chain.length, 8000, () => {
+        callsAtYield.push(server.subscribeCalls.length);
+        if (trigger === 'consumer' && callsAtYield.length === 10) server.dropConnections();
+      });
 
-    const key = (slot: number | null, sig: string) => `${slot}:${sig}`;
-    expect(got.map((t) => key(t.slot, t.signature))).toEqual(chain.map((t) => key(t.slot, bs58.encode(t.info.signature))));
-    expect(server.subscribeCalls.length).toBe(2);
-    // fromSlot = slot of the last transaction taken on the first connection. When the cut came
-    // before the client read any (updates still in the native layer die with the stream), it is
-    // the slot the server reported at start (GetSlot): the first slot of the chain.
-    const lastBeforeDrop = got[callsAtYield.lastIndexOf(1)];
-    if (trigger === 'consumer') expect(lastBeforeDrop).toBeDefined();
-    expect(server.subscribeCalls[1]!.requests[0]!.fromSlot).toBe(String(lastBeforeDrop?.slot ?? chain[0]!.slot));
-    expect(await h.gauge('tradewind_ingest_source_reconnects_total')).toBe(1);
-    if (lastBeforeDrop) expect(await h.gauge('tradewind_ingest_source_duplicates_skipped_total')).toBeGreaterThanOrEqual(1);
-    // The last one counts once the consumer asks for the next (the contract's "processed").
-    expect(await h.gauge('tradewind_ingest_source_transactions_total')).toBe(chain.length - 1);
-    const reconnect = h.logs.find((l) => l.msg === 'reconnecting after backoff');
-    expect(reconnect).toMatchObject({ attempt: 0, delay_ms: FAST.initialMs });
-  });
+      const key = (slot: number | null, sig: string) => `${slot}:${sig}`;
+      expect(got.map((t) => key(t.slot, t.signature))).toEqual(chain.map((t) => key(t.slot, bs58.encode(t.info.signature))));
+      expect(server.subscribeCalls.length).toBe(2);
+      // fromSlot = slot of the last transaction taken on the first connection. When the cut came
+      // before the client read any (updates still in the native layer die with the stream), it is
+      // the slot the server reported at start (GetSlot): the first slot of the chain.
+      const lastBeforeDrop = got[callsAtYield.lastIndexOf(1)];
+      if (trigger === 'consumer') expect(lastBeforeDrop).toBeDefined();
+      expect(server.subscribeCalls[1]!.requests[0]!.fromSlot).toBe(String(lastBeforeDrop?.slot ?? chain[0]!.slot));
+      expect(await h.gauge('tradewind_ingest_source_reconnects_total')).toBe(1);
+      if (lastBeforeDrop) expect(await h.gauge('tradewind_ingest_source_duplicates_skipped_total')).toBeGreaterThanOrEqual(1);
+      // The last one counts once the consumer asks for the next (the contract's "processed").
+      expect(await h.gauge('tradewind_ingest_source_transactions_total')).toBe(chain.length - 1);
+      const reconnect = h.logs.find((l) => l.msg === 'reconnecting after backoff');
+      expect(reconnect).toMatchObject({ attempt: 0, delay_ms: FAST.initialMs });
+    },
+  );
 
   it('when the consumer is slower than the stream, then the bounded queue pauses the stream, reports it, and loses nothing', async () => {
     const chain = denseChain(1, 2, 8_000);

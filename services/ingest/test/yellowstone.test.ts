@@ -80,7 +80,10 @@ describe('normalizeYellowstoneTransaction', () => {
 
   it('when meta.err holds a bincode InstructionError, then err is the decoded error and no trade is decoded', () => {
     const t = recorded.find((r) => decodeTransaction(r.raw).length > 0)!;
-    const info = SubscribeUpdateTransactionInfo.fromPartial({ ...t.info, meta: { ...t.info.meta!, err: { err: encodeTransactionError({ InstructionError: [2, { Custom: 6003 }] }) } } });
+    const info = SubscribeUpdateTransactionInfo.fromPartial({
+      ...t.info,
+      meta: { ...t.info.meta!, err: { err: encodeTransactionError({ InstructionError: [2, { Custom: 6003 }] }) } },
+    });
     const tx = normalizeYellowstoneTransaction({ transaction: info, slot: '5' }, 'processed');
     expect(tx.err).toEqual({ InstructionError: [2, { Custom: 6003 }] });
     expect(decodeNormalized(tx)).toEqual([]);
@@ -103,7 +106,13 @@ describe('normalizeYellowstoneTransaction', () => {
     const t = recorded[0]!;
     expect(() => normalizeYellowstoneTransaction({ transaction: { ...t.info, meta: undefined }, slot: '1' }, 'processed')).toThrow(DecodeError);
     const message = t.info.transaction!.message!;
-    const bad = { ...t.info, transaction: { ...t.info.transaction!, message: { ...message, instructions: [{ programIdIndex: 250, accounts: new Uint8Array(), data: new Uint8Array() }] } } };
+    const bad = {
+      ...t.info,
+      transaction: {
+        ...t.info.transaction!,
+        message: { ...message, instructions: [{ programIdIndex: 250, accounts: new Uint8Array(), data: new Uint8Array() }] },
+      },
+    };
     expect(() => normalizeYellowstoneTransaction({ transaction: bad, slot: '1' }, 'processed')).toThrow(/program account 250/);
   });
 });

@@ -45,7 +45,13 @@ export async function verifyAccessToken(token: string | undefined, keys: JWTVeri
     if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || !isPlanId(payload.plan) || typeof payload.exp !== 'number') {
       throw new AppError('unauthenticated', NO_ACTIVE_SESSION);
     }
-    return { userId: payload.sub, sessionId: payload.sid, plan: payload.plan, email: typeof payload.email === 'string' ? payload.email : '', expiresAt: payload.exp };
+    return {
+      userId: payload.sub,
+      sessionId: payload.sid,
+      plan: payload.plan,
+      email: typeof payload.email === 'string' ? payload.email : '',
+      expiresAt: payload.exp,
+    };
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError('unauthenticated', NO_ACTIVE_SESSION, { cause: err });

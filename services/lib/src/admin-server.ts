@@ -72,7 +72,9 @@ export async function startAdminServer(options: {
         const failing: string[] = [];
         if (shuttingDown) failing.push('shutting_down');
         for (const c of options.checks) {
-          const ok = await Promise.resolve().then(() => c.check()).catch(() => false);
+          const ok = await Promise.resolve()
+            .then(() => c.check())
+            .catch(() => false);
           if (!ok) failing.push(c.name);
         }
         const body = failing.length === 0 ? { ready: true } : { ready: false, failing };

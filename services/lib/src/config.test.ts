@@ -48,8 +48,10 @@ describe('CommonConfig shutdown timings', () => {
   });
 
   it('when set with the deadline past the delay, then both are numbers', () => {
-    expect(loadConfig(Service, { SHUTDOWN_READINESS_DELAY_MS: '5000', SHUTDOWN_DEADLINE_MS: '25000' }))
-      .toMatchObject({ SHUTDOWN_READINESS_DELAY_MS: 5000, SHUTDOWN_DEADLINE_MS: 25_000 });
+    expect(loadConfig(Service, { SHUTDOWN_READINESS_DELAY_MS: '5000', SHUTDOWN_DEADLINE_MS: '25000' })).toMatchObject({
+      SHUTDOWN_READINESS_DELAY_MS: 5000,
+      SHUTDOWN_DEADLINE_MS: 25_000,
+    });
   });
 
   it('when the deadline is not past the delay, then SHUTDOWN_DEADLINE_MS is refused naming the delay', () => {

@@ -127,11 +127,18 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   const subjects = (Object.keys(options.handlers) as EventSubject[]).filter((s) => options.handlers[s]);
   if (subjects.length === 0) throw new AppError('invalid_argument', `consumer ${options.name} has no handlers`);
   const counters = options.registry
-    ? counterOnce(options.registry, 'tradewind_events_consumed_total', 'EVENTS messages by consumer and outcome (applied, duplicate, retried, dead_lettered)', ['consumer', 'outcome'])
+    ? counterOnce(options.registry, 'tradewind_events_consumed_total', 'EVENTS messages by consumer and outcome (applied, duplicate, retried, dead_lettered)', [
+        'consumer',
+        'outcome',
+      ])
     : undefined;
   const pendingGauge = options.registry
-    ? gaugeOnce(options.registry, 'tradewind_events_consumer_pending_messages',
-      'EVENTS messages not yet delivered to the consumer, as JetStream reported with the last message it delivered (info.pending)', ['consumer'])
+    ? gaugeOnce(
+        options.registry,
+        'tradewind_events_consumer_pending_messages',
+        'EVENTS messages not yet delivered to the consumer, as JetStream reported with the last message it delivered (info.pending)',
+        ['consumer'],
+      )
     : undefined;
   // nats-server < 2.10 (Debian's 2.9) rejects `filter_subjects`: one subject is filtered with
   // `filter_subject`; several read the whole stream and ack the other subjects unapplied.
@@ -142,7 +149,11 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   let loop: Promise<void> | undefined;
 
   /** Runs the handler and bookkeeping in `trx`. @returns false when the event id was seen before. */
-  async function apply(trx: Transaction<any>, msg: { subject: string; data: Uint8Array; seq: number; deliveryCount: number }, rebuilding: boolean): Promise<boolean> {
+  async function apply(
+    trx: Transaction<any>,
+    msg: { subject: string; data: Uint8Array; seq: number; deliveryCount: number },
+    rebuilding: boolean,
+  ): Promise<boolean> {
     if (!isEventSubject(msg.subject)) throw new AppError('invalid_argument', `unexpected subject ${msg.subject}`);
     const subject = msg.subject;
     const event = decodeEvent(subject, msg.data);
@@ -158,7 +169,11 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
     await trx
       .insertInto('projection_checkpoints')
       .values({ consumer: options.name, last_stream_seq: String(msg.seq) })
-      .onConflict((oc) => oc.column('consumer').doUpdateSet({ last_stream_seq: sql`GREATEST(projection_checkpoints.last_stream_seq, excluded.last_stream_seq)`, updated_at: sql`now()` }))
+      .onConflict((oc) =>
+        oc
+          .column('consumer')
+          .doUpdateSet({ last_stream_seq: sql`GREATEST(projection_checkpoints.last_stream_seq, excluded.last_stream_seq)`, updated_at: sql`now()` }),
+      )
       .execute();
     return true;
   }

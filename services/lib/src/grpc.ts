@@ -2,7 +2,18 @@
  * gRPC helpers (@grpc/grpc-js) shared by the services: AppError ↔ gRPC status mapping at the
  * edge, a server that binds a port, and promise wrappers for unary client calls.
  */
-import { Server, ServerCredentials, credentials, status, Metadata, type ServiceError, type UntypedServiceImplementation, type ServiceDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  credentials,
+  status,
+  Metadata,
+  type ServiceError,
+  type UntypedServiceImplementation,
+  type ServiceDefinition,
+  type sendUnaryData,
+  type ServerUnaryCall,
+} from '@grpc/grpc-js';
 import { AppError, toAppError, type ErrorCode } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
 
@@ -42,7 +53,14 @@ export function unary<Req, Res>(logger: Logger, method: string, fn: (request: Re
       (err: unknown) => {
         const appErr = toAppError(err);
         if (appErr.code === 'internal') logger.error({ err, grpc_method: method }, 'grpc call failed');
-        callback({ code: TO_GRPC[appErr.code], details: appErr.code === 'internal' ? 'internal error' : appErr.message, metadata: new Metadata() } as Partial<ServiceError> as ServiceError, null);
+        callback(
+          {
+            code: TO_GRPC[appErr.code],
+            details: appErr.code === 'internal' ? 'internal error' : appErr.message,
+            metadata: new Metadata(),
+          } as Partial<ServiceError> as ServiceError,
+          null,
+        );
       },
     );
   };
@@ -98,6 +116,8 @@ export function callUnary<Req, Res>(
   const metadata = new Metadata();
   if (options.requestId) metadata.set('x-request-id', options.requestId);
   return new Promise<Res>((resolve, reject) => {
-    method(request, metadata, { deadline: new Date(Date.now() + (options.deadlineMs ?? 5_000)) }, (err, res) => (err ? reject(fromGrpcError(err)) : resolve(res)));
+    method(request, metadata, { deadline: new Date(Date.now() + (options.deadlineMs ?? 5_000)) }, (err, res) =>
+      err ? reject(fromGrpcError(err)) : resolve(res),
+    );
   });
 }

@@ -8,11 +8,32 @@ export type { Logger } from 'pino';
 
 /** Paths redacted from every log line: authorization headers, cookies, JWTs, NKey seeds, secrets. */
 export const REDACT_PATHS = [
-  'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
-  'jwt', 'nkey', 'seed', 'user_jwt', 'user_nkey_seed', 'password', 'secret', '*.jwt', '*.nkey', '*.seed',
-  '*.user_nkey_seed', '*.secret',
-  'access_token', 'refresh_token', 'id_token', 'code_verifier', '*.access_token', '*.refresh_token', '*.id_token', '*.code_verifier',
-  'res.headers["set-cookie"]', 'req.headers["set-cookie"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'jwt',
+  'nkey',
+  'seed',
+  'user_jwt',
+  'user_nkey_seed',
+  'password',
+  'secret',
+  '*.jwt',
+  '*.nkey',
+  '*.seed',
+  '*.user_nkey_seed',
+  '*.secret',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'code_verifier',
+  '*.access_token',
+  '*.refresh_token',
+  '*.id_token',
+  '*.code_verifier',
+  'res.headers["set-cookie"]',
+  'req.headers["set-cookie"]',
 ];
 
 /**
@@ -21,12 +42,7 @@ export const REDACT_PATHS = [
  * @param options.level pino level; default `info`.
  * @param options.destination optional pino destination (tests pass a stream); default stdout.
  */
-export function createLogger(options: {
-  service: string;
-  version?: string;
-  level?: string;
-  destination?: pino.DestinationStream;
-}): Logger {
+export function createLogger(options: { service: string; version?: string; level?: string; destination?: pino.DestinationStream }): Logger {
   return pino(
     {
       level: options.level ?? 'info',

@@ -14,12 +14,24 @@ function api(overrides: Partial<ApiDeclaration> = {}): ApiDeclaration {
     components: { Item },
     routes: [
       {
-        method: 'get', path: '/api/things/:id', operationId: 'getThing', summary: 'One thing', security: ['bearer'],
+        method: 'get',
+        path: '/api/things/:id',
+        operationId: 'getThing',
+        summary: 'One thing',
+        security: ['bearer'],
         query: z.object({ fields: z.string().optional().describe('Which fields'), mode: z.enum(['a', 'b']) }),
-        responses: { 200: { description: 'The thing', body: Item, alternatives: [{ contentType: 'text/plain', body: z.string().describe('As text') }] }, 401: { description: 'No session', body: ErrorBodySchema } },
+        responses: {
+          200: { description: 'The thing', body: Item, alternatives: [{ contentType: 'text/plain', body: z.string().describe('As text') }] },
+          401: { description: 'No session', body: ErrorBodySchema },
+        },
       },
       {
-        method: 'post', path: '/api/things', operationId: 'createThing', summary: 'Make one', security: ['bearer', 'refreshCookie'], authOptional: true,
+        method: 'post',
+        path: '/api/things',
+        operationId: 'createThing',
+        summary: 'Make one',
+        security: ['bearer', 'refreshCookie'],
+        authOptional: true,
         body: { schema: z.object({ size: z.int() }), required: false },
         responses: { 204: { description: 'Made', headers: { Location: 'Where' } }, 400: { description: 'Bad', body: ErrorBodySchema } },
       },
@@ -49,11 +61,19 @@ describe('buildOpenApiDocument', () => {
     expect(post.security).toEqual([{ bearer: [] }, { refreshCookie: [] }, {}]);
     expect(post.requestBody).toEqual({ required: false, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateThingRequest' } } } });
     expect(Object.keys(post.responses)).toEqual(['204', '400']);
-    const withDefault = buildOpenApiDocument({ title: 'T', version: '1', apis: [api({ defaultResponse: { description: 'Other', body: ErrorBodySchema } })] }) as any;
+    const withDefault = buildOpenApiDocument({
+      title: 'T',
+      version: '1',
+      apis: [api({ defaultResponse: { description: 'Other', body: ErrorBodySchema } })],
+    }) as any;
     expect(Object.keys(withDefault.paths['/api/things'].post.responses)).toEqual(['204', '400', 'default']);
     expect(withDefault.paths['/api/things'].post.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
     expect(post.responses['204']).toEqual({ description: 'Made', headers: { Location: { description: 'Where', schema: { type: 'string' } } } });
-    expect(d.components.schemas.Item).toMatchObject({ type: 'object', description: 'An item', properties: { size: { type: 'integer', minimum: 1, description: 'Size in bytes' } } });
+    expect(d.components.schemas.Item).toMatchObject({
+      type: 'object',
+      description: 'An item',
+      properties: { size: { type: 'integer', minimum: 1, description: 'Size in bytes' } },
+    });
     expect(d.components.schemas.ErrorBody.required).toEqual(['status', 'message']);
     expect(Object.keys(d.components.securitySchemes)).toEqual(['bearer', 'refreshCookie']);
     expect(JSON.stringify(d)).not.toContain('$schema');
@@ -61,9 +81,15 @@ describe('buildOpenApiDocument', () => {
 
   it('when an operationId, a method and path, or a component name is used twice, then it throws', () => {
     const [first] = api().routes;
-    expect(() => buildOpenApiDocument({ title: 'T', version: '1', apis: [api({ routes: [first!, { ...first!, path: '/x' }] })] })).toThrow(/duplicate operationId getThing/);
-    expect(() => buildOpenApiDocument({ title: 'T', version: '1', apis: [api({ routes: [first!, { ...first!, operationId: 'other' }] })] })).toThrow(/duplicate route GET/);
-    expect(() => buildOpenApiDocument({ title: 'T', version: '1', apis: [api(), api({ routes: [], components: { Item: z.string() } })] })).toThrow(/two schemas are named Item/);
+    expect(() => buildOpenApiDocument({ title: 'T', version: '1', apis: [api({ routes: [first!, { ...first!, path: '/x' }] })] })).toThrow(
+      /duplicate operationId getThing/,
+    );
+    expect(() => buildOpenApiDocument({ title: 'T', version: '1', apis: [api({ routes: [first!, { ...first!, operationId: 'other' }] })] })).toThrow(
+      /duplicate route GET/,
+    );
+    expect(() => buildOpenApiDocument({ title: 'T', version: '1', apis: [api(), api({ routes: [], components: { Item: z.string() } })] })).toThrow(
+      /two schemas are named Item/,
+    );
   });
 
   it('when a fastify path has parameters, then they become OpenAPI templates and back', () => {

@@ -21,9 +21,24 @@ export type ApiSecurity = 'bearer' | 'refreshCookie' | 'stripeSignature';
 
 /** OpenAPI `components.securitySchemes` for {@link ApiSecurity}. */
 export const SECURITY_SCHEMES: Readonly<Record<ApiSecurity, Record<string, string>>> = {
-  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /auth/token or the sign-in callback (ES256, 15 min by default; keys at /auth/.well-known/jwks.json).' },
-  refreshCookie: { type: 'apiKey', in: 'cookie', name: 'tw_refresh', description: 'HttpOnly refresh-token cookie set by auth on sign-in and refresh (path /auth).' },
-  stripeSignature: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: "Stripe's webhook signature over the raw body (https://docs.stripe.com/webhooks#verify-events)." },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Access token from POST /auth/token or the sign-in callback (ES256, 15 min by default; keys at /auth/.well-known/jwks.json).',
+  },
+  refreshCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'tw_refresh',
+    description: 'HttpOnly refresh-token cookie set by auth on sign-in and refresh (path /auth).',
+  },
+  stripeSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Stripe-Signature',
+    description: "Stripe's webhook signature over the raw body (https://docs.stripe.com/webhooks#verify-events).",
+  },
 };
 
 /**
@@ -31,11 +46,18 @@ export const SECURITY_SCHEMES: Readonly<Record<ApiSecurity, Record<string, strin
  * `code` is an ErrorCode, or a route's own code (`rate_limited`, `invalid_email`,
  * `invalid_signature`); the spec's 401 "No active session" body has no `code`.
  */
-export const ErrorBodySchema = z.object({
-  status: z.int().min(400).max(599).describe('The HTTP status, repeated'),
-  code: z.string().optional().describe('Machine-readable reason: an error code (invalid_argument, unauthenticated, permission_denied, not_found, conflict, resource_exhausted, unavailable, internal) or the route\'s own code'),
-  message: z.string().describe('Readable reason, safe to show'),
-}).describe('Error body of every Tradewind HTTP API');
+export const ErrorBodySchema = z
+  .object({
+    status: z.int().min(400).max(599).describe('The HTTP status, repeated'),
+    code: z
+      .string()
+      .optional()
+      .describe(
+        "Machine-readable reason: an error code (invalid_argument, unauthenticated, permission_denied, not_found, conflict, resource_exhausted, unavailable, internal) or the route's own code",
+      ),
+    message: z.string().describe('Readable reason, safe to show'),
+  })
+  .describe('Error body of every Tradewind HTTP API');
 
 /** A response of one status. */
 export interface ApiResponse {
@@ -198,16 +220,22 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDo
       if (api.defaultResponse) declared.push(['default', api.defaultResponse]);
       for (const [status, response] of declared) {
         const r: Record<string, unknown> = { description: response.description };
-        if (response.headers) r.headers = Object.fromEntries(Object.entries(response.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]));
+        if (response.headers)
+          r.headers = Object.fromEntries(Object.entries(response.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]));
         const media = [
           ...(response.body ? [{ contentType: response.contentType ?? 'application/json', body: response.body }] : []),
           ...(response.alternatives ?? []),
         ];
         if (media.length > 0) {
           // JSON bodies are named components; other media types (text) are described inline.
-          r.content = Object.fromEntries(media.map((m) => [m.contentType, {
-            schema: m.contentType.includes('json') ? refOf(m.body, `${upperFirst(route.operationId)}${status}`) : jsonSchemaOf(m.body),
-          }]));
+          r.content = Object.fromEntries(
+            media.map((m) => [
+              m.contentType,
+              {
+                schema: m.contentType.includes('json') ? refOf(m.body, `${upperFirst(route.operationId)}${status}`) : jsonSchemaOf(m.body),
+              },
+            ]),
+          );
         }
         responses[status] = r;
       }
@@ -222,7 +250,9 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDo
     }
   }
 
-  const converted = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any', uri: REF }) as { schemas: Record<string, Record<string, unknown>> };
+  const converted = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any', uri: REF }) as {
+    schemas: Record<string, Record<string, unknown>>;
+  };
   const schemas: Record<string, unknown> = {};
   for (const id of [...Object.keys(converted.schemas)].sort()) {
     const { $schema: _s, $id: _i, ...rest } = converted.schemas[id]!;

@@ -164,12 +164,20 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           streamSeq = ack.duplicate ? null : ack.seq;
         } catch (err) {
           metrics?.failures.inc({ schema: options.schema });
-          await trx.updateTable('outbox').set({ attempts: sql`attempts + 1`, last_error: String(err).slice(0, 500) }).where('seq', '=', row.seq).execute();
+          await trx
+            .updateTable('outbox')
+            .set({ attempts: sql`attempts + 1`, last_error: String(err).slice(0, 500) })
+            .where('seq', '=', row.seq)
+            .execute();
           options.logger.warn({ err, outbox_id: row.id, subject: row.subject }, 'outbox publish failed; will retry');
           break;
         }
         await options.afterPublish?.(row.id);
-        await trx.updateTable('outbox').set({ published_at: new Date(), stream_seq: streamSeq === null ? null : String(streamSeq), attempts: sql`attempts + 1` }).where('seq', '=', row.seq).execute();
+        await trx
+          .updateTable('outbox')
+          .set({ published_at: new Date(), stream_seq: streamSeq === null ? null : String(streamSeq), attempts: sql`attempts + 1` })
+          .where('seq', '=', row.seq)
+          .execute();
         published += 1;
       }
       return { published, failed: published < rows.length, full: rows.length === batchSize };
@@ -180,7 +188,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   async function countPending(): Promise<void> {
     if (!metrics) return;
-    const r = await options.db.selectFrom('outbox').select((eb) => eb.fn.countAll<string>().as('n')).where('published_at', 'is', null).executeTakeFirst();
+    const r = await options.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('published_at', 'is', null)
+      .executeTakeFirst();
     metrics.pending.set({ schema: options.schema }, Number(r?.n ?? 0));
   }
 

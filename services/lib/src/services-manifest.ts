@@ -14,28 +14,37 @@ import { z } from 'zod';
 /** Path of the manifest relative to the repository root. */
 export const SERVICES_MANIFEST_FILE = 'deploy/services.json';
 
-const ManifestPortSchema = z.object({
-  port: z.number().int().min(1).max(65535),
-  env: z.string().regex(/^[A-Z][A-Z0-9_]*$/).optional(),
-  kubernetes: z.number().int().min(1).max(65535).optional(),
-  description: z.string().min(1),
-}).strict();
+const ManifestPortSchema = z
+  .object({
+    port: z.number().int().min(1).max(65535),
+    env: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9_]*$/)
+      .optional(),
+    kubernetes: z.number().int().min(1).max(65535).optional(),
+    description: z.string().min(1),
+  })
+  .strict();
 
-const ManifestComponentSchema = z.object({
-  kind: z.enum(['service', 'web', 'infrastructure', 'stand-in', 'proxy']),
-  description: z.string().min(1),
-  workspace: z.string().nullable(),
-  main: z.string().optional(),
-  ports: z.record(z.string(), ManifestPortSchema),
-  health: z.object({ port: z.string(), liveness: z.string(), readiness: z.string() }).strict().optional(),
-}).strict();
+const ManifestComponentSchema = z
+  .object({
+    kind: z.enum(['service', 'web', 'infrastructure', 'stand-in', 'proxy']),
+    description: z.string().min(1),
+    workspace: z.string().nullable(),
+    main: z.string().optional(),
+    ports: z.record(z.string(), ManifestPortSchema),
+    health: z.object({ port: z.string(), liveness: z.string(), readiness: z.string() }).strict().optional(),
+  })
+  .strict();
 
 /** The manifest's shape (a subset of what deploy/services.schema.json checks: the fields code reads). */
-export const ServicesManifestSchema = z.object({
-  $schema: z.string().optional(),
-  $comment: z.string().optional(),
-  components: z.record(z.string(), ManifestComponentSchema),
-}).strict();
+export const ServicesManifestSchema = z
+  .object({
+    $schema: z.string().optional(),
+    $comment: z.string().optional(),
+    components: z.record(z.string(), ManifestComponentSchema),
+  })
+  .strict();
 
 /** One port of a component: `port` is the local default (1–65535), `env` the variable that overrides it. */
 export type ManifestPort = z.infer<typeof ManifestPortSchema>;

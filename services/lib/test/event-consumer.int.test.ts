@@ -11,7 +11,14 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { createDb, migrate, sql, type Kysely, type Migration, type Transaction } from '../src/db.js';
 import { DEAD_LETTER_STREAM, EVENTS_STREAM, deadLetterSubject, encodeEvent, newEventMeta, type EventSubject, type EventTypes } from '@tradewind/contracts';
 import { ensureEventsStreams } from '../src/events.js';
-import { consumerMigration, createEventConsumer, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventHandlers } from '../src/event-consumer.js';
+import {
+  consumerMigration,
+  createEventConsumer,
+  type ConsumerTables,
+  type EventConsumer,
+  type EventConsumerOptions,
+  type EventHandlers,
+} from '../src/event-consumer.js';
 import { createLogger } from '../src/logger.js';
 import { appendEvent, createOutboxRelay, outboxMigration, type OutboxDatabase, type OutboxRelay } from '../src/outbox.js';
 import { startNatsServer, type TestNatsServer } from '@tradewind/dev';
@@ -78,15 +85,39 @@ beforeEach(async () => {
 });
 
 const userCreated = (userId = randomUUID(), plan = 'starter'): EventTypes['user.created'] => ({
-  meta: newEventMeta('user.created', 'auth'), userId, email: `${userId}@example.com`, name: '', avatarUrl: '', plan, billingPeriod: 'indefinite', identityProvider: 'local-oidc',
+  meta: newEventMeta('user.created', 'auth'),
+  userId,
+  email: `${userId}@example.com`,
+  name: '',
+  avatarUrl: '',
+  plan,
+  billingPeriod: 'indefinite',
+  identityProvider: 'local-oidc',
 });
 const subscriptionChanged = (userId: string, plan: string, previousPlan: string): EventTypes['subscription.changed'] => ({
-  meta: newEventMeta('subscription.changed', 'billing'), userId, plan, previousPlan, billingPeriod: 'monthly', subscriptionStatus: 'active',
-  subscriptionType: 'paid', trialEndDate: undefined, stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
-  previousBillingPeriod: 'indefinite', previousSubscriptionStatus: 'active', version: 1n, reason: 'checkout_completed', currentPeriodEnd: undefined, cancelAtPeriodEnd: false,
+  meta: newEventMeta('subscription.changed', 'billing'),
+  userId,
+  plan,
+  previousPlan,
+  billingPeriod: 'monthly',
+  subscriptionStatus: 'active',
+  subscriptionType: 'paid',
+  trialEndDate: undefined,
+  stripeCustomerId: 'cus_1',
+  stripeSubscriptionId: 'sub_1',
+  previousBillingPeriod: 'indefinite',
+  previousSubscriptionStatus: 'active',
+  version: 1n,
+  reason: 'checkout_completed',
+  currentPeriodEnd: undefined,
+  cancelAtPeriodEnd: false,
 });
 const credentialsRotated = (userId: string): EventTypes['credentials.rotated'] => ({
-  meta: newEventMeta('credentials.rotated', 'auth'), userId, userPublicKey: 'UNEW', previousUserPublicKey: '', accountPublicKey: 'AACC',
+  meta: newEventMeta('credentials.rotated', 'auth'),
+  userId,
+  userPublicKey: 'UNEW',
+  previousUserPublicKey: '',
+  accountPublicKey: 'AACC',
 });
 
 /** Writes each event through the outbox in its own transaction and relays them to EVENTS. */
@@ -99,11 +130,18 @@ async function publish(...events: { [S in EventSubject]: [S, EventTypes[S]] }[Ev
 
 const plansHandlers: EventHandlers = {
   'user.created': async (e, { trx }) => {
-    await (trx as Transaction<TestDatabaseSchema>).insertInto('plans').values({ user_id: e.userId, email: e.email, plan: e.plan, changes: 1 })
-      .onConflict((oc) => oc.column('user_id').doUpdateSet({ changes: sql`plans.changes + 1` })).execute();
+    await (trx as Transaction<TestDatabaseSchema>)
+      .insertInto('plans')
+      .values({ user_id: e.userId, email: e.email, plan: e.plan, changes: 1 })
+      .onConflict((oc) => oc.column('user_id').doUpdateSet({ changes: sql`plans.changes + 1` }))
+      .execute();
   },
   'subscription.changed': async (e, { trx }) => {
-    await (trx as Transaction<TestDatabaseSchema>).updateTable('plans').set({ plan: e.plan, changes: sql`changes + 1` }).where('user_id', '=', e.userId).execute();
+    await (trx as Transaction<TestDatabaseSchema>)
+      .updateTable('plans')
+      .set({ plan: e.plan, changes: sql`changes + 1` })
+      .where('user_id', '=', e.userId)
+      .execute();
   },
 };
 
@@ -113,7 +151,17 @@ async function resetPlans(trx: Transaction<any>): Promise<void> {
 
 async function startConsumer(name: string, overrides: Partial<EventConsumerOptions> = {}): Promise<EventConsumer> {
   const consumer = createEventConsumer({
-    name, js, jsm, db, handlers: plansHandlers, logger, registry, resetProjection: resetPlans, nakDelayMs: 100, maxDeliver: 3, ...overrides,
+    name,
+    js,
+    jsm,
+    db,
+    handlers: plansHandlers,
+    logger,
+    registry,
+    resetProjection: resetPlans,
+    nakDelayMs: 100,
+    maxDeliver: 3,
+    ...overrides,
   });
   await consumer.start();
   running.push(consumer);
@@ -178,7 +226,10 @@ describe('createEventConsumer', () => {
     const bobCreated = userCreated(bob);
     await publish(['subscription.changed', adaUpgraded], ['user.created', bobCreated]);
 
-    const expected = [{ user_id: ada, plan: 'pro', changes: 2 }, { user_id: bob, plan: 'starter', changes: 1 }].sort((a, b) => a.user_id.localeCompare(b.user_id));
+    const expected = [
+      { user_id: ada, plan: 'pro', changes: 2 },
+      { user_id: bob, plan: 'starter', changes: 1 },
+    ].sort((a, b) => a.user_id.localeCompare(b.user_id));
     await vi.waitFor(async () => expect(await plans()).toEqual(expected), eventually);
     await vi.waitFor(async () => {
       expect(await processedIds('plans')).toEqual([adaCreated, adaUpgraded, bobCreated].map((e) => e.meta!.eventId));
@@ -206,7 +257,13 @@ describe('createEventConsumer', () => {
     const garbageAck = await js.publish('user.created', GARBAGE, { msgID: randomUUID() });
     const seen: string[] = [];
     await startConsumer('poison_a');
-    await startConsumer('poison_b', { handlers: { 'user.created': async (e) => { seen.push(e.meta!.eventId); } } });
+    await startConsumer('poison_b', {
+      handlers: {
+        'user.created': async (e) => {
+          seen.push(e.meta!.eventId);
+        },
+      },
+    });
 
     for (const name of ['poison_a', 'poison_b']) {
       await vi.waitFor(async () => expect(await deadLetters(name)).toHaveLength(1), eventually);
@@ -252,7 +309,12 @@ describe('createEventConsumer', () => {
     await startConsumer('always_fails', {
       maxDeliver: 3,
       nakDelayMs: 50,
-      handlers: { 'subscription.changed': async (_e, ctx) => { deliveries.push(ctx.deliveryCount); throw new Error('downstream down'); } },
+      handlers: {
+        'subscription.changed': async (_e, ctx) => {
+          deliveries.push(ctx.deliveryCount);
+          throw new Error('downstream down');
+        },
+      },
     });
     const event = subscriptionChanged(randomUUID(), 'plus', 'starter');
     await publish(['subscription.changed', event]);
@@ -291,22 +353,49 @@ describe('createEventConsumer', () => {
 
   it('when the projection is corrupted and rebuild() runs, then it equals the original, the applied count excludes poison and other subjects, and live consumption continues', async () => {
     const [ada, bob, cy] = [randomUUID(), randomUUID(), randomUUID()];
-    const handled = [userCreated(ada), userCreated(bob), subscriptionChanged(ada, 'plus', 'starter'), userCreated(cy), subscriptionChanged(bob, 'pro', 'starter')];
-    await publish(['user.created', handled[0] as EventTypes['user.created']], ['user.created', handled[1] as EventTypes['user.created']], ['credentials.rotated', credentialsRotated(ada)]);
+    const handled = [
+      userCreated(ada),
+      userCreated(bob),
+      subscriptionChanged(ada, 'plus', 'starter'),
+      userCreated(cy),
+      subscriptionChanged(bob, 'pro', 'starter'),
+    ];
+    await publish(
+      ['user.created', handled[0] as EventTypes['user.created']],
+      ['user.created', handled[1] as EventTypes['user.created']],
+      ['credentials.rotated', credentialsRotated(ada)],
+    );
     await js.publish('user.created', GARBAGE, { msgID: randomUUID() });
-    await publish(['subscription.changed', handled[2] as EventTypes['subscription.changed']], ['user.created', handled[3] as EventTypes['user.created']], ['subscription.changed', handled[4] as EventTypes['subscription.changed']]);
+    await publish(
+      ['subscription.changed', handled[2] as EventTypes['subscription.changed']],
+      ['user.created', handled[3] as EventTypes['user.created']],
+      ['subscription.changed', handled[4] as EventTypes['subscription.changed']],
+    );
 
     const rebuilding: boolean[] = [];
     const consumer = await startConsumer('rebuild', {
       handlers: {
         ...plansHandlers,
-        'user.created': async (e, ctx) => { rebuilding.push(ctx.rebuilding); await plansHandlers['user.created']!(e, ctx); },
+        'user.created': async (e, ctx) => {
+          rebuilding.push(ctx.rebuilding);
+          await plansHandlers['user.created']!(e, ctx);
+        },
       },
     });
     await vi.waitFor(async () => expect(await processedIds('rebuild')).toHaveLength(5), eventually);
     const original = await plans();
-    expect(original.map((p) => [p.user_id, p.plan])).toEqual([[ada, 'plus'], [bob, 'pro'], [cy, 'starter']].sort((a, b) => a[0]!.localeCompare(b[0]!)));
-    const checkpointBefore = await db.selectFrom('projection_checkpoints').select('last_stream_seq').where('consumer', '=', 'rebuild').executeTakeFirstOrThrow();
+    expect(original.map((p) => [p.user_id, p.plan])).toEqual(
+      [
+        [ada, 'plus'],
+        [bob, 'pro'],
+        [cy, 'starter'],
+      ].sort((a, b) => a[0]!.localeCompare(b[0]!)),
+    );
+    const checkpointBefore = await db
+      .selectFrom('projection_checkpoints')
+      .select('last_stream_seq')
+      .where('consumer', '=', 'rebuild')
+      .executeTakeFirstOrThrow();
 
     await db.deleteFrom('plans').where('user_id', '=', ada).execute();
     await db.updateTable('plans').set({ plan: 'corrupt', changes: 99 }).where('user_id', '=', bob).execute();
@@ -316,7 +405,9 @@ describe('createEventConsumer', () => {
     expect(await consumer.rebuild()).toEqual({ applied: 5 });
     expect(await plans()).toEqual(original);
     expect(await processedIds('rebuild')).toEqual(handled.map((e) => e.meta!.eventId));
-    expect(await db.selectFrom('projection_checkpoints').select('last_stream_seq').where('consumer', '=', 'rebuild').executeTakeFirstOrThrow()).toEqual(checkpointBefore);
+    expect(await db.selectFrom('projection_checkpoints').select('last_stream_seq').where('consumer', '=', 'rebuild').executeTakeFirstOrThrow()).toEqual(
+      checkpointBefore,
+    );
     expect(rebuilding).toEqual([false, false, false, true, true, true]);
 
     const dan = userCreated();
@@ -335,8 +426,18 @@ describe('createEventConsumer', () => {
     await consumer.stop();
 
     const failing = createEventConsumer({
-      name: 'rebuild_fails', js, jsm, db, logger, registry, resetProjection: resetPlans,
-      handlers: { 'user.created': async () => { throw new Error('handler bug'); } },
+      name: 'rebuild_fails',
+      js,
+      jsm,
+      db,
+      logger,
+      registry,
+      resetProjection: resetPlans,
+      handlers: {
+        'user.created': async () => {
+          throw new Error('handler bug');
+        },
+      },
     });
     await expect(failing.rebuild()).rejects.toThrow('handler bug');
     expect(await plans()).toEqual(before);
@@ -357,7 +458,13 @@ describe('createEventConsumer', () => {
     const seen: string[] = [];
     await startConsumer('restart', {
       ackWaitMs: 1_000,
-      handlers: { ...plansHandlers, 'user.created': async (e, ctx) => { seen.push(e.meta!.eventId); await plansHandlers['user.created']!(e, ctx); } },
+      handlers: {
+        ...plansHandlers,
+        'user.created': async (e, ctx) => {
+          seen.push(e.meta!.eventId);
+          await plansHandlers['user.created']!(e, ctx);
+        },
+      },
     });
     const after = userCreated();
     await publish(['user.created', after]);
@@ -374,7 +481,9 @@ describe('createEventConsumer', () => {
     const backlog = [userCreated(), userCreated(), userCreated(), userCreated()];
     await publish(...backlog.map((e) => ['user.created', e] as ['user.created', EventTypes['user.created']]));
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     await startConsumer('backlog', {
       // Only user.created: the consumer filters on it, so `pending` counts the backlog alone.
       handlers: {

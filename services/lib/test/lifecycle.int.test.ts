@@ -44,7 +44,9 @@ async function startServed(env: Record<string, string>): Promise<Served> {
       const ready = /\{"adminPort":(\d+)\}/.exec(out);
       if (ready) resolve(Number(ready[1]));
     });
-    proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    proc.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     void exited.then(({ code }) => reject(new Error(`serve-process exited with ${code}: ${err}`)));
   });
   return { proc, adminUrl: `http://127.0.0.1:${adminPort}`, stdout: () => out, stoppingAt: () => stoppingAt, exited };

@@ -63,21 +63,64 @@ function sampleEvent<S extends EventSubject>(subject: S): EventTypes[S] {
   const meta = newEventMeta(subject, 'outbox-test', randomUUID());
   const userId = randomUUID();
   const events: { [K in EventSubject]: EventTypes[K] } = {
-    'user.created': { meta, userId, email: `${userId}@example.com`, name: 'Test', avatarUrl: '', plan: 'starter', billingPeriod: 'indefinite', identityProvider: 'local-oidc' },
+    'user.created': {
+      meta,
+      userId,
+      email: `${userId}@example.com`,
+      name: 'Test',
+      avatarUrl: '',
+      plan: 'starter',
+      billingPeriod: 'indefinite',
+      identityProvider: 'local-oidc',
+    },
     'subscription.changed': {
-      meta, userId, plan: 'pro', previousPlan: 'starter', billingPeriod: 'monthly', subscriptionStatus: 'trialing',
-      subscriptionType: 'trial', trialEndDate: new Date('2030-01-02T03:04:05.678Z'), stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
-      previousBillingPeriod: 'indefinite', previousSubscriptionStatus: 'active', version: 1n, reason: 'checkout_completed',
-      currentPeriodEnd: new Date('2030-02-02T03:04:05.678Z'), cancelAtPeriodEnd: false,
+      meta,
+      userId,
+      plan: 'pro',
+      previousPlan: 'starter',
+      billingPeriod: 'monthly',
+      subscriptionStatus: 'trialing',
+      subscriptionType: 'trial',
+      trialEndDate: new Date('2030-01-02T03:04:05.678Z'),
+      stripeCustomerId: 'cus_1',
+      stripeSubscriptionId: 'sub_1',
+      previousBillingPeriod: 'indefinite',
+      previousSubscriptionStatus: 'active',
+      version: 1n,
+      reason: 'checkout_completed',
+      currentPeriodEnd: new Date('2030-02-02T03:04:05.678Z'),
+      cancelAtPeriodEnd: false,
     },
     'credentials.rotated': { meta, userId, userPublicKey: 'UNEW', previousUserPublicKey: 'UOLD', accountPublicKey: 'AACC' },
     'payment.succeeded': {
-      meta, userId, amount: 1500n, currency: 'usd', stripeInvoiceId: 'in_1', stripeEventId: 'evt_1', stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
-      plan: 'plus', billingPeriod: 'monthly', hostedInvoiceUrl: '', billingReason: 'subscription_cycle',
+      meta,
+      userId,
+      amount: 1500n,
+      currency: 'usd',
+      stripeInvoiceId: 'in_1',
+      stripeEventId: 'evt_1',
+      stripeCustomerId: 'cus_1',
+      stripeSubscriptionId: 'sub_1',
+      plan: 'plus',
+      billingPeriod: 'monthly',
+      hostedInvoiceUrl: '',
+      billingReason: 'subscription_cycle',
     },
     'payment.failed': {
-      meta, userId, amount: 1500n, currency: 'usd', stripeInvoiceId: 'in_1', stripeEventId: 'evt_2', stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1',
-      plan: 'plus', billingPeriod: 'monthly', hostedInvoiceUrl: '', billingReason: 'subscription_cycle', attemptCount: 1, nextPaymentAttempt: undefined,
+      meta,
+      userId,
+      amount: 1500n,
+      currency: 'usd',
+      stripeInvoiceId: 'in_1',
+      stripeEventId: 'evt_2',
+      stripeCustomerId: 'cus_1',
+      stripeSubscriptionId: 'sub_1',
+      plan: 'plus',
+      billingPeriod: 'monthly',
+      hostedInvoiceUrl: '',
+      billingReason: 'subscription_cycle',
+      attemptCount: 1,
+      nextPaymentAttempt: undefined,
     },
     'connection.limited': { meta, userId, accountPublicKey: 'AACC', userPublicKey: 'UNEW', plan: 'starter', limit: 1, transport: 'websocket' },
   };
@@ -103,7 +146,14 @@ async function readStream() {
   for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq += 1) {
     const m = await jsm.streams.getMessage(EVENTS_STREAM, { seq });
     if (!m) throw new Error(`stream message ${seq} missing`);
-    messages.push({ seq: m.seq, subject: m.subject, msgId: m.header.get('Nats-Msg-Id'), eventId: m.header.get('Tradewind-Event-Id'), requestId: m.header.get('x-request-id'), data: m.data });
+    messages.push({
+      seq: m.seq,
+      subject: m.subject,
+      msgId: m.header.get('Nats-Msg-Id'),
+      eventId: m.header.get('Tradewind-Event-Id'),
+      requestId: m.header.get('x-request-id'),
+      data: m.data,
+    });
   }
   return messages;
 }
@@ -127,8 +177,12 @@ function runRelayProcess(crashAfterPublishes: number): Promise<{ code: number | 
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.once('error', reject);
     child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
@@ -137,10 +191,12 @@ function runRelayProcess(crashAfterPublishes: number): Promise<{ code: number | 
 describe('appendEvent + outbox relay', () => {
   it('when the appending transaction rolls back, then nothing is published; when it commits, then the event is published once with Nats-Msg-Id = event id and a payload that decodes to it', async () => {
     const rolledBack = sampleEvent('user.created');
-    await expect(db.transaction().execute(async (trx) => {
-      await appendEvent(trx, 'user.created', rolledBack);
-      throw new Error('abort the producer transaction');
-    })).rejects.toThrow('abort the producer transaction');
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await appendEvent(trx, 'user.created', rolledBack);
+        throw new Error('abort the producer transaction');
+      }),
+    ).rejects.toThrow('abort the producer transaction');
     const committed = sampleEvent('subscription.changed');
     await db.transaction().execute((trx) => appendEvent(trx, 'subscription.changed', committed, { 'x-request-id': 'req-42' }));
 
@@ -151,8 +207,9 @@ describe('appendEvent + outbox relay', () => {
 
     const id = committed.meta!.eventId;
     const stream = await readStream();
-    expect(stream.map(({ subject, msgId, eventId, requestId }) => ({ subject, msgId, eventId, requestId })))
-      .toEqual([{ subject: 'subscription.changed', msgId: id, eventId: id, requestId: 'req-42' }]);
+    expect(stream.map(({ subject, msgId, eventId, requestId }) => ({ subject, msgId, eventId, requestId }))).toEqual([
+      { subject: 'subscription.changed', msgId: id, eventId: id, requestId: 'req-42' },
+    ]);
     expect(decodeEvent('subscription.changed', stream[0]!.data)).toEqual(committed);
     const rows = await outboxRows();
     expect(rows).toHaveLength(1);
@@ -214,11 +271,14 @@ describe('appendEvent + outbox relay', () => {
     try {
       const ids = await appendCommitted(3);
       r.start();
-      await vi.waitFor(async () => {
-        const first = (await outboxRows())[0];
-        expect(first?.attempts).toBeGreaterThanOrEqual(2);
-        expect(first?.last_error).toEqual(expect.any(String));
-      }, { timeout: 10_000, interval: 100 });
+      await vi.waitFor(
+        async () => {
+          const first = (await outboxRows())[0];
+          expect(first?.attempts).toBeGreaterThanOrEqual(2);
+          expect(first?.last_error).toEqual(expect.any(String));
+        },
+        { timeout: 10_000, interval: 100 },
+      );
       const pending = await outboxRows();
       expect(pending.map((row) => row.published_at)).toEqual([null, null, null]);
       expect(await metricValue(registry, 'tradewind_outbox_publish_failures_total')).toBeGreaterThanOrEqual(2);
@@ -226,9 +286,12 @@ describe('appendEvent + outbox relay', () => {
 
       nats = await startNatsServer({ port, storeDir });
       restarted = true;
-      await vi.waitFor(async () => {
-        expect((await outboxRows()).every((row) => row.published_at !== null)).toBe(true);
-      }, { timeout: 15_000, interval: 100 });
+      await vi.waitFor(
+        async () => {
+          expect((await outboxRows()).every((row) => row.published_at !== null)).toBe(true);
+        },
+        { timeout: 15_000, interval: 100 },
+      );
       expect((await readStream()).map((m) => m.msgId)).toEqual(ids);
       await vi.waitFor(async () => expect(await metricValue(registry, 'tradewind_outbox_pending')).toBe(0), { timeout: 2_000, interval: 50 });
     } finally {

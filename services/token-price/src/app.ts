@@ -35,45 +35,134 @@ export interface TokenPriceDeps {
   readonly now?: () => number;
 }
 
-type AppConfig = Pick<TokenPriceConfig,
-  'PORT' | 'HOST' | 'GRPC_PORT' | 'TOKEN_PRICE_REDIS_PREFIX' | 'TOKEN_PRICE_CONSUMER' | 'TOKEN_PRICE_BATCH_MESSAGES' | 'TOKEN_PRICE_LEASE_MS'
-  | 'TOKEN_PRICE_RETRY_DELAY_MS' | 'TOKEN_PRICE_BUCKET_MS' | 'TOKEN_PRICE_TOKEN_TTL_MS' | 'TOKENS_LIMIT' | 'TOKENS_MAX_LIMIT' | 'TOKENS_CACHE_MS'
-  | 'SOL_USD_PRICE' | 'SOL_USD_MAX_AGE_MS' | 'SOL_USD_MIN_POOL_SOL' | 'METADATA_CONCURRENCY' | 'METADATA_QUEUE_MAX' | 'METADATA_RETRY_MS'>;
+type AppConfig = Pick<
+  TokenPriceConfig,
+  | 'PORT'
+  | 'HOST'
+  | 'GRPC_PORT'
+  | 'TOKEN_PRICE_REDIS_PREFIX'
+  | 'TOKEN_PRICE_CONSUMER'
+  | 'TOKEN_PRICE_BATCH_MESSAGES'
+  | 'TOKEN_PRICE_LEASE_MS'
+  | 'TOKEN_PRICE_RETRY_DELAY_MS'
+  | 'TOKEN_PRICE_BUCKET_MS'
+  | 'TOKEN_PRICE_TOKEN_TTL_MS'
+  | 'TOKENS_LIMIT'
+  | 'TOKENS_MAX_LIMIT'
+  | 'TOKENS_CACHE_MS'
+  | 'SOL_USD_PRICE'
+  | 'SOL_USD_MAX_AGE_MS'
+  | 'SOL_USD_MIN_POOL_SOL'
+  | 'METADATA_CONCURRENCY'
+  | 'METADATA_QUEUE_MAX'
+  | 'METADATA_RETRY_MS'
+>;
 
 export function createApp(config: AppConfig, deps: TokenPriceDeps) {
   const log = deps.logger;
   const now = deps.now ?? Date.now;
   const registry = deps.registry;
   const store = new TokenStore(deps.redis, {
-    prefix: config.TOKEN_PRICE_REDIS_PREFIX, windowMs: WINDOW_MS, bucketMs: config.TOKEN_PRICE_BUCKET_MS, tokenTtlMs: config.TOKEN_PRICE_TOKEN_TTL_MS,
+    prefix: config.TOKEN_PRICE_REDIS_PREFIX,
+    windowMs: WINDOW_MS,
+    bucketMs: config.TOKEN_PRICE_BUCKET_MS,
+    tokenTtlMs: config.TOKEN_PRICE_TOKEN_TTL_MS,
   });
-  const lookups = new Counter({ name: 'tradewind_token_price_metadata_lookups_total', help: 'On-chain metadata lookups of tokens first seen mid-life, by outcome', labelNames: ['outcome'], registers: [registry] });
+  const lookups = new Counter({
+    name: 'tradewind_token_price_metadata_lookups_total',
+    help: 'On-chain metadata lookups of tokens first seen mid-life, by outcome',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const metadata = deps.metadata
-    ? createMetadataQueue({ resolver: deps.metadata, store, logger: log, concurrency: config.METADATA_CONCURRENCY, maxQueued: config.METADATA_QUEUE_MAX, retryMs: config.METADATA_RETRY_MS, lookups })
+    ? createMetadataQueue({
+        resolver: deps.metadata,
+        store,
+        logger: log,
+        concurrency: config.METADATA_CONCURRENCY,
+        maxQueued: config.METADATA_QUEUE_MAX,
+        retryMs: config.METADATA_RETRY_MS,
+        lookups,
+      })
     : undefined;
   const consumer = createTradesConsumer({
-    js: deps.js, jsm: deps.jsm, store, logger: log,
+    js: deps.js,
+    jsm: deps.jsm,
+    store,
+    logger: log,
     metrics: {
-      messages: new Counter({ name: 'tradewind_token_price_messages_total', help: 'TRADES messages by outcome (applied, duplicate, ignored, invalid)', labelNames: ['outcome'], registers: [registry] }),
-      skipped: new Counter({ name: 'tradewind_token_price_messages_skipped_total', help: 'TRADES messages that changed no price, by reason (invalid ones: not_json, not_object, missing_fields, bad_number, missing_amount)', labelNames: ['reason'], registers: [registry] }),
-      pending: new Gauge({ name: 'tradewind_token_price_consumer_pending_messages', help: 'TRADES messages not yet delivered to the token-price consumer', registers: [registry] }),
-      restarts: new Counter({ name: 'tradewind_token_price_consumer_restarts_total', help: 'Restarts of the TRADES consumer loop after a failure', registers: [registry] }),
+      messages: new Counter({
+        name: 'tradewind_token_price_messages_total',
+        help: 'TRADES messages by outcome (applied, duplicate, ignored, invalid)',
+        labelNames: ['outcome'],
+        registers: [registry],
+      }),
+      skipped: new Counter({
+        name: 'tradewind_token_price_messages_skipped_total',
+        help: 'TRADES messages that changed no price, by reason (invalid ones: not_json, not_object, missing_fields, bad_number, missing_amount)',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+      pending: new Gauge({
+        name: 'tradewind_token_price_consumer_pending_messages',
+        help: 'TRADES messages not yet delivered to the token-price consumer',
+        registers: [registry],
+      }),
+      restarts: new Counter({
+        name: 'tradewind_token_price_consumer_restarts_total',
+        help: 'Restarts of the TRADES consumer loop after a failure',
+        registers: [registry],
+      }),
     },
-    durableName: config.TOKEN_PRICE_CONSUMER, holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    leaseMs: config.TOKEN_PRICE_LEASE_MS, batch: config.TOKEN_PRICE_BATCH_MESSAGES, retryDelayMs: config.TOKEN_PRICE_RETRY_DELAY_MS, now,
-    configuredSolUsd: config.SOL_USD_PRICE, solUsdMaxAgeMs: config.SOL_USD_MAX_AGE_MS, minRatePoolSol: config.SOL_USD_MIN_POOL_SOL,
+    durableName: config.TOKEN_PRICE_CONSUMER,
+    holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: config.TOKEN_PRICE_LEASE_MS,
+    batch: config.TOKEN_PRICE_BATCH_MESSAGES,
+    retryDelayMs: config.TOKEN_PRICE_RETRY_DELAY_MS,
+    now,
+    configuredSolUsd: config.SOL_USD_PRICE,
+    solUsdMaxAgeMs: config.SOL_USD_MAX_AGE_MS,
+    minRatePoolSol: config.SOL_USD_MIN_POOL_SOL,
     ...(metadata ? { onNeedsMetadata: (mint: string) => metadata.add(mint) } : {}),
   });
   const ticker = createTicker({
-    store, logger: log, now, cacheMs: config.TOKENS_CACHE_MS, configuredSolUsd: config.SOL_USD_PRICE, solUsdMaxAgeMs: config.SOL_USD_MAX_AGE_MS, birdeye: deps.birdeye,
+    store,
+    logger: log,
+    now,
+    cacheMs: config.TOKENS_CACHE_MS,
+    configuredSolUsd: config.SOL_USD_PRICE,
+    solUsdMaxAgeMs: config.SOL_USD_MAX_AGE_MS,
+    birdeye: deps.birdeye,
     metrics: {
-      upstream: new Counter({ name: 'tradewind_token_price_upstream_requests_total', help: 'Requests to the optional Birdeye upstream by outcome', labelNames: ['upstream', 'outcome'], registers: [registry] }),
-      solUsd: new Gauge({ name: 'tradewind_token_price_sol_usd', help: 'The SOL/USD rate last served (USD per SOL), by source', labelNames: ['source'], registers: [registry] }),
+      upstream: new Counter({
+        name: 'tradewind_token_price_upstream_requests_total',
+        help: 'Requests to the optional Birdeye upstream by outcome',
+        labelNames: ['upstream', 'outcome'],
+        registers: [registry],
+      }),
+      solUsd: new Gauge({
+        name: 'tradewind_token_price_sol_usd',
+        help: 'The SOL/USD rate last served (USD per SOL), by source',
+        labelNames: ['source'],
+        registers: [registry],
+      }),
     },
   });
-  const requests = new Counter({ name: 'tradewind_token_price_ticker_requests_total', help: 'GET /api/birdeye/tokens by outcome (ok, bad_request, error)', labelNames: ['outcome'], registers: [registry] });
+  const requests = new Counter({
+    name: 'tradewind_token_price_ticker_requests_total',
+    help: 'GET /api/birdeye/tokens by outcome (ok, bad_request, error)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const http = createHttpApp({ logger: log, registry, service: 'token-price', trustProxy: true });
-  registerRoutes(http, { ticker, logger: log, defaultLimit: config.TOKENS_LIMIT, maxLimit: config.TOKENS_MAX_LIMIT, cacheMs: config.TOKENS_CACHE_MS, requests });
+  registerRoutes(http, {
+    ticker,
+    logger: log,
+    defaultLimit: config.TOKENS_LIMIT,
+    maxLimit: config.TOKENS_MAX_LIMIT,
+    cacheMs: config.TOKENS_CACHE_MS,
+    requests,
+  });
   let grpc: { port: number; stop(): Promise<void> } | undefined;
 
   return {
@@ -86,7 +175,10 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
       await http.listen({ host: config.HOST, port: config.PORT });
       const address = http.server.address();
       const httpPort = typeof address === 'object' && address ? address.port : config.PORT;
-      grpc = await startGrpcServer([priceGrpcService(ticker, log, config.TOKENS_LIMIT, config.TOKENS_MAX_LIMIT)], { host: config.HOST, port: config.GRPC_PORT });
+      grpc = await startGrpcServer([priceGrpcService(ticker, log, config.TOKENS_LIMIT, config.TOKENS_MAX_LIMIT)], {
+        host: config.HOST,
+        port: config.GRPC_PORT,
+      });
       return { httpPort, grpcPort: grpc.port };
     },
     async stop(): Promise<void> {

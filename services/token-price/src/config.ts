@@ -18,7 +18,10 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   /** Prefix of every Redis key token-price writes. */
   TOKEN_PRICE_REDIS_PREFIX: z.string().min(1).default('tradewind:token-price:'),
   /** Durable consumer on TRADES. */
-  TOKEN_PRICE_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]+$/, 'a consumer name (letters, digits, - and _)').default('token-price'),
+  TOKEN_PRICE_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'a consumer name (letters, digits, - and _)')
+    .default('token-price'),
   /** Messages pulled per request from TRADES. */
   TOKEN_PRICE_BATCH_MESSAGES: PositiveInt.default(256),
   /** Consumer lease in Redis, ms: one replica applies trades; another takes over this long after it dies. */

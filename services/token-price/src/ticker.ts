@@ -61,10 +61,13 @@ export function createTicker(options: TickerOptions): Ticker {
     const more = replayed.filter((t) => !live.has(t.mint)).slice(0, Math.max(0, limit - rows.length));
     // A replayed row is priced with the recording's SOL/USD at its own chain time (same age rule as live), else configuration.
     const dated = more.map((t) => t.recordedAtMs);
-    const recordedRates = await options.store.replayedSolUsd(dated.filter((t): t is number => t !== null), options.solUsdMaxAgeMs);
+    const recordedRates = await options.store.replayedSolUsd(
+      dated.filter((t): t is number => t !== null),
+      options.solUsdMaxAgeMs,
+    );
     let next = 0;
     for (const t of more) {
-      const observed = t.recordedAtMs === null ? null : recordedRates[next++] ?? null;
+      const observed = t.recordedAtMs === null ? null : (recordedRates[next++] ?? null);
       const replayRate: SolUsdRate = observed
         ? { solUsd: observed.solUsd, source: 'stream', observedAtMs: observed.observedAtMs }
         : chooseSolUsd(null, options.configuredSolUsd, now, options.solUsdMaxAgeMs);
@@ -81,8 +84,22 @@ export function createTicker(options: TickerOptions): Ticker {
         return {
           rate: { solUsd: null, source: 'birdeye', observedAtMs: null },
           rows: tokens.slice(0, limit).map((t) => ({
-            mint: t.mint, symbol: t.symbol, name: t.name, price: t.price, marketCap: t.marketCap, volume: t.volume, change: t.change, timestamp: t.timestamp,
-            priceSol: null, marketCapSol: null, volumeSol: null, usdSource: 'birdeye', solUsd: null, solUsdObservedAt: null, replayed: false, recordedAt: null,
+            mint: t.mint,
+            symbol: t.symbol,
+            name: t.name,
+            price: t.price,
+            marketCap: t.marketCap,
+            volume: t.volume,
+            change: t.change,
+            timestamp: t.timestamp,
+            priceSol: null,
+            marketCapSol: null,
+            volumeSol: null,
+            usdSource: 'birdeye',
+            solUsd: null,
+            solUsdObservedAt: null,
+            replayed: false,
+            recordedAt: null,
           })),
         };
       } catch (err) {

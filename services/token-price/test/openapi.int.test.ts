@@ -26,7 +26,15 @@ let app: ReturnType<typeof createApp>;
 let base: string;
 
 /** Registration must not touch its dependencies: any use of this one fails the test. */
-const untouchable = <T>(name: string) => new Proxy({}, { get: () => { throw new Error(`${name} used while registering routes`); } }) as T;
+const untouchable = <T>(name: string) =>
+  new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error(`${name} used while registering routes`);
+      },
+    },
+  ) as T;
 
 beforeAll(async () => {
   nats = await startNatsServer();
@@ -36,8 +44,13 @@ beforeAll(async () => {
   redis = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
   await redis.connect();
   const config = TokenPriceConfigSchema.parse({
-    PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', TOKEN_PRICE_REDIS_PREFIX: `test:token-price-openapi:${randomUUID().slice(0, 8)}:`, TOKENS_CACHE_MS: '0',
-    SOL_USD_PRICE: '150', TOKENS_MAX_LIMIT: String(MAX_LIMIT),
+    PORT: '0',
+    GRPC_PORT: '0',
+    HOST: '127.0.0.1',
+    TOKEN_PRICE_REDIS_PREFIX: `test:token-price-openapi:${randomUUID().slice(0, 8)}:`,
+    TOKENS_CACHE_MS: '0',
+    SOL_USD_PRICE: '150',
+    TOKENS_MAX_LIMIT: String(MAX_LIMIT),
   });
   app = createApp(config, { logger, registry: new Registry(), redis, js: jetstream(nc), jsm });
   const { httpPort } = await app.start();
@@ -55,7 +68,14 @@ describe('token-price OpenAPI declaration', () => {
   it('when routes.ts registers its routes, then they are exactly the declared operations', async () => {
     const http = createHttpApp({ logger, registry: new Registry(), service: 'token-price' });
     const registered = recordRoutes(http);
-    registerRoutes(http, { ticker: untouchable('ticker'), logger, defaultLimit: 20, maxLimit: MAX_LIMIT, cacheMs: 0, requests: new Counter({ name: 'r_total', help: 'h', labelNames: ['outcome'], registers: [] }) });
+    registerRoutes(http, {
+      ticker: untouchable('ticker'),
+      logger,
+      defaultLimit: 20,
+      maxLimit: MAX_LIMIT,
+      cacheMs: 0,
+      requests: new Counter({ name: 'r_total', help: 'h', labelNames: ['outcome'], registers: [] }),
+    });
     await http.ready();
     expect(registered.sort()).toEqual(openApiOperations(buildOpenApiDocument({ title: 't', version: '0', apis: [tokenPriceApi(MAX_LIMIT)] })));
     await http.close();
@@ -64,14 +84,29 @@ describe('token-price OpenAPI declaration', () => {
   it('when each declared operation is called on the running service, then a route answers (not the no-route 404)', async () => {
     for (const route of tokenPriceApi(MAX_LIMIT).routes) {
       const res = await fetch(`${base}${route.path}`, { method: route.method.toUpperCase() });
-      const body = await res.json() as { message?: string };
+      const body = (await res.json()) as { message?: string };
       expect(body.message ?? '', `${route.method} ${route.path}`).not.toMatch(/^no route for/);
     }
   });
 
   it('when the schema and the live route get the same limits, then they accept and refuse the same ones', async () => {
     const limitSchema = tokenPriceApi(MAX_LIMIT).routes[0]!.query!;
-    const cases: Array<string | undefined> = [undefined, '1', '7', String(MAX_LIMIT), '050', '0', String(MAX_LIMIT + 1), '-1', '1.5', 'abc', '', ' 5', '1e2', '9999999'];
+    const cases: Array<string | undefined> = [
+      undefined,
+      '1',
+      '7',
+      String(MAX_LIMIT),
+      '050',
+      '0',
+      String(MAX_LIMIT + 1),
+      '-1',
+      '1.5',
+      'abc',
+      '',
+      ' 5',
+      '1e2',
+      '9999999',
+    ];
     for (const limit of cases) {
       const accepted = limitSchema.safeParse(limit === undefined ? {} : { limit }).success;
       const res = await fetch(`${base}/api/birdeye/tokens${limit === undefined ? '' : `?limit=${encodeURIComponent(limit)}`}`);

@@ -83,26 +83,46 @@ async function publishRaw(subject: string, body: string): Promise<void> {
 
 function config(prefix: string, overrides: Record<string, string> = {}) {
   return TokenPriceConfigSchema.parse({
-    PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', TOKEN_PRICE_REDIS_PREFIX: prefix, TOKENS_CACHE_MS: '0', SOL_USD_PRICE: String(SOL_USD),
-    TOKEN_PRICE_LEASE_MS: '900', TOKEN_PRICE_RETRY_DELAY_MS: '200', TOKENS_MAX_LIMIT: '100',
+    PORT: '0',
+    GRPC_PORT: '0',
+    HOST: '127.0.0.1',
+    TOKEN_PRICE_REDIS_PREFIX: prefix,
+    TOKENS_CACHE_MS: '0',
+    SOL_USD_PRICE: String(SOL_USD),
+    TOKEN_PRICE_LEASE_MS: '900',
+    TOKEN_PRICE_RETRY_DELAY_MS: '200',
+    TOKENS_MAX_LIMIT: '100',
     ...overrides,
   });
 }
 
-async function start(prefix: string, options: { clock?: { now: number }; env?: Record<string, string>; metadata?: MetadataResolver; birdeye?: ReturnType<typeof createBirdeyeClient> } = {}) {
+async function start(
+  prefix: string,
+  options: { clock?: { now: number }; env?: Record<string, string>; metadata?: MetadataResolver; birdeye?: ReturnType<typeof createBirdeyeClient> } = {},
+) {
   const registry = new Registry();
   const clock = options.clock ?? { now: Date.now() };
   const app = createApp(config(prefix, options.env), {
-    logger, registry, redis, js, jsm, now: () => clock.now, metadata: options.metadata, birdeye: options.birdeye,
+    logger,
+    registry,
+    redis,
+    js,
+    jsm,
+    now: () => clock.now,
+    metadata: options.metadata,
+    birdeye: options.birdeye,
   });
   const ports = await app.start();
   running.push(app);
   const base = `http://127.0.0.1:${ports.httpPort}`;
   return {
-    app, registry, clock, ports,
+    app,
+    registry,
+    clock,
+    ports,
     async tokens(limit = 100): Promise<{ status: number; body: { success: boolean; data: TokenRow[] } & Record<string, unknown> }> {
       const res = await fetch(`${base}/api/birdeye/tokens?limit=${limit}`);
-      return { status: res.status, body: await res.json() as never };
+      return { status: res.status, body: (await res.json()) as never };
     },
     base,
     async metric(name: string, labels: Record<string, string>): Promise<number> {
@@ -118,7 +138,8 @@ async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value ${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x))}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms; last value ${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x))}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -146,18 +167,22 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     }
     expect(stated.size).toBeGreaterThan(3);
     for (const r of body.data) {
-      expect({ mint: r.mint, name: r.name, symbol: r.symbol }).toEqual({ mint: r.mint, name: stated.get(r.mint)?.name ?? null, symbol: stated.get(r.mint)?.symbol ?? null });
+      expect({ mint: r.mint, name: r.name, symbol: r.symbol }).toEqual({
+        mint: r.mint,
+        name: stated.get(r.mint)?.name ?? null,
+        symbol: stated.get(r.mint)?.symbol ?? null,
+      });
       expect(r).toMatchObject({ replayed: true, price: null, usdSource: null });
     }
     const volumes = body.data.map((r) => r.volumeSol!);
     expect(volumes).toEqual([...volumes].sort((a, b) => b - a));
     expect(body.data.some((r) => r.mint === WSOL || r.mint === USDC)).toBe(false);
     // Without ?limit= the answer has TOKENS_LIMIT (20) rows at most.
-    const dflt = await (await fetch(`${svc.base}/api/birdeye/tokens`)).json() as { data: unknown[] };
+    const dflt = (await (await fetch(`${svc.base}/api/birdeye/tokens`)).json()) as { data: unknown[] };
     expect(dflt.data.length).toBe(Math.min(20, body.data.length));
   });
 
-  it('then a token\'s price, market cap, 24 h volume and times match the figures computed by hand from its events', async () => {
+  it("then a token's price, market cap, 24 h volume and times match the figures computed by hand from its events", async () => {
     const prefix = await freshStream();
     const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
     // These transactions of the recording (hand-checked figures below); ED5n… has no CREATE among them.
@@ -173,7 +198,7 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     // sol_amount 386100226 + 386820768 + 393794276 + 404234089 lamports; after the last buy
     // virtual_sol_reserves 33070949359 (9 decimals), virtual_token_reserves 973361836482154 (6 decimals).
     const ed5 = byMint(body.data, ED5)!;
-    const priceSol = (33070949359 / 1e9) / (973361836482154 / 1e6);
+    const priceSol = 33070949359 / 1e9 / (973361836482154 / 1e6);
     const volumeSol = (386100226 + 386820768 + 393794276 + 404234089) / 1e9;
     const marketCapSol = priceSol * 1_000_000_000; // pump.fun supply: 1e15 base units, 6 decimals
     expect(ed5.priceSol).toBeCloseTo(priceSol, 20);
@@ -202,7 +227,15 @@ describe('when the recorded real trades are replayed into TRADES', () => {
 
     // pump.fun 2s39…: the CreateEvent's name and symbol.
     expect(byMint(body.data, MOODOG)).toMatchObject({ name: 'MOO DOG', symbol: 'MOODOG', volumeSol: 1 });
-    expect(body.data.map((r) => r.mint).sort()).toEqual([ED5, PEX, MOODOG, '7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1', (recorded.find((m) => m.signature.startsWith('2m5n')) as unknown as { mint: string }).mint].sort());
+    expect(body.data.map((r) => r.mint).sort()).toEqual(
+      [
+        ED5,
+        PEX,
+        MOODOG,
+        '7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1',
+        (recorded.find((m) => m.signature.startsWith('2m5n')) as unknown as { mint: string }).mint,
+      ].sort(),
+    );
     // The pSo1…-quoted LaunchLab sell (1Dnj…) has no SOL or USD price: skipped, counted.
     expect(body.data.some((r) => r.mint.startsWith('KUCxmmJJ'))).toBe(false);
     expect(await svc.metric('tradewind_token_price_messages_skipped_total', { reason: 'unsupported_quote' })).toBe(1);
@@ -236,7 +269,15 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     await svc.app.consumer.caughtUp(10_000);
     let rows = (await svc.tokens()).body.data;
     // Three passes, the same figures as one: 4 buys of ED5n… = 1.570949359 SOL, not three times that.
-    expect(byMint(rows, ED5)).toMatchObject({ volumeSol: 1.570949359, timestamp: T0 + 22_000, price: null, marketCap: null, volume: null, usdSource: null, solUsd: null });
+    expect(byMint(rows, ED5)).toMatchObject({
+      volumeSol: 1.570949359,
+      timestamp: T0 + 22_000,
+      price: null,
+      marketCap: null,
+      volume: null,
+      usdSource: null,
+      solUsd: null,
+    });
     expect(rows.every((r) => r.replayed && r.price === null && r.priceSol !== null)).toBe(true);
     // The bundled recording holds no SOL/USDC or SOL/USDT swap: no rate from the stream.
     expect(await svc.metric('tradewind_token_price_sol_usd', { source: 'stream' })).toBe(0);
@@ -253,7 +294,7 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 1.570949359, timestamp: clock.now });
   });
 
-  it('then the change compares with the recording\'s own price 24 h of chain time before, never with an earlier pass', async () => {
+  it("then the change compares with the recording's own price 24 h of chain time before, never with an earlier pass", async () => {
     const prefix = await freshStream();
     const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
     const clock = { now: T0 + 5_000 };
@@ -262,7 +303,12 @@ describe('when the recorded real trades are replayed into TRADES', () => {
     // before b4, b2 and b3 inside b4's 24 h, and b2 exactly 24 h before b4 (out of the window).
     const [b1, b2, b3, b4] = ed5Buys();
     const t4 = 1725989127000;
-    const chain = [{ ...b1!, block_time_ms: t4 - 25 * HOUR }, { ...b2!, block_time_ms: t4 - DAY }, { ...b3!, block_time_ms: t4 - HOUR }, { ...b4!, block_time_ms: t4 }];
+    const chain = [
+      { ...b1!, block_time_ms: t4 - 25 * HOUR },
+      { ...b2!, block_time_ms: t4 - DAY },
+      { ...b3!, block_time_ms: t4 - HOUR },
+      { ...b4!, block_time_ms: t4 },
+    ];
     for (const m of chain) await publish(replayCopy(m as TradeMessage, 'chg', 0, T0).message);
     await svc.app.consumer.caughtUp(10_000);
     const price = (m: TradeMessage) => (m as unknown as { price_sol: number }).price_sol;
@@ -305,8 +351,8 @@ describe('when the clock moves past 24 h', () => {
     clock.now = T + DAY + 3 * MINUTE;
     await svc.app.consumer.caughtUp(10_000);
     row = byMint((await svc.tokens()).body.data, ED5)!;
-    const p1 = (31886100226 / 1e9) / (1009530791558799 / 1e6);
-    const p4 = (33070949359 / 1e9) / (973361836482154 / 1e6);
+    const p1 = 31886100226 / 1e9 / (1009530791558799 / 1e6);
+    const p4 = 33070949359 / 1e9 / (973361836482154 / 1e6);
     expect(row.volumeSol).toBe(0.404234089); // b1 is out of the window
     expect(row.change!).toBeCloseTo(((p4 - p1) / p1) * 100, 9);
     expect(row.timestamp).toBe(T + DAY + 2 * MINUTE);
@@ -360,9 +406,20 @@ describe('when a stream sequence is applied twice (a redelivery after a lost ack
     const [b1] = ed5Buys();
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
-    const update = { kind: 'trade' as const, mint: ED5, source: 'pumpfun', timeMs: clock.now, priceSol: 1, volumeLamports: 386100226, facts: {}, replayed: false, tradeId: 'test:0', recordedTimeMs: clock.now };
+    const update = {
+      kind: 'trade' as const,
+      mint: ED5,
+      source: 'pumpfun',
+      timeMs: clock.now,
+      priceSol: 1,
+      volumeLamports: 386100226,
+      facts: {},
+      replayed: false,
+      tradeId: 'test:0',
+      recordedTimeMs: clock.now,
+    };
     expect(await svc.app.store.apply(1, update, clock.now)).toBe('skipped');
-    expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 0.386100226, priceSol: (31886100226 / 1e9) / (1009530791558799 / 1e6) });
+    expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 0.386100226, priceSol: 31886100226 / 1e9 / (1009530791558799 / 1e6) });
     expect(await svc.app.store.apply(2, update, clock.now)).not.toBe('skipped');
     expect(byMint((await svc.tokens()).body.data, ED5)).toMatchObject({ volumeSol: 0.772200452, priceSol: 1 });
   });
@@ -430,10 +487,24 @@ function cpmmSolUsdcSwap(timeMs: number, reserveSol = 20_000) {
   const inSol = reserveSol / 40;
   const outUsdc = 72_000 * (reserveSol / 20_000);
   return {
-    source: 'raydium_cpmm', transaction_type: 'SWAP', signature: `constructed-${randomUUID()}`, slot: 1, block_time_ms: timeMs, instruction_path: [0],
-    program_id: 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', input_mint: WSOL, output_mint: USDC, mint: USDC, side: 'buy',
-    input_vault_before: String(reserveSol * 1e9), output_vault_before: String(usdc * 1e6), input_amount: String(inSol * 1e9), output_amount: String(outUsdc * 1e6),
-    sol_amount_ui: inSol, token_amount_ui: outUsdc, price_sol: (reserveSol + inSol) / (usdc - outUsdc),
+    source: 'raydium_cpmm',
+    transaction_type: 'SWAP',
+    signature: `constructed-${randomUUID()}`,
+    slot: 1,
+    block_time_ms: timeMs,
+    instruction_path: [0],
+    program_id: 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C',
+    input_mint: WSOL,
+    output_mint: USDC,
+    mint: USDC,
+    side: 'buy',
+    input_vault_before: String(reserveSol * 1e9),
+    output_vault_before: String(usdc * 1e6),
+    input_amount: String(inSol * 1e9),
+    output_amount: String(outUsdc * 1e6),
+    sol_amount_ui: inSol,
+    token_amount_ui: outUsdc,
+    price_sol: (reserveSol + inSol) / (usdc - outUsdc),
   };
 }
 
@@ -446,9 +517,17 @@ function pumpswapSolUsd(timeMs: number, usdPerSol: number, stablecoin = USDC) {
   const real = recorded.find((m) => m.signature.startsWith('4Urr') && m.transaction_type === 'BUY')! as unknown as Record<string, unknown>;
   const { price_sol: _p, sol_amount_ui: _s, ...rest } = real;
   return {
-    ...rest, signature: `constructed-${randomUUID()}`, block_time_ms: timeMs, mint: WSOL, base_mint: WSOL, quote_mint: stablecoin,
-    pool_base_token_reserves_after: '2000000000000', pool_quote_token_reserves_after: String(Math.round(2000 * usdPerSol * 1e6)),
-    price_quote: usdPerSol, token_amount_ui: 0.187224277, quote_amount_ui: 0.187224277 * usdPerSol,
+    ...rest,
+    signature: `constructed-${randomUUID()}`,
+    block_time_ms: timeMs,
+    mint: WSOL,
+    base_mint: WSOL,
+    quote_mint: stablecoin,
+    pool_base_token_reserves_after: '2000000000000',
+    pool_quote_token_reserves_after: String(Math.round(2000 * usdPerSol * 1e6)),
+    price_quote: usdPerSol,
+    token_amount_ui: 0.187224277,
+    quote_amount_ui: 0.187224277 * usdPerSol,
   };
 }
 
@@ -491,7 +570,7 @@ describe('when SOL/USD can be read from the stream', () => {
     expect(await svc.metric('tradewind_token_price_sol_usd', { source: 'stream' })).toBe(142.5);
   });
 
-  it('then a replayed recording\'s rate prices only replayed rows recorded up to SOL_USD_MAX_AGE_MS after it, and says when it was observed', async () => {
+  it("then a replayed recording's rate prices only replayed rows recorded up to SOL_USD_MAX_AGE_MS after it, and says when it was observed", async () => {
     const prefix = await freshStream();
     const T0 = Date.UTC(2026, 10, 21, 12);
     const clock = { now: T0 + 1_000 };
@@ -602,19 +681,37 @@ describe('when BIRDEYE_API_KEY is set', () => {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, message: 'Internal server error' }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        success: true,
-        data: {
-          updateUnixTime: 1732190000, updateTime: '2024-11-21T12:33:20', total: 1,
-          tokens: [{ address: WSOL, decimals: 9, price: 241.5, lastTradeUnixTime: 1732190000, liquidity: 1e10, logoURI: '', mc: 1.1e11, name: 'Wrapped SOL', symbol: 'SOL', v24hChangePercent: 3.2, v24hUSD: 2.5e9 }],
-        },
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          success: true,
+          data: {
+            updateUnixTime: 1732190000,
+            updateTime: '2024-11-21T12:33:20',
+            total: 1,
+            tokens: [
+              {
+                address: WSOL,
+                decimals: 9,
+                price: 241.5,
+                lastTradeUnixTime: 1732190000,
+                liquidity: 1e10,
+                logoURI: '',
+                mc: 1.1e11,
+                name: 'Wrapped SOL',
+                symbol: 'SOL',
+                v24hChangePercent: 3.2,
+                v24hUSD: 2.5e9,
+              },
+            ],
+          },
+        }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  it('then Birdeye\'s list is served, and on its failure or timeout our own figures are', async () => {
+  it("then Birdeye's list is served, and on its failure or timeout our own figures are", async () => {
     const prefix = await freshStream();
     const clock = { now: Date.UTC(2026, 10, 21, 12) };
     const birdeye = createBirdeyeClient({ apiKey: 'test-key', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 300 });
@@ -655,5 +752,3 @@ describe('when two replicas run', () => {
     expect(byMint((await follower.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768) / 1e9);
   });
 });
-
-

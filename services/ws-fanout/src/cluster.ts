@@ -139,7 +139,7 @@ export function enterWorkerMode(logger: Logger): void {
   try {
     setPriority(WORKER_NICENESS); // this thread, before the app starts any: threads it creates inherit it
   } catch (err) {
-    logger.warn({ err, niceness: WORKER_NICENESS }, 'could not lower the worker\'s CPU priority');
+    logger.warn({ err, niceness: WORKER_NICENESS }, "could not lower the worker's CPU priority");
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => logger.debug({ signal }, 'signal ignored: the primary stops the workers'));
@@ -189,10 +189,17 @@ export async function runClusterWorker(options: {
   const failures = new Map<string, number>();
   link.registry = options.registry;
 
-  const withTimeout = (check: ReadinessCheck): Promise<boolean> => new Promise<boolean>((resolve) => {
-    const t = setTimeout(() => resolve(false), WORKER_CHECK_TIMEOUT_MS);
-    Promise.resolve().then(() => check.check()).then((ok) => resolve(ok === true), () => resolve(false)).finally(() => clearTimeout(t));
-  });
+  const withTimeout = (check: ReadinessCheck): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), WORKER_CHECK_TIMEOUT_MS);
+      Promise.resolve()
+        .then(() => check.check())
+        .then(
+          (ok) => resolve(ok === true),
+          () => resolve(false),
+        )
+        .finally(() => clearTimeout(t));
+    });
   const report = async () => {
     if (reporting || stopping) return; // a slow round (a hung Redis) must not pile up rounds behind it
     reporting = true;
@@ -271,14 +278,42 @@ export async function runClusterPrimary(options: {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tradewind_ws_fanout_primary_' });
   const gauges = {
-    ready: new Gauge({ name: 'tradewind_ws_fanout_cluster_worker_ready', help: 'Whether the worker in this slot reported ready within the staleness bound (1/0)', labelNames: ['worker'], registers: [registry] }),
-    clients: new Gauge({ name: 'tradewind_ws_fanout_cluster_worker_clients', help: 'WebSocket clients of the worker in this slot at its last status report', labelNames: ['worker'], registers: [registry] }),
-    statusAge: new Gauge({ name: 'tradewind_ws_fanout_cluster_worker_status_age_seconds', help: 'Age of the last status report of the worker in this slot (a busy worker reports late)', labelNames: ['worker'], registers: [registry] }),
+    ready: new Gauge({
+      name: 'tradewind_ws_fanout_cluster_worker_ready',
+      help: 'Whether the worker in this slot reported ready within the staleness bound (1/0)',
+      labelNames: ['worker'],
+      registers: [registry],
+    }),
+    clients: new Gauge({
+      name: 'tradewind_ws_fanout_cluster_worker_clients',
+      help: 'WebSocket clients of the worker in this slot at its last status report',
+      labelNames: ['worker'],
+      registers: [registry],
+    }),
+    statusAge: new Gauge({
+      name: 'tradewind_ws_fanout_cluster_worker_status_age_seconds',
+      help: 'Age of the last status report of the worker in this slot (a busy worker reports late)',
+      labelNames: ['worker'],
+      registers: [registry],
+    }),
   };
-  const restartsTotal = new Counter({ name: 'tradewind_ws_fanout_cluster_worker_restarts_total', help: 'Workers forked again after dying, by slot', labelNames: ['worker'], registers: [registry] });
+  const restartsTotal = new Counter({
+    name: 'tradewind_ws_fanout_cluster_worker_restarts_total',
+    help: 'Workers forked again after dying, by slot',
+    labelNames: ['worker'],
+    registers: [registry],
+  });
 
   const slots: Slot[] = Array.from({ length: options.workers }, (_, index) => ({
-    index, label: String(index), worker: undefined, status: undefined, statusAt: 0, metrics: undefined, restarts: [], restartTimer: undefined, listening: false,
+    index,
+    label: String(index),
+    worker: undefined,
+    status: undefined,
+    statusAt: 0,
+    metrics: undefined,
+    restarts: [],
+    restartTimer: undefined,
+    listening: false,
   }));
   for (const slot of slots) restartsTotal.inc({ worker: slot.label }, 0);
   let stopping = false;

@@ -55,7 +55,10 @@ export class ConnectionLimitEvents {
   private readonly now: () => number;
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly js: JetStreamClient, private readonly options: ConnectionLimitEventsOptions) {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly options: ConnectionLimitEventsOptions,
+  ) {
     this.now = options.now ?? Date.now;
   }
 
@@ -94,8 +97,11 @@ export class ConnectionLimitEvents {
       });
       const h = natsHeaders();
       h.set('Tradewind-Event-Id', eventId);
-      const publish = this.js.publish(CONNECTION_LIMITED_SUBJECT, encodeEvent(CONNECTION_LIMITED_SUBJECT, event), { msgID: eventId, headers: h, timeout: PUBLISH_TIMEOUT_MS })
-        .then((ack) => { this.options.counter.inc({ outcome: ack.duplicate ? 'duplicate' : 'published' }); })
+      const publish = this.js
+        .publish(CONNECTION_LIMITED_SUBJECT, encodeEvent(CONNECTION_LIMITED_SUBJECT, event), { msgID: eventId, headers: h, timeout: PUBLISH_TIMEOUT_MS })
+        .then((ack) => {
+          this.options.counter.inc({ outcome: ack.duplicate ? 'duplicate' : 'published' });
+        })
         .catch((err: unknown) => this.failed(err, user))
         .finally(() => this.pending.delete(publish));
       this.pending.add(publish);

@@ -118,17 +118,26 @@ export class PlanChanges {
       if (allowed && replayAllowed) continue;
       subscriptions.unsubscribe(session, sub.subject);
       session.send({
-        type: 'unsubscribed', subject: sub.subject, reason: 'plan_changed',
+        type: 'unsubscribed',
+        subject: sub.subject,
+        reason: 'plan_changed',
         message: allowed
           ? `replay of history is not in your ${plan.name} plan any more; it is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan (subscribe again without "replay" for live trades)`
           : notInPlanAnyMore(sub.subject, plan.name),
       });
     }
-    if (plan.connections < PLANS[before.plan ?? 'starter'].connections && await this.limiter.shed(session.id, plan.connections)) {
+    if (plan.connections < PLANS[before.plan ?? 'starter'].connections && (await this.limiter.shed(session.id, plan.connections))) {
       metrics.planChanges.inc({ outcome: 'connection_shed' });
       subscriptions.detach(session);
-      control.refuse(session, new WsProtocolError('resource_exhausted', 'connection_limit',
-        `your plan changed to ${plan.name}, which allows ${plan.connections} concurrent connection${plan.connections === 1 ? '' : 's'}; this one was closed`, CLOSE_CODES.limit));
+      control.refuse(
+        session,
+        new WsProtocolError(
+          'resource_exhausted',
+          'connection_limit',
+          `your plan changed to ${plan.name}, which allows ${plan.connections} concurrent connection${plan.connections === 1 ? '' : 's'}; this one was closed`,
+          CLOSE_CODES.limit,
+        ),
+      );
     }
   }
 }

@@ -223,7 +223,9 @@ export class Subscriptions {
         next = await this.jsm.streams.getMessage(TRADES_STREAM, { seq: afterSeq + 1 }).catch(() => null);
       }
     } catch (err) {
-      throw new WsProtocolError('unavailable', 'unavailable', 'resume is unavailable right now (TRADES history cannot be read); try again shortly', undefined, { cause: err });
+      throw new WsProtocolError('unavailable', 'unavailable', 'resume is unavailable right now (TRADES history cannot be read); try again shortly', undefined, {
+        cause: err,
+      });
     }
     if (afterSeq > state.last_seq) {
       throw new WsProtocolError('invalid_argument', 'bad_resume', `resume_after ${afterSeq} is beyond the last TRADES sequence ${state.last_seq}`);
@@ -236,11 +238,15 @@ export class Subscriptions {
     if (inWindow) return;
     const oldest = plan.replay ? state.first_seq : await this.oldestInWindow(state.last_seq);
     this.metrics.resumes.inc({ outcome: 'too_old' });
-    throw new WsProtocolError('invalid_argument', 'resume_too_old',
+    throw new WsProtocolError(
+      'invalid_argument',
+      'resume_too_old',
       plan.replay
         ? `resume_after ${afterSeq} is older than the TRADES retention; the oldest sequence still held is ${oldest}`
         : `resume_after ${afterSeq} is older than the ${windowMinutes}-minute resume window of the ${plan.name} plan; the oldest sequence still held for resume is ${oldest} (replay from any point in the stream's retention is in the ${REPLAY_PLAN?.name ?? 'Pro'} plan)`,
-      undefined, { details: { oldest_seq: oldest } });
+      undefined,
+      { details: { oldest_seq: oldest } },
+    );
   }
 
   /**
@@ -261,7 +267,9 @@ export class Subscriptions {
       await jsm.consumers.delete(TRADES_STREAM, info.name).catch(() => undefined);
       return lastSeq - info.num_pending + 1;
     } catch (err) {
-      throw new WsProtocolError('unavailable', 'unavailable', 'resume is unavailable right now (TRADES history cannot be read); try again shortly', undefined, { cause: err });
+      throw new WsProtocolError('unavailable', 'unavailable', 'resume is unavailable right now (TRADES history cannot be read); try again shortly', undefined, {
+        cause: err,
+      });
     }
   }
 
@@ -288,9 +296,11 @@ export class Subscriptions {
   private async pump(session: Session, sub: Subscription, catchUp: CatchUp, handle: TradesReplay): Promise<void> {
     const { subject, member } = sub;
     const feed = this.feeds.get(subject);
-    const announce = catchUp.kind === 'replay'
-      ? (firstSeq: number | null) => session.send({ type: 'subscribed', subject, replay: { from: catchUp.from, first_seq: firstSeq }, filter: tradeFilterJson(member.filter) })
-      : () => undefined;
+    const announce =
+      catchUp.kind === 'replay'
+        ? (firstSeq: number | null) =>
+            session.send({ type: 'subscribed', subject, replay: { from: catchUp.from, first_seq: firstSeq }, filter: tradeFilterJson(member.filter) })
+        : () => undefined;
     let announced = false;
     let caughtUp = false;
     let lastSent: number | null = null;
@@ -337,7 +347,12 @@ export class Subscriptions {
     } catch (err) {
       if (!catchUp.stopped) {
         this.logger.warn({ err, connection_id: session.id, subject }, 'catch-up consumer failed');
-        session.send({ type: 'error', code: 'unavailable', subject, message: `${catchUp.kind} of ${subject} stopped: TRADES history cannot be read right now; subscribe again shortly` });
+        session.send({
+          type: 'error',
+          code: 'unavailable',
+          subject,
+          message: `${catchUp.kind} of ${subject} stopped: TRADES history cannot be read right now; subscribe again shortly`,
+        });
       }
     }
     // Ended without joining the feed (stopped, slow, failed): the subscription is gone.

@@ -10,7 +10,15 @@
  * no more than `batchMessages` messages are fetched.
  */
 import { randomBytes } from 'node:crypto';
-import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type OrderedConsumerOptions } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type OrderedConsumerOptions,
+} from '@nats-io/jetstream';
 import { TRADES_STREAM } from '@tradewind/contracts';
 import type { NatsConnection } from '@tradewind/lib';
 import type { ReplayStart } from './domain/replay-request.js';
@@ -39,7 +47,10 @@ export class TradesReplayer {
    * @param options.batchMessages messages per pull request (config WS_REPLAY_BATCH_MESSAGES).
    * @param options.inactiveMs the server deletes a consumer nobody pulls from for this long (a crashed pod's replays), ms.
    */
-  constructor(private readonly nc: NatsConnection, private readonly options: { batchMessages: number; inactiveMs: number }) {}
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: { batchMessages: number; inactiveMs: number },
+  ) {}
 
   /**
    * Creates the consumer for `subject` from `start`.
@@ -53,8 +64,11 @@ export class TradesReplayer {
       if (start.kind === 'sequence') {
         const lastSeq = (await this.jsm.streams.info(TRADES_STREAM)).state.last_seq;
         if (start.sequence > lastSeq + 1) {
-          throw new WsProtocolError('invalid_argument', 'bad_replay',
-            `replay from sequence ${start.sequence} is in the future: the last TRADES sequence is ${lastSeq}`);
+          throw new WsProtocolError(
+            'invalid_argument',
+            'bad_replay',
+            `replay from sequence ${start.sequence} is in the future: the last TRADES sequence is ${lastSeq}`,
+          );
         }
       }
       const options: Partial<OrderedConsumerOptions> = {
@@ -72,16 +86,19 @@ export class TradesReplayer {
       return {
         pendingAtStart,
         messages,
-        close: () => (closing ??= (async () => {
-          // close() resolves only once the iterator is read up to the stop it queues; a reader that has
-          // already left its loop (a catch-up that joined the live feed) never reads it, so it is not awaited.
-          void messages.close().catch(() => undefined);
-          await consumer.delete().catch(() => undefined);
-        })()),
+        close: () =>
+          (closing ??= (async () => {
+            // close() resolves only once the iterator is read up to the stop it queues; a reader that has
+            // already left its loop (a catch-up that joined the live feed) never reads it, so it is not awaited.
+            void messages.close().catch(() => undefined);
+            await consumer.delete().catch(() => undefined);
+          })()),
       };
     } catch (err) {
       if (err instanceof WsProtocolError) throw err;
-      throw new WsProtocolError('unavailable', 'unavailable', 'replay is unavailable right now (TRADES history cannot be read); try again shortly', undefined, { cause: err });
+      throw new WsProtocolError('unavailable', 'unavailable', 'replay is unavailable right now (TRADES history cannot be read); try again shortly', undefined, {
+        cause: err,
+      });
     }
   }
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CGROUP_V1_CPU_PERIOD, CGROUP_V1_CPU_QUOTA, CGROUP_V2_CPU_MAX, containerCpuLimit, parseCgroupV1Quota, parseCgroupV2CpuMax, resolveWorkerCount,
+  CGROUP_V1_CPU_PERIOD,
+  CGROUP_V1_CPU_QUOTA,
+  CGROUP_V2_CPU_MAX,
+  containerCpuLimit,
+  parseCgroupV1Quota,
+  parseCgroupV2CpuMax,
+  resolveWorkerCount,
 } from './worker-count.js';
 
 const files = (contents: Record<string, string>) => (path: string) => {

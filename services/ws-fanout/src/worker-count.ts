@@ -45,8 +45,9 @@ export function containerCpuLimit(read: (path: string) => string = (path) => rea
       return undefined;
     }
   };
-  return attempt(() => parseCgroupV2CpuMax(read(CGROUP_V2_CPU_MAX)))
-    ?? attempt(() => parseCgroupV1Quota(read(CGROUP_V1_CPU_QUOTA), read(CGROUP_V1_CPU_PERIOD)));
+  return (
+    attempt(() => parseCgroupV2CpuMax(read(CGROUP_V2_CPU_MAX))) ?? attempt(() => parseCgroupV1Quota(read(CGROUP_V1_CPU_QUOTA), read(CGROUP_V1_CPU_PERIOD)))
+  );
 }
 
 /**

@@ -44,7 +44,11 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
   }
 }
 
-const get = (path: string) => fetch(`${svc.adminUrl}${path}`).then(async (r) => ({ status: r.status, body: await r.text() }), () => ({ status: 0, body: '' }));
+const get = (path: string) =>
+  fetch(`${svc.adminUrl}${path}`).then(
+    async (r) => ({ status: r.status, body: await r.text() }),
+    () => ({ status: 0, body: '' }),
+  );
 
 /** Samples of the Prometheus text of /metrics, keyed `name{a="x",b="y"}` with labels in the order printed. */
 async function metrics(): Promise<Map<string, number>> {
@@ -66,11 +70,21 @@ async function clientsPerWorker(): Promise<[number, number]> {
 
 /** The pid of the worker in `slot` that last reported listening, from the primary's log. */
 function listeningPid(slot: number, after = 0): number | undefined {
-  const line = svc.logs.slice(after).reverse().find((l) => l.msg === 'worker listening' && l.worker === slot);
+  const line = svc.logs
+    .slice(after)
+    .reverse()
+    .find((l) => l.msg === 'worker listening' && l.worker === slot);
   return typeof line?.pid === 'number' ? line.pid : undefined;
 }
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 async function startService(): Promise<Service> {
   const [port, adminPort] = [await freePort(), await freePort()];
@@ -86,10 +100,16 @@ async function startService(): Promise<Service> {
     const lines = (partial + d.toString()).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
-      try { service.logs.push(JSON.parse(line) as Record<string, unknown>); } catch { /* not a log line */ }
+      try {
+        service.logs.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        /* not a log line */
+      }
     }
   });
-  proc.stderr?.on('data', (d: Buffer) => { service.output = (service.output + d.toString()).slice(-6000); });
+  proc.stderr?.on('data', (d: Buffer) => {
+    service.output = (service.output + d.toString()).slice(-6000);
+  });
   return service;
 }
 
@@ -108,7 +128,9 @@ async function loginAll(clients: TestClient[], customer: TestCustomer): Promise<
   return Promise.all(clients.map((c) => c.next(10_000)));
 }
 
-const killService = () => { if (svc && svc.proc.exitCode === null && svc.proc.signalCode === null) svc.proc.kill('SIGKILL'); };
+const killService = () => {
+  if (svc && svc.proc.exitCode === null && svc.proc.signalCode === null) svc.proc.kill('SIGKILL');
+};
 
 beforeAll(async () => {
   process.once('exit', killService); // the workers follow when the primary's IPC channel closes
@@ -117,7 +139,11 @@ beforeAll(async () => {
   // Startup gets the hook's budget, not WAIT_MS: three processes (primary and two workers) compile
   // ws-fanout with tsx on a cold cache in a fresh clone, which took more than 20 s on a loaded
   // 2-core machine (a fresh-clone CI run failed here with both workers forked and not yet ready).
-  await waitFor('/readyz 200', async () => svc.proc.exitCode === null ? (await get('/readyz')).status === 200 : Promise.reject(new Error(`exited: ${svc.output}`)), STARTUP_MS);
+  await waitFor(
+    '/readyz 200',
+    async () => (svc.proc.exitCode === null ? (await get('/readyz')).status === 200 : Promise.reject(new Error(`exited: ${svc.output}`))),
+    STARTUP_MS,
+  );
 }, STARTUP_MS + 10_000);
 
 afterAll(async () => {
@@ -162,7 +188,7 @@ describe('ws-fanout with WS_WORKERS=2', { timeout: TEST_MS }, () => {
     const extra: TestClient[] = [];
     const other = await createCustomer(env, 'pro');
     for (;;) {
-      const [a, b] = await waitFor('the refused clients gone from the workers\' reports', async () => {
+      const [a, b] = await waitFor("the refused clients gone from the workers' reports", async () => {
         const counts = await clientsPerWorker();
         return counts[0] + counts[1] === 5 + extra.length ? counts : undefined;
       });
@@ -189,10 +215,14 @@ describe('ws-fanout with WS_WORKERS=2', { timeout: TEST_MS }, () => {
     const victim = listeningPid(0)!;
     const survivor = listeningPid(1)!;
     process.kill(victim, 'SIGKILL');
-    await waitFor('/readyz 503 naming worker_0', async () => {
-      const r = await get('/readyz');
-      return r.status === 503 && r.body.includes('worker_0');
-    }, 5000);
+    await waitFor(
+      '/readyz 503 naming worker_0',
+      async () => {
+        const r = await get('/readyz');
+        return r.status === 503 && r.body.includes('worker_0');
+      },
+      5000,
+    );
     // While slot 0 restarts, every new connection is served (by worker 1).
     let served = 0;
     const deadline = Date.now() + WAIT_MS;
@@ -222,10 +252,14 @@ describe('ws-fanout with WS_WORKERS=2', { timeout: TEST_MS }, () => {
     const exited = new Promise<number | null>((resolve) => svc.proc.once('exit', (code) => resolve(code)));
     const signalledAt = Date.now();
     svc.proc.kill('SIGTERM');
-    await waitFor('/readyz 503 shutting_down', async () => {
-      const r = await get('/readyz');
-      return r.status === 503 && r.body.includes('shutting_down');
-    }, READINESS_DELAY_MS);
+    await waitFor(
+      '/readyz 503 shutting_down',
+      async () => {
+        const r = await get('/readyz');
+        return r.status === 503 && r.body.includes('shutting_down');
+      },
+      READINESS_DELAY_MS,
+    );
     expect(clients.every((c) => c.closed === undefined)).toBe(true); // still served during the delay
     const closes = await Promise.all(clients.map((c) => c.waitClosed(10_000)));
     expect(closes.map((c) => c.code)).toEqual([1001, 1001, 1001, 1001]);

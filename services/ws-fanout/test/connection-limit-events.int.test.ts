@@ -80,7 +80,10 @@ describe('connection.limited', () => {
     const holder = await TestClient.authed(a.url, customer);
     const ms = await refused(a.url, customer);
     expect(ms).toBeLessThan(1_000);
-    await vi.waitFor(async () => expect(await a.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'failed' })).toBe(1), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await a.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'failed' })).toBe(1), {
+      timeout: 10_000,
+      interval: 50,
+    });
     expect(await a.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'published' })).toBe(0);
     holder.close();
     await holder.waitClosed();
@@ -98,7 +101,14 @@ describe('connection.limited', () => {
     await vi.waitFor(async () => expect(await limitedEvents(customer.account)).toHaveLength(1), { timeout: 5_000, interval: 50 });
     expect(await a.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'suppressed' })).toBe(1);
     const [first] = await limitedEvents(customer.account);
-    expect(first!.event).toMatchObject({ userId: customer.userId, accountPublicKey: customer.account, userPublicKey: customer.userKey, plan: 'starter', limit: 1, transport: 'websocket' });
+    expect(first!.event).toMatchObject({
+      userId: customer.userId,
+      accountPublicKey: customer.account,
+      userPublicKey: customer.userKey,
+      plan: 'starter',
+      limit: 1,
+      transport: 'websocket',
+    });
     expect(first!.event.meta).toMatchObject({ producer: 'ws-fanout', schemaVersion: 1 });
     expect(first!.msgId).toBe(first!.event.meta!.eventId);
     await new Promise((r) => setTimeout(r, intervalMs + 50));
@@ -121,10 +131,15 @@ describe('connection.limited', () => {
     await awayFromWindowEnd(intervalMs, 5_000);
     await refused(a.url, customer);
     await refused(b.url, customer);
-    await vi.waitFor(async () => expect(await b.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'duplicate' })).toBe(1), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect(await b.metric('tradewind_ws_fanout_connection_limit_events_total', { outcome: 'duplicate' })).toBe(1), {
+      timeout: 5_000,
+      interval: 50,
+    });
     const stored = await limitedEvents(customer.account);
     expect(stored).toHaveLength(1);
-    expect(stored[0]!.event.meta!.eventId).toBe(uuidFromName(`connection.limited\n${customer.account}\n${intervalMs}\n${Math.floor(stored[0]!.event.meta!.occurredAt!.getTime() / intervalMs)}`));
+    expect(stored[0]!.event.meta!.eventId).toBe(
+      uuidFromName(`connection.limited\n${customer.account}\n${intervalMs}\n${Math.floor(stored[0]!.event.meta!.occurredAt!.getTime() / intervalMs)}`),
+    );
     holder.close();
     await holder.waitClosed();
   });

@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 /** Takes messages until one matches `predicate`; returns it and the ms waited. Fails after `timeoutMs`. */
-async function until(c: TestClient, predicate: (m: Record<string, unknown>) => boolean, timeoutMs = 5000): Promise<{ message: Record<string, unknown>; seen: Array<Record<string, unknown>> }> {
+async function until(
+  c: TestClient,
+  predicate: (m: Record<string, unknown>) => boolean,
+  timeoutMs = 5000,
+): Promise<{ message: Record<string, unknown>; seen: Array<Record<string, unknown>> }> {
   const deadline = Date.now() + timeoutMs;
   const seen: Array<Record<string, unknown>> = [];
   for (;;) {
@@ -56,7 +60,9 @@ describe('live plan changes', () => {
     console.info(`downgrade pro → starter reached the live socket in ${latencyMs.toFixed(1)} ms`);
     expect(latencyMs).toBeLessThan(5000);
     expect(unsubscribed).toEqual({
-      type: 'unsubscribed', subject: 'premium.raydium', reason: 'plan_changed',
+      type: 'unsubscribed',
+      subject: 'premium.raydium',
+      reason: 'plan_changed',
       message: 'premium.raydium is not in your Starter plan any more; it is included in the Plus plan and above',
     });
     expect(seen).toContainEqual({ type: 'plan_changed', plan: 'starter', subjects: ['basic.pumpfun', 'basic.bonk'] });
@@ -84,10 +90,12 @@ describe('live plan changes', () => {
     const sockets = [];
     for (let i = 0; i < 3; i++) sockets.push(await TestClient.authed(t.url, await customer.user()));
     await reauthorize(env.sysNc, env.nats.identities, { ...customer.spec, plan: 'starter' });
-    const outcomes = await Promise.all(sockets.map(async (c) => {
-      const closed = await Promise.race([c.waitClosed(5000).then((x) => x.code), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
-      return closed;
-    }));
+    const outcomes = await Promise.all(
+      sockets.map(async (c) => {
+        const closed = await Promise.race([c.waitClosed(5000).then((x) => x.code), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
+        return closed;
+      }),
+    );
     expect(outcomes.filter((code) => code === 4429)).toHaveLength(2);
     expect(outcomes.filter((code) => code === undefined)).toHaveLength(1);
     const survivor = sockets[outcomes.indexOf(undefined)]!;
@@ -117,7 +125,7 @@ describe('live plan changes', () => {
     await c.waitClosed();
   });
 
-  it('when a user\'s key is added to its account\'s revocations, then that socket gets revoked and close 4401 within 5 s while another user of the account stays', async () => {
+  it("when a user's key is added to its account's revocations, then that socket gets revoked and close 4401 within 5 s while another user of the account stays", async () => {
     const customer = await createCustomer(env, 'pro');
     const doomedUser = await customer.user();
     const doomed = await TestClient.authed(t.url, doomedUser);

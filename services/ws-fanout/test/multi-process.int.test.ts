@@ -24,7 +24,9 @@ interface Child {
 
 let env: TestEnv;
 const children: Child[] = [];
-const killAll = () => { for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL'); };
+const killAll = () => {
+  for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+};
 
 /** Starts one ws-fanout process and waits until its /readyz answers 200. */
 async function startChild(name: string): Promise<Child> {
@@ -37,14 +39,19 @@ async function startChild(name: string): Promise<Child> {
   });
   const child: Child = { name, proc, url: `ws://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, output: '' };
   children.push(child);
-  const keep = (d: Buffer) => { child.output = (child.output + d.toString()).slice(-4000); };
+  const keep = (d: Buffer) => {
+    child.output = (child.output + d.toString()).slice(-4000);
+  };
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}: ${child.output}`);
     if (Date.now() > deadline) throw new Error(`${name} not ready after 30 s: ${child.output}`);
-    const ready = await fetch(`${child.adminUrl}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${child.adminUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return child;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -101,7 +108,12 @@ describe('two ws-fanout processes sharing Redis', () => {
     const starter = await createCustomer(env, 'starter');
     const users = await Promise.all(Array.from({ length: 10 }, () => starter.user()));
     const clients = users.map((_, i) => new TestClient(i % 2 === 0 ? a.url : b.url));
-    await Promise.all(clients.map(async (c) => { await c.opened; await c.next(); }));
+    await Promise.all(
+      clients.map(async (c) => {
+        await c.opened;
+        await c.next();
+      }),
+    );
     clients.forEach((c, i) => c.send({ jwt: users[i]!.jwt, nkey: users[i]!.seed }));
     const replies = await Promise.all(clients.map((c) => c.next(5000)));
     expect(replies.filter((r) => r.type === 'authenticated')).toHaveLength(1);

@@ -276,7 +276,12 @@ describe('replay', () => {
     const total = 3000;
     const firstSeq = await publishTrade(subject, base, padding);
     for (let i = 1; i < total; i++) await publishTrade(subject, base + i, padding);
-    const small = await startTestApp(env, { WS_REPLAY_PAUSE_BYTES: 64 * 1024, WS_MAX_BUFFERED_BYTES: 256 * 1024, WS_REPLAY_STALL_MS: 10_000, WS_REPLAY_BATCH_MESSAGES: 32 });
+    const small = await startTestApp(env, {
+      WS_REPLAY_PAUSE_BYTES: 64 * 1024,
+      WS_MAX_BUFFERED_BYTES: 256 * 1024,
+      WS_REPLAY_STALL_MS: 10_000,
+      WS_REPLAY_BATCH_MESSAGES: 32,
+    });
     try {
       const c = await TestClient.authed(small.url, await (await createCustomer(env, 'pro')).user());
       c.ws.pause();
@@ -306,7 +311,12 @@ describe('replay', () => {
     const total = 3000; // ~12 MB: more than the kernel's socket buffers on loopback
     const firstSeq = await publishTrade(subject, base, padding);
     for (let i = 1; i < total; i++) await publishTrade(subject, base + i, padding);
-    const small = await startTestApp(env, { WS_REPLAY_PAUSE_BYTES: 64 * 1024, WS_MAX_BUFFERED_BYTES: 256 * 1024, WS_REPLAY_STALL_MS: 500, WS_REPLAY_BATCH_MESSAGES: 32 });
+    const small = await startTestApp(env, {
+      WS_REPLAY_PAUSE_BYTES: 64 * 1024,
+      WS_MAX_BUFFERED_BYTES: 256 * 1024,
+      WS_REPLAY_STALL_MS: 500,
+      WS_REPLAY_BATCH_MESSAGES: 32,
+    });
     try {
       const c = await TestClient.authed(small.url, await (await createCustomer(env, 'pro')).user());
       c.ws.pause(); // the client reads nothing more: the server's queue to it grows
@@ -315,7 +325,7 @@ describe('replay', () => {
       // Bounded: the server stopped reading history near the bound instead of queueing all of it.
       const sentBytes = await small.metric('tradewind_ws_fanout_sent_bytes_total');
       console.info(`slow replay client: ${sentBytes} of ${total * padding.length} history bytes sent before the disconnect`);
-      expect(sentBytes).toBeLessThan(total * padding.length / 2);
+      expect(sentBytes).toBeLessThan((total * padding.length) / 2);
       await expect.poll(consumerCount).toBe(0);
       c.ws.resume();
       expect((await c.waitClosed(10_000)).code).toBe(4413);

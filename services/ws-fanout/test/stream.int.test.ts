@@ -286,7 +286,9 @@ describe('stream: seq, resume, filters, heartbeats, liveness', () => {
     // 10 MB: more than the loopback socket buffers of the paused client can absorb.
     const total = 5000;
     for (let i = 0; i < total; i += 100) {
-      const acks = Array.from({ length: 100 }, (_, j) => js.publish('basic.pumpfun', JSON.stringify({ source: 'pumpfun', i: i + j, padding }), { msgID: `slow-${i + j}-${Date.now()}` }));
+      const acks = Array.from({ length: 100 }, (_, j) =>
+        js.publish('basic.pumpfun', JSON.stringify({ source: 'pumpfun', i: i + j, padding }), { msgID: `slow-${i + j}-${Date.now()}` }),
+      );
       for (const ack of acks) published.push((await ack).seq);
     }
     const got = await trades(ok, total, 20_000);

@@ -44,7 +44,11 @@ export async function startTestEnv(): Promise<TestEnv> {
   const redis: ReturnType<typeof createClient> = createClient({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' });
   await redis.connect();
   return {
-    stateDir, nats, nc, sysNc, redis,
+    stateDir,
+    nats,
+    nc,
+    sysNc,
+    redis,
     async stop() {
       await nc.close();
       await sysNc.close();
@@ -77,10 +81,23 @@ export function processEnv(env: TestEnv, port: number, adminPort: number, extra:
 
 /** The defaults of config.ts, for tests on port 0. */
 export const TEST_APP_CONFIG: WsFanoutAppConfig = {
-  PORT: 0, HOST: '127.0.0.1', WS_MAX_FRAME_BYTES: 16 * 1024, WS_AUTH_TIMEOUT_MS: 1500, WS_MAX_BUFFERED_BYTES: 8 * 1024 * 1024,
-  WS_MAX_REPLAYS_PER_CONNECTION: 4, WS_REPLAY_BATCH_MESSAGES: 256, WS_REPLAY_PAUSE_BYTES: 1024 * 1024, WS_REPLAY_STALL_MS: 30_000,
-  WS_LOGIN_FAILURES_PER_MINUTE: 1000, WS_FILTER_MAX_ITEMS: 1000, WS_RESUME_WINDOW_MS: 5 * 60_000, WS_HEARTBEAT_INTERVAL_MS: 5_000,
-  WS_PING_INTERVAL_MS: 10_000, WS_SOCKET_HIGH_WATER_BYTES: 256 * 1024, WS_CLOSE_TIMEOUT_MS: 2_000, WS_TRUST_FORWARDED_FOR: false,
+  PORT: 0,
+  HOST: '127.0.0.1',
+  WS_MAX_FRAME_BYTES: 16 * 1024,
+  WS_AUTH_TIMEOUT_MS: 1500,
+  WS_MAX_BUFFERED_BYTES: 8 * 1024 * 1024,
+  WS_MAX_REPLAYS_PER_CONNECTION: 4,
+  WS_REPLAY_BATCH_MESSAGES: 256,
+  WS_REPLAY_PAUSE_BYTES: 1024 * 1024,
+  WS_REPLAY_STALL_MS: 30_000,
+  WS_LOGIN_FAILURES_PER_MINUTE: 1000,
+  WS_FILTER_MAX_ITEMS: 1000,
+  WS_RESUME_WINDOW_MS: 5 * 60_000,
+  WS_HEARTBEAT_INTERVAL_MS: 5_000,
+  WS_PING_INTERVAL_MS: 10_000,
+  WS_SOCKET_HIGH_WATER_BYTES: 256 * 1024,
+  WS_CLOSE_TIMEOUT_MS: 2_000,
+  WS_TRUST_FORWARDED_FOR: false,
   WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS: 60_000,
 };
 
@@ -102,24 +119,38 @@ export interface TestApp {
  * @param options.cacheTtlMs account cache TTL (default 5000 ms, the config default).
  * @param options.rateClock clock of the request rate limiter (ms); a fixed one keeps a test inside one window.
  */
-export async function startTestApp(env: TestEnv, overrides: Partial<WsFanoutAppConfig> = {}, options: { cacheTtlMs?: number; rateClock?: () => number } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: TestEnv,
+  overrides: Partial<WsFanoutAppConfig> = {},
+  options: { cacheTtlMs?: number; rateClock?: () => number } = {},
+): Promise<TestApp> {
   const logger = createLogger({ service: 'ws-fanout', level: 'silent' });
   const registry = new Registry();
   const verifier = new CredentialVerifier(env.nats.identities.operator.jwt, resolverLookup(env.sysNc), options.cacheTtlMs ?? 5_000);
-  const app = createApp({ ...TEST_APP_CONFIG, ...overrides }, {
-    logger, registry, nc: env.nc, sysNc: env.sysNc, verifier,
-    limiter: new ConnectionLimiter(env.redis, 30_000),
-    rateLimiter: new RequestRateLimiter(env.redis, 60_000, options.rateClock),
-  });
+  const app = createApp(
+    { ...TEST_APP_CONFIG, ...overrides },
+    {
+      logger,
+      registry,
+      nc: env.nc,
+      sysNc: env.sysNc,
+      verifier,
+      limiter: new ConnectionLimiter(env.redis, 30_000),
+      rateLimiter: new RequestRateLimiter(env.redis, 60_000, options.rateClock),
+    },
+  );
   const { port } = await app.start();
   return {
-    app, url: `ws://127.0.0.1:${port}`, registry,
+    app,
+    url: `ws://127.0.0.1:${port}`,
+    registry,
     async metric(name, labels = {}) {
       const sample = /_(count|sum)$/.exec(name);
       const metric = registry.getSingleMetric(name) ?? (sample ? registry.getSingleMetric(name.slice(0, sample.index)) : undefined);
       if (!metric) return 0;
-      const series = (await metric.get()).values.find((v) =>
-        [undefined, name].includes((v as { metricName?: string }).metricName) && Object.entries(labels).every(([k, value]) => v.labels[k] === value));
+      const series = (await metric.get()).values.find(
+        (v) => [undefined, name].includes((v as { metricName?: string }).metricName) && Object.entries(labels).every(([k, value]) => v.labels[k] === value),
+      );
       return series?.value ?? 0;
     },
   };
@@ -155,16 +186,31 @@ export class TestClient {
 
   constructor(target: string) {
     this.ws = new WebSocket(target);
-    this.opened = new Promise((resolve, reject) => { this.ws.once('open', () => resolve()); this.ws.once('error', reject); });
-    this.ws.on('message', (data) => { this.queue.push(data.toString()); this.wake(); });
-    this.ws.on('close', (code, reason) => { this.closed = { code, reason: reason.toString() }; this.wake(); });
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+    this.ws.on('message', (data) => {
+      this.queue.push(data.toString());
+      this.wake();
+    });
+    this.ws.on('close', (code, reason) => {
+      this.closed = { code, reason: reason.toString() };
+      this.wake();
+    });
     this.ws.on('error', () => undefined);
   }
 
-  private wake() { const w = this.waiters; this.waiters = []; w.forEach((f) => f()); }
+  private wake() {
+    const w = this.waiters;
+    this.waiters = [];
+    w.forEach((f) => f());
+  }
 
   /** Messages received and not yet taken. */
-  get pending(): number { return this.queue.length; }
+  get pending(): number {
+    return this.queue.length;
+  }
 
   /** Next message as text; rejects after `timeoutMs`. */
   async nextRaw(timeoutMs = 3000): Promise<string> {
@@ -172,7 +218,10 @@ export class TestClient {
     while (this.queue.length === 0) {
       if (this.closed) throw new Error(`closed ${this.closed.code} ${this.closed.reason}`);
       if (Date.now() > deadline) throw new Error('no message');
-      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 50);
+      });
     }
     return this.queue.shift()!;
   }
@@ -188,7 +237,9 @@ export class TestClient {
     return `{${raw.slice(m[0].length)}`;
   }
 
-  async next(timeoutMs = 3000): Promise<Record<string, unknown>> { return JSON.parse(await this.nextRaw(timeoutMs)) as Record<string, unknown>; }
+  async next(timeoutMs = 3000): Promise<Record<string, unknown>> {
+    return JSON.parse(await this.nextRaw(timeoutMs)) as Record<string, unknown>;
+  }
 
   /** Waits `ms` and returns every message that arrived meanwhile (parsed). */
   async drain(ms: number): Promise<Array<Record<string, unknown>>> {
@@ -200,12 +251,17 @@ export class TestClient {
     const deadline = Date.now() + timeoutMs;
     while (!this.closed) {
       if (Date.now() > deadline) throw new Error('not closed');
-      await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 50); });
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 50);
+      });
     }
     return this.closed;
   }
 
-  send(value: unknown) { this.ws.send(typeof value === 'string' ? value : JSON.stringify(value)); }
+  send(value: unknown) {
+    this.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
+  }
 
   /** Connects, consumes the challenge and authenticates; returns the client and the `authenticated` message. */
   static async authed(url: string, creds: { jwt: string; seed: string }): Promise<TestClient> {
@@ -217,5 +273,7 @@ export class TestClient {
     return c;
   }
 
-  close() { this.ws.close(); }
+  close() {
+    this.ws.close();
+  }
 }

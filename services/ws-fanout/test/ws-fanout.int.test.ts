@@ -7,7 +7,15 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { EVENTS_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADES_STREAM, decodeEvent, type EventTypes } from '@tradewind/contracts';
 import { ensureEventsStreams, type NatsConnection } from '@tradewind/lib';
 import { FEED_CONSUMER_PREFIX } from '../src/delivery/subject-feed.js';
-import { encodeCustomerAccount, encodeCustomerUser, issueUserCredentials, keyPairFromSeed, newCustomerAccountKey, pushAccountJwt, type UserCredentials } from '@tradewind/credential-issuer';
+import {
+  encodeCustomerAccount,
+  encodeCustomerUser,
+  issueUserCredentials,
+  keyPairFromSeed,
+  newCustomerAccountKey,
+  pushAccountJwt,
+  type UserCredentials,
+} from '@tradewind/credential-issuer';
 import type { LocalNats } from '@tradewind/dev';
 import { startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
@@ -96,7 +104,11 @@ describe('ws-fanout', () => {
     const kp = keyPairFromSeed(cr.user_nkey_seed);
     const sig = Buffer.from(kp.sign(new TextEncoder().encode(String(challenge.nonce)))).toString('base64url');
     c.send({ jwt: cr.user_jwt, sig });
-    expect(await c.next()).toMatchObject({ type: 'authenticated', plan: 'plus', subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] });
+    expect(await c.next()).toMatchObject({
+      type: 'authenticated',
+      plan: 'plus',
+      subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'],
+    });
     c.close();
   });
 
@@ -105,7 +117,8 @@ describe('ws-fanout', () => {
     const b = await authed(await creds('plus'));
     a.send({ subject: 'premium.raydium' });
     b.send({ subject: 'premium.raydium' });
-    await a.next(); await b.next();
+    await a.next();
+    await b.next();
     const feeds: string[] = [];
     for await (const info of (await jetstreamManager(nc)).consumers.list(TRADES_STREAM)) {
       if (info.name.startsWith(FEED_CONSUMER_PREFIX) && info.config.filter_subject === 'premium.raydium') feeds.push(info.name);
@@ -114,7 +127,8 @@ describe('ws-fanout', () => {
     nc.publish('premium.raydium', '{"x":1}');
     expect(await a.nextTradeRaw()).toBe('{"x":1}');
     expect(await b.nextTradeRaw()).toBe('{"x":1}');
-    a.close(); b.close();
+    a.close();
+    b.close();
   });
 
   it('when a message is not JSON, then bad_json and close 4400', async () => {
@@ -136,7 +150,7 @@ describe('ws-fanout', () => {
     await expectRefusal(await authAttempt({ jwt: forged, nkey: cr.user_nkey_seed }), 'invalid_jwt', 4401);
   });
 
-  it('when the JWT is signed by a key that is not its account\'s, then invalid_signature', async () => {
+  it("when the JWT is signed by a key that is not its account's, then invalid_signature", async () => {
     const rogue = createAccount();
     const user = createUser();
     const jwt = await encodeUser('rogue', user, nats.identities.customers.pro.identity.public_key, { sub: { allow: ['>'] } }, { signer: rogue });
@@ -150,7 +164,7 @@ describe('ws-fanout', () => {
     await expectRefusal(await authAttempt({ jwt, nkey: new TextDecoder().decode(user.getSeed()) }), 'unknown_account', 4401);
   });
 
-  it('when the seed is not the JWT user\'s, then nkey_mismatch', async () => {
+  it("when the seed is not the JWT user's, then nkey_mismatch", async () => {
     const a = await creds('starter');
     const b = await creds('starter');
     await expectRefusal(await authAttempt({ jwt: a.user_jwt, nkey: b.user_nkey_seed }), 'nkey_mismatch', 4401);
@@ -178,9 +192,12 @@ describe('ws-fanout', () => {
     const account = nats.identities.customers.starter;
     const current = decode<Account>(account.jwt);
     const userKey = decode(cr.user_jwt).sub;
-    const updated = await encodeAccount(account.name, keyPairFromSeed(account.identity.seed),
+    const updated = await encodeAccount(
+      account.name,
+      keyPairFromSeed(account.identity.seed),
       { ...current.nats, revocations: { [userKey]: Math.floor(Date.now() / 1000) + 1 } },
-      { signer: keyPairFromSeed(nats.identities.operator.identity.seed) });
+      { signer: keyPairFromSeed(nats.identities.operator.identity.seed) },
+    );
     const reply = await sysNc.request('$SYS.REQ.CLAIMS.UPDATE', updated, { timeout: 2000 });
     expect(reply.string()).toContain('jwt updated');
     await new Promise((r) => setTimeout(r, CACHE_TTL_MS + 50));
@@ -202,7 +219,7 @@ describe('ws-fanout', () => {
     c.close();
   });
 
-  it('when per-customer account users (no own permissions) authenticate, then the account\'s plan tag and default permissions apply', async () => {
+  it("when per-customer account users (no own permissions) authenticate, then the account's plan tag and default permissions apply", async () => {
     const connectCustomer = async (plan: 'starter' | 'pro') => {
       const spec = { accountPublicKey: newCustomerAccountKey(), name: `customer-${plan}`, plan };
       await pushAccountJwt(sysNc, await encodeCustomerAccount(nats.identities, spec));
@@ -214,7 +231,11 @@ describe('ws-fanout', () => {
       return { c, authenticated: await c.next() };
     };
     const pro = await connectCustomer('pro');
-    expect(pro.authenticated).toMatchObject({ type: 'authenticated', plan: 'pro', subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'] });
+    expect(pro.authenticated).toMatchObject({
+      type: 'authenticated',
+      plan: 'pro',
+      subjects: ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap', 'premium.raydium'],
+    });
     pro.c.send({ subject: 'premium.raydium' });
     expect(await pro.c.next()).toMatchObject({ type: 'subscribed', subject: 'premium.raydium' });
     const starter = await connectCustomer('starter');
@@ -277,7 +298,7 @@ describe('ws-fanout', () => {
     third.close();
   });
 
-  it('when a customer account\'s second user JWT connects while the first holds the starter slot, then connection_limit: slots are per customer account, and one connection.limited event names the user', async () => {
+  it("when a customer account's second user JWT connects while the first holds the starter slot, then connection_limit: slots are per customer account, and one connection.limited event names the user", async () => {
     // As credential-issuer does: the account and its users are named with the Tradewind user id.
     const userId = randomUUID();
     const spec = { accountPublicKey: newCustomerAccountKey(), name: userId, plan: 'starter' as const };

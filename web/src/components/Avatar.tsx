@@ -15,7 +15,12 @@ export interface AvatarUser {
  */
 export function avatarInitials(user: Pick<AvatarUser, 'name' | 'email'> | null | undefined): string {
   const words = (user?.name ?? '').trim().split(/\s+/u).filter(Boolean);
-  if (words.length > 0) return words.slice(0, 2).map((w) => Array.from(w)[0]!).join('').toUpperCase();
+  if (words.length > 0)
+    return words
+      .slice(0, 2)
+      .map((w) => Array.from(w)[0]!)
+      .join('')
+      .toUpperCase();
   // "@" is not a letter: a one-letter local part ("q@example.com") gives one initial.
   const local = (user?.email ?? '').trim().split('@')[0] ?? '';
   if (local) return Array.from(local).slice(0, 2).join('').toUpperCase();

@@ -116,7 +116,9 @@ export function UserMenu() {
           </li>
           {DASHBOARD_LINKS.map((l) => (
             <li role="none" key={l.to}>
-              <Link role="menuitem" to={l.to} onClick={() => close(false)}>{l.label}</Link>
+              <Link role="menuitem" to={l.to} onClick={() => close(false)}>
+                {l.label}
+              </Link>
             </li>
           ))}
           <li role="none">
@@ -249,32 +251,64 @@ export function Footer() {
         <div>
           <h2>Product</h2>
           <ul>
-            <li><Link to="/pricing">Pricing</Link></li>
-            <li><Link to="/how-it-works">How it works</Link></li>
-            <li><Link to="/dashboard/docs">API documentation</Link></li>
-            <li><Link to="/dashboard">Dashboard</Link></li>
+            <li>
+              <Link to="/pricing">Pricing</Link>
+            </li>
+            <li>
+              <Link to="/how-it-works">How it works</Link>
+            </li>
+            <li>
+              <Link to="/dashboard/docs">API documentation</Link>
+            </li>
+            <li>
+              <Link to="/dashboard">Dashboard</Link>
+            </li>
           </ul>
         </div>
         <div>
           <h2>Company</h2>
           <ul>
-            <li><Link to="/blog">Blog</Link></li>
-            <li><Link to="/community">Community &amp; support</Link></li>
-            {SITE.supportEmail ? <li><a href={`mailto:${SITE.supportEmail}`}>Contact</a></li> : null}
+            <li>
+              <Link to="/blog">Blog</Link>
+            </li>
+            <li>
+              <Link to="/community">Community &amp; support</Link>
+            </li>
+            {SITE.supportEmail ? (
+              <li>
+                <a href={`mailto:${SITE.supportEmail}`}>Contact</a>
+              </li>
+            ) : null}
           </ul>
         </div>
         <div>
           <h2>Legal</h2>
           <ul>
-            <li><Link to="/privacy">Privacy Policy</Link></li>
-            <li><Link to="/terms">Terms of Service</Link></li>
+            <li>
+              <Link to="/privacy">Privacy Policy</Link>
+            </li>
+            <li>
+              <Link to="/terms">Terms of Service</Link>
+            </li>
           </ul>
           {SITE.discordUrl || SITE.telegramUrl ? (
             <>
               <h2 style={{ marginTop: 16 }}>Community</h2>
               <ul>
-                {SITE.discordUrl ? <li><a href={SITE.discordUrl} rel="noopener noreferrer" target="_blank">Discord</a></li> : null}
-                {SITE.telegramUrl ? <li><a href={SITE.telegramUrl} rel="noopener noreferrer" target="_blank">Telegram</a></li> : null}
+                {SITE.discordUrl ? (
+                  <li>
+                    <a href={SITE.discordUrl} rel="noopener noreferrer" target="_blank">
+                      Discord
+                    </a>
+                  </li>
+                ) : null}
+                {SITE.telegramUrl ? (
+                  <li>
+                    <a href={SITE.telegramUrl} rel="noopener noreferrer" target="_blank">
+                      Telegram
+                    </a>
+                  </li>
+                ) : null}
               </ul>
             </>
           ) : null}
@@ -291,7 +325,9 @@ export function Footer() {
 export function Layout() {
   return (
     <>
-      <a href="#main" className="skip-link">Skip to content</a>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <Header />
       <main id="main" tabIndex={-1}>
         <Outlet />

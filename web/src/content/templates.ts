@@ -62,7 +62,13 @@ export const STARTER_TEMPLATES: readonly StarterTemplate[] = [
     title: 'TypeScript (native NATS)',
     summary: 'Connect to NATS JetStream with your .creds file, subscribe to TRADES subjects and, on Pro, replay history.',
     transport: 'NATS JetStream',
-    files: ['examples/typescript/README.md', 'examples/typescript/package.json', 'examples/typescript/tsconfig.json', 'examples/typescript/src/main.ts', 'examples/typescript/src/resume.ts'],
+    files: [
+      'examples/typescript/README.md',
+      'examples/typescript/package.json',
+      'examples/typescript/tsconfig.json',
+      'examples/typescript/src/main.ts',
+      'examples/typescript/src/resume.ts',
+    ],
     run: 'npm install && TRADEWIND_CREDS=./tradewind.creds npm start -- basic.pumpfun',
   },
 ];

@@ -36,9 +36,7 @@ export function swipeAction(startX: number, endX: number, threshold = SWIPE_THRE
 
 /** Whether the user asks for reduced motion (false where `matchMedia` does not exist, e.g. prerender). */
 export function prefersReducedMotion(): boolean {
-  return typeof window !== 'undefined' && typeof window.matchMedia === 'function'
-    ? window.matchMedia('(prefers-reduced-motion: reduce)').matches
-    : false;
+  return typeof window !== 'undefined' && typeof window.matchMedia === 'function' ? window.matchMedia('(prefers-reduced-motion: reduce)').matches : false;
 }
 
 export interface CarouselOptions {

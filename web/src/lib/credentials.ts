@@ -86,10 +86,7 @@ export function connectionUrl(creds: Pick<NatsCredentials, 'ws_connection' | 'na
  */
 export function connectionSnippet(transport: Transport, url: string): string {
   if (transport === 'nats') {
-    return [
-      `# Save ${CREDS_FILE_NAME} with “Download .creds”, then:`,
-      `nats sub 'basic.pumpfun' --server ${url} --creds ./${CREDS_FILE_NAME}`,
-    ].join('\n');
+    return [`# Save ${CREDS_FILE_NAME} with “Download .creds”, then:`, `nats sub 'basic.pumpfun' --server ${url} --creds ./${CREDS_FILE_NAME}`].join('\n');
   }
   return [
     '// Node.js 22 or later: TW_JWT=<User JWT> TW_SEED=<NKey seed> node stream.mjs',

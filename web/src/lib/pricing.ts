@@ -85,7 +85,10 @@ export function comparisonRows(subjectLabels: Readonly<Record<string, string>>):
   const no = 'Not included';
   return [
     { label: 'Monthly price', cells: plans.map((p) => `${formatUsd(p.monthlyUsd)}/month`) },
-    { label: 'Billed yearly', cells: plans.map((p) => (p.monthlyUsd === 0 ? 'Free' : `${formatUsd(p.annualMonthlyUsd)}/month (${formatUsd(annualTotalUsd(p))}/year)`)) },
+    {
+      label: 'Billed yearly',
+      cells: plans.map((p) => (p.monthlyUsd === 0 ? 'Free' : `${formatUsd(p.annualMonthlyUsd)}/month (${formatUsd(annualTotalUsd(p))}/year)`)),
+    },
     ...subjects.map((s) => ({
       label: subjectLabels[s] ? `${subjectLabels[s]} (${s})` : s,
       cells: plans.map((p) => ((p.subjects as readonly string[]).includes(s) ? yes : no)),

@@ -78,7 +78,10 @@ export interface ConditionalRequirement {
 export function resolveRef(root: JsonSchema, ref: string): JsonSchema {
   if (!ref.startsWith('#')) throw new Error(`only local $ref is supported: ${ref}`);
   let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((s) => s !== '')) {
+  for (const raw of ref
+    .slice(1)
+    .split('/')
+    .filter((s) => s !== '')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
     if (node === undefined) throw new Error(`$ref ${ref} points nowhere`);
@@ -134,9 +137,13 @@ function constraintsOf(schema: JsonSchema): string[] {
   else if (schema.minimum !== undefined) out.push(`≥ ${schema.minimum}`);
   else if (schema.maximum !== undefined) out.push(`≤ ${schema.maximum}`);
   if (schema.minItems !== undefined || schema.maxItems !== undefined) {
-    out.push(schema.minItems !== undefined && schema.maxItems !== undefined
-      ? `${schema.minItems}–${schema.maxItems} items`
-      : schema.minItems !== undefined ? `≥ ${schema.minItems} items` : `≤ ${schema.maxItems} items`);
+    out.push(
+      schema.minItems !== undefined && schema.maxItems !== undefined
+        ? `${schema.minItems}–${schema.maxItems} items`
+        : schema.minItems !== undefined
+          ? `≥ ${schema.minItems} items`
+          : `≤ ${schema.maxItems} items`,
+    );
   }
   if (schema.minLength !== undefined) out.push(`length ≥ ${schema.minLength}`);
   if (schema.maxLength !== undefined) out.push(`length ≤ ${schema.maxLength}`);

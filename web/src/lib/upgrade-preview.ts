@@ -47,7 +47,12 @@ export interface CheckoutAnswer {
  * @throws ApiError with billing's status and message (401 signed out, 409 same plan or downgrade, 503 Stripe down).
  */
 export function fetchUpgradePreview(token: string, choice: { tier: PaidTier; period: BillingPeriod }, signal?: AbortSignal): Promise<UpgradePreview> {
-  return apiFetch<UpgradePreview>('/api/upgrade-preview', { method: 'POST', token, body: { tier: choice.tier, period: choice.period }, ...(signal ? { signal } : {}) });
+  return apiFetch<UpgradePreview>('/api/upgrade-preview', {
+    method: 'POST',
+    token,
+    body: { tier: choice.tier, period: choice.period },
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /**
@@ -55,7 +60,10 @@ export function fetchUpgradePreview(token: string, choice: { tier: PaidTier; per
  * (`proration_date` only for a prorated change, from the preview that was shown).
  * @throws ApiError with billing's status and message.
  */
-export function confirmUpgrade(token: string, input: { tier: PaidTier; period: BillingPeriod; userId: string; cancelUrl: string; prorationDate: number | null }): Promise<CheckoutAnswer> {
+export function confirmUpgrade(
+  token: string,
+  input: { tier: PaidTier; period: BillingPeriod; userId: string; cancelUrl: string; prorationDate: number | null },
+): Promise<CheckoutAnswer> {
   const body: Record<string, unknown> = { tier: input.tier, period: input.period, userId: input.userId, cancelUrl: input.cancelUrl };
   if (input.prorationDate !== null) body.proration_date = input.prorationDate;
   return apiFetch<CheckoutAnswer>('/api/checkout-sessions', { method: 'POST', token, body });

@@ -134,9 +134,7 @@ export function readUpgradeRequest(params: URLSearchParams): { tier: PaidTier; p
 }
 
 /** What the plan page does with a `?upgrade=&period=` request (see {@link readUpgradeRequest}). */
-export type UpgradeRequestOutcome =
-  | { kind: 'open'; tier: PaidTier; period: BillingPeriod }
-  | { kind: 'notice'; message: string };
+export type UpgradeRequestOutcome = { kind: 'open'; tier: PaidTier; period: BillingPeriod } | { kind: 'notice'; message: string };
 
 /**
  * A `?upgrade=&period=` request against the user's effective tier and current period: `open` the

@@ -7,9 +7,7 @@ import './blog.css';
 
 /** `[category, number of articles]` for every category that has articles, in chip order (BLOG_CATEGORIES). */
 export function categoryCounts(posts: readonly BlogPostMeta[]): Array<[BlogCategory, number]> {
-  return BLOG_CATEGORIES.map((c): [BlogCategory, number] => [c, posts.filter((p) => p.category === c).length]).filter(
-    ([, n]) => n > 0,
-  );
+  return BLOG_CATEGORIES.map((c): [BlogCategory, number] => [c, posts.filter((p) => p.category === c).length]).filter(([, n]) => n > 0);
 }
 
 function isCategory(value: string | null): value is BlogCategory {
@@ -43,17 +41,11 @@ export default function Blog() {
         <div className="container">
           <h1>Tradewind blog</h1>
           <p className="muted blog-lead">
-            How to stream Pump.fun and LetsBonk.fun trades, what each decoded field means, what the alternatives
-            cost, and how Solana’s WebSocket API and its memecoin market work. Figures are our own measurements or
-            quoted from their source, with dates.
+            How to stream Pump.fun and LetsBonk.fun trades, what each decoded field means, what the alternatives cost, and how Solana’s WebSocket API and its
+            memecoin market work. Figures are our own measurements or quoted from their source, with dates.
           </p>
           <div className="blog-chips" role="group" aria-label="Filter articles by category">
-            <button
-              type="button"
-              className="blog-chip"
-              aria-pressed={selected === null}
-              onClick={() => select(null)}
-            >
+            <button type="button" className="blog-chip" aria-pressed={selected === null} onClick={() => select(null)}>
               All ({BLOG_POSTS.length})
             </button>
             {categoryCounts(BLOG_POSTS).map(([category, count]) => (

@@ -156,8 +156,8 @@ function ArticlePage({ post, module }: { post: BlogPostMeta; module: ArticleModu
             <aside className="card blog-cta" aria-labelledby="blog-cta-heading">
               <h2 id="blog-cta-heading">Start streaming Solana trades</h2>
               <p>
-                The Starter plan is free and carries every Pump.fun and LetsBonk.fun trade; Plus and Pro add PumpSwap and
-                Raydium CPMM. Sign in with Google, copy your credentials from the dashboard and connect.
+                The Starter plan is free and carries every Pump.fun and LetsBonk.fun trade; Plus and Pro add PumpSwap and Raydium CPMM. Sign in with Google,
+                copy your credentials from the dashboard and connect.
               </p>
               <p className="blog-cta-actions">
                 {post.cta.map((l, i) => (
@@ -192,8 +192,12 @@ function ArticleHeader({ post }: { post: BlogPostMeta }) {
       </p>
       <nav aria-label="Breadcrumb" className="blog-breadcrumb">
         <ol>
-          <li><Link to="/">Home</Link></li>
-          <li><Link to="/blog">Blog</Link></li>
+          <li>
+            <Link to="/">Home</Link>
+          </li>
+          <li>
+            <Link to="/blog">Blog</Link>
+          </li>
           <li aria-current="page">{post.title}</li>
         </ol>
       </nav>

@@ -77,9 +77,7 @@ export default function Community() {
       <section className="section">
         <div className="container">
           <h1>Community and support</h1>
-          <p className="community-lead muted">
-            Ask questions, get help with your integration and hear about changes to the streams first.
-          </p>
+          <p className="community-lead muted">Ask questions, get help with your integration and hear about changes to the streams first.</p>
           <ul className="grid grid-2 community-channels">
             {channels.map((c) => (
               <li key={c.name} className="card" data-testid={`channel-${c.name.toLowerCase()}`}>
@@ -99,9 +97,7 @@ export default function Community() {
                     <span className="sr-only"> (opens in a new tab)</span>
                   </a>
                 ) : (
-                  <p className="alert community-unavailable">
-                    The {c.name} invite is not published for this deployment.
-                  </p>
+                  <p className="alert community-unavailable">The {c.name} invite is not published for this deployment.</p>
                 )}
               </li>
             ))}

@@ -56,9 +56,8 @@ export default function Home() {
           <p className="badge">Solana trade data, decoded</p>
           <h1>Real-time Solana trades over WebSocket and NATS</h1>
           <p className="home-lead">
-            Tradewind decodes every Pump.fun, LetsBonk.fun, PumpSwap and Raydium CPMM trade and streams it to you as JSON,
-            over a WebSocket or a native NATS JetStream connection. Sign in with Google, take your credentials from the
-            dashboard and subscribe.
+            Tradewind decodes every Pump.fun, LetsBonk.fun, PumpSwap and Raydium CPMM trade and streams it to you as JSON, over a WebSocket or a native NATS
+            JetStream connection. Sign in with Google, take your credentials from the dashboard and subscribe.
           </p>
           <div className="home-actions">
             <Link to={actions.primary.to} className="btn btn-primary" data-testid="home-primary">
@@ -69,8 +68,8 @@ export default function Home() {
             </Link>
           </div>
           <p className="muted home-hero-note">
-            The {starter.name} plan is free: {starter.subjects.map((s) => SUBJECT_SOURCES[s]).join(' and ')} trades,{' '}
-            {starter.connections} connection per transport.
+            The {starter.name} plan is free: {starter.subjects.map((s) => SUBJECT_SOURCES[s]).join(' and ')} trades, {starter.connections} connection per
+            transport.
           </p>
         </div>
       </section>
@@ -78,9 +77,7 @@ export default function Home() {
       <section className="section section-alt" aria-labelledby="home-tokens-title">
         <div className="container">
           <h2 id="home-tokens-title">Most traded tokens right now</h2>
-          <p className="muted">
-            Computed by Tradewind from its own decoded trades: the tokens with the most SOL traded in the last 24 hours.
-          </p>
+          <p className="muted">Computed by Tradewind from its own decoded trades: the tokens with the most SOL traded in the last 24 hours.</p>
           <TokenPanel />
         </div>
       </section>
@@ -123,15 +120,13 @@ export default function Home() {
             <div className="card">
               <h3>Native NATS JetStream, port 4223</h3>
               <p>
-                Use the <code>.creds</code> file from your dashboard with any NATS client and subscribe to the TRADES subjects
-                of your plan. On {PLANS.pro.name}, replay history with a JetStream consumer.
+                Use the <code>.creds</code> file from your dashboard with any NATS client and subscribe to the TRADES subjects of your plan. On {PLANS.pro.name}
+                , replay history with a JetStream consumer.
               </p>
               <Link to="/pump-fun-api#nats">Read the NATS guide</Link>
             </div>
           </div>
-          <p className="muted home-transport-note">
-            Both use the same credentials: a NATS user JWT and NKey, issued and rotated in your dashboard.
-          </p>
+          <p className="muted home-transport-note">Both use the same credentials: a NATS user JWT and NKey, issued and rotated in your dashboard.</p>
         </div>
       </section>
 
@@ -145,7 +140,14 @@ export default function Home() {
                 <li key={id} className="card">
                   <h3>{p.name}</h3>
                   <p className="home-plan-price">
-                    {p.monthlyUsd === 0 ? 'Free' : <>{formatUsd(p.monthlyUsd)}<span className="muted">/month</span></>}
+                    {p.monthlyUsd === 0 ? (
+                      'Free'
+                    ) : (
+                      <>
+                        {formatUsd(p.monthlyUsd)}
+                        <span className="muted">/month</span>
+                      </>
+                    )}
                   </p>
                   <ul className="home-plan-facts">
                     <li>{p.subjects.map((s) => SUBJECT_SOURCES[s]).join(', ')}</li>
@@ -169,21 +171,19 @@ export default function Home() {
         <div className="container container-narrow">
           <h2 id="home-measured-title">Measured, not promised</h2>
           <p>
-            We only quote figures we have measured. The live token panel above is computed by our token-price service;
-            on the development machine (2 cores, local Redis 7), on 2026-11-21, it interpreted and applied{' '}
-            <strong>4,975 trade messages per second</strong> and answered <strong>1,145 uncached top-20 reads per second</strong>{' '}
-            over 650 ranked tokens. Answers are cached for one second, so extra visitors cost nothing.
+            We only quote figures we have measured. The live token panel above is computed by our token-price service; on the development machine (2 cores,
+            local Redis 7), on 2026-11-21, it interpreted and applied <strong>4,975 trade messages per second</strong> and answered{' '}
+            <strong>1,145 uncached top-20 reads per second</strong> over 650 ranked tokens. Answers are cached for one second, so extra visitors cost nothing.
           </p>
           <p>
-            The stream itself, on the same machine on 2026-11-25, measured side by side with NATS&apos;s own fan-out of the
-            same 1&nbsp;KB trades: our WebSocket edge kept up with <strong>500,000 deliveries per second</strong> to 1,000
-            subscribers (NATS: 200,000), with a median latency of <strong>0.5&nbsp;ms</strong> for one subscriber at 2,000
-            trades per second (NATS: 0.27&nbsp;ms), and lost, duplicated or reordered <strong>no message</strong> at any rate.
-            Every trade carries its stream sequence, so a client that reconnects resumes without a gap.
+            The stream itself, on the same machine on 2026-11-25, measured side by side with NATS&apos;s own fan-out of the same 1&nbsp;KB trades: our WebSocket
+            edge kept up with <strong>500,000 deliveries per second</strong> to 1,000 subscribers (NATS: 200,000), with a median latency of{' '}
+            <strong>0.5&nbsp;ms</strong> for one subscriber at 2,000 trades per second (NATS: 0.27&nbsp;ms), and lost, duplicated or reordered{' '}
+            <strong>no message</strong> at any rate. Every trade carries its stream sequence, so a client that reconnects resumes without a gap.
           </p>
           <p className="muted">
-            Sources: the token-price benchmark (<code>npm run bench -- token-price</code>), docs/token-price.md; the stream
-            benchmark (<code>npm run bench -- fanout</code>), docs/websocket.md.
+            Sources: the token-price benchmark (<code>npm run bench -- token-price</code>), docs/token-price.md; the stream benchmark (
+            <code>npm run bench -- fanout</code>), docs/websocket.md.
           </p>
         </div>
       </section>

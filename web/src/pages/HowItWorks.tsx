@@ -77,7 +77,9 @@ export default function HowItWorks() {
           <ol className="hiw-steps">
             {STEPS.map((s, i) => (
               <li key={s.title} className="card">
-                <span className="hiw-step-number" aria-hidden="true">{i + 1}</span>
+                <span className="hiw-step-number" aria-hidden="true">
+                  {i + 1}
+                </span>
                 <h2 className="hiw-step-title">
                   <span className="sr-only">Step {i + 1}: </span>
                   {s.title}
@@ -93,17 +95,16 @@ export default function HowItWorks() {
         <div className="container container-narrow">
           <h2 id="hiw-code-title">Connect over WebSocket</h2>
           <p>
-            The server greets you with a <code>challenge</code>; answer with your JWT and NKey seed. After{' '}
-            <code>{'{"type":"authenticated"}'}</code>, send <code>{'{"subject":"basic.pumpfun"}'}</code>. Control messages always
-            have a <code>type</code>; trades have none, or <code>{'"type":"trade"'}</code> (pump.fun trades), a type no control
-            message uses.
+            The server greets you with a <code>challenge</code>; answer with your JWT and NKey seed. After <code>{'{"type":"authenticated"}'}</code>, send{' '}
+            <code>{'{"subject":"basic.pumpfun"}'}</code>. Control messages always have a <code>type</code>; trades have none, or <code>{'"type":"trade"'}</code>{' '}
+            (pump.fun trades), a type no control message uses.
           </p>
           <pre tabIndex={0} aria-label="WebSocket example in JavaScript" className="hiw-code">
             <code>{websocketSample(SITE.wsUrl)}</code>
           </pre>
           <p className="muted">
-            To keep the seed on your machine, sign the challenge’s nonce with your NKey and send{' '}
-            <code>{'{"jwt","sig"}'}</code> instead; the Python template does this.
+            To keep the seed on your machine, sign the challenge’s nonce with your NKey and send <code>{'{"jwt","sig"}'}</code> instead; the Python template
+            does this.
           </p>
         </div>
       </section>

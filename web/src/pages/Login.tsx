@@ -82,7 +82,8 @@ export default function Login() {
         <h1>Sign in to Tradewind</h1>
         {error ? (
           <div role="alert" className="alert alert-error auth-message">
-            <strong>{signInFailedText(provider)}</strong> {errorDescription?.trim() || ERROR_FALLBACK[error] || `The sign-in could not be completed (${error}).`}
+            <strong>{signInFailedText(provider)}</strong>{' '}
+            {errorDescription?.trim() || ERROR_FALLBACK[error] || `The sign-in could not be completed (${error}).`}
           </div>
         ) : null}
         {setupRequired ? (
@@ -119,7 +120,8 @@ export default function Login() {
         </a>
         {local ? (
           <p className="alert alert-warning auth-message" role="note">
-            This server runs the <strong>local sign-in stand-in</strong> for development, not Google. Any e-mail address can be typed there; no Google account is used.
+            This server runs the <strong>local sign-in stand-in</strong> for development, not Google. Any e-mail address can be typed there; no Google account
+            is used.
           </p>
         ) : null}
         {providerError ? <p className="muted auth-small">Could not ask the server which sign-in provider it uses; the button still works.</p> : null}

@@ -9,8 +9,12 @@ export default function NotFound() {
       <h1>Page not found</h1>
       <p className="muted">The page you asked for does not exist or has moved.</p>
       <p>
-        <Link to="/" className="btn btn-primary">Back to the home page</Link>{' '}
-        <Link to="/blog" className="btn btn-secondary">Read the blog</Link>
+        <Link to="/" className="btn btn-primary">
+          Back to the home page
+        </Link>{' '}
+        <Link to="/blog" className="btn btn-secondary">
+          Read the blog
+        </Link>
       </p>
     </div>
   );

@@ -2,13 +2,22 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { PLANS, PLAN_IDS, maxAnnualSavingPercent, type PlanId } from '@tradewind/contracts/plans';
 import { Faq, faqJsonLd, type FaqItem } from '../components/marketing/Faq';
-import { allPlans, comparisonRows, MOST_POPULAR_LABEL, MOST_POPULAR_PLAN, planCtaHref, planCtaLabel, planPrice, SUBJECT_SOURCES, type BillingPeriod } from '../lib/pricing';
+import {
+  allPlans,
+  comparisonRows,
+  MOST_POPULAR_LABEL,
+  MOST_POPULAR_PLAN,
+  planCtaHref,
+  planCtaLabel,
+  planPrice,
+  SUBJECT_SOURCES,
+  type BillingPeriod,
+} from '../lib/pricing';
 
 export { MOST_POPULAR_LABEL, MOST_POPULAR_PLAN };
 import { Seo } from '../seo';
 import { useAuth } from '../session/session';
 import './pricing.css';
-
 
 /**
  * The pricing page's questions; every figure in them comes from the catalogue.
@@ -41,7 +50,8 @@ export function pricingFaq(): FaqItem[] {
     },
     {
       question: 'How do I pay?',
-      answer: 'By credit or debit card, through Stripe Checkout. Depending on your country and device, Checkout may also list other payment methods enabled on our Stripe account. Your payment details go to Stripe and never reach Tradewind.',
+      answer:
+        'By credit or debit card, through Stripe Checkout. Depending on your country and device, Checkout may also list other payment methods enabled on our Stripe account. Your payment details go to Stripe and never reach Tradewind.',
     },
     {
       question: `I need more than ${pro.connections} connections.`,
@@ -71,8 +81,7 @@ export default function Pricing() {
         <div className="container center">
           <h1>Pricing</h1>
           <p className="pricing-lead muted">
-            Every plan streams decoded trades over WebSocket and native NATS JetStream. Pick the sources and connections you
-            need.
+            Every plan streams decoded trades over WebSocket and native NATS JetStream. Pick the sources and connections you need.
           </p>
           {maxSaving > 0 ? (
             <p className="pricing-banner" data-testid="pricing-banner">
@@ -105,7 +114,9 @@ export default function Pricing() {
                     </p>
                   ) : null}
                   <p className="pricing-price">
-                    <span className="pricing-amount" data-testid={`price-${p.id}`}>{price.perMonth}</span>
+                    <span className="pricing-amount" data-testid={`price-${p.id}`}>
+                      {price.perMonth}
+                    </span>
                     <span className="muted">/month</span>
                   </p>
                   <p className="pricing-billing muted" data-testid={`billing-${p.id}`}>
@@ -171,8 +182,8 @@ export default function Pricing() {
         <div className="container container-narrow center">
           <h2 id="pricing-more-title">Need More Connections?</h2>
           <p>
-            {PLANS.pro.name} allows {PLANS.pro.connections} concurrent connections per transport. If your system needs more, tell
-            us what you are building and we will work out a plan with you.
+            {PLANS.pro.name} allows {PLANS.pro.connections} concurrent connections per transport. If your system needs more, tell us what you are building and
+            we will work out a plan with you.
           </p>
           <Link to="/community" className="btn btn-secondary">
             Contact us on the community page

@@ -41,7 +41,15 @@ export function useAuth(): AuthState {
  * Fixed state for server rendering and tests: signed out, or signed in as `user`. `reloadUser`
  * (tests) replaces the default, which resolves to `user`.
  */
-export function StaticAuthProvider({ user = null, reloadUser, children }: { user?: User | null; reloadUser?: () => Promise<User | null>; children: ReactNode }) {
+export function StaticAuthProvider({
+  user = null,
+  reloadUser,
+  children,
+}: {
+  user?: User | null;
+  reloadUser?: () => Promise<User | null>;
+  children: ReactNode;
+}) {
   const value = useMemo<AuthState>(
     () => ({
       status: user ? 'signed-in' : 'signed-out',

@@ -22,9 +22,7 @@ export interface TradeFilter {
 }
 
 /** A request the client sends after authenticating. */
-export type ClientRequest =
-  | { subject: string; filter?: TradeFilter | null; resume_after?: number }
-  | { unsubscribe: string };
+export type ClientRequest = { subject: string; filter?: TradeFilter | null; resume_after?: number } | { unsubscribe: string };
 
 /** Server frames, parsed and checked. `trade` carries the parsed object and its `seq` (undefined from a v1 server). */
 export type ServerFrame =
@@ -91,14 +89,19 @@ export function parseServerFrame(text: string): ServerFrame {
       return typeof value.nonce === 'string' ? { kind: 'challenge', nonce: value.nonce } : { kind: 'invalid', reason: 'challenge without nonce' };
     case 'authenticated':
       return {
-        kind: 'authenticated', plan: String(value.plan ?? 'unknown'), subjects: strings(value.subjects),
+        kind: 'authenticated',
+        plan: String(value.plan ?? 'unknown'),
+        subjects: strings(value.subjects),
         expiresAtMs: typeof value.expires_at_ms === 'number' ? value.expires_at_ms : null,
       };
     case 'subscribed':
       if (typeof subject !== 'string') return { kind: 'invalid', reason: 'subscribed without subject' };
       return {
-        kind: 'subscribed', subject, filter: isObject(value.filter) ? (value.filter as TradeFilter) : null,
-        resumeAfter: seqOrNull(value.resume_after), seq: seqOrNull(value.seq),
+        kind: 'subscribed',
+        subject,
+        filter: isObject(value.filter) ? (value.filter as TradeFilter) : null,
+        resumeAfter: seqOrNull(value.resume_after),
+        seq: seqOrNull(value.seq),
       };
     case 'unsubscribed':
       if (typeof subject !== 'string') return { kind: 'invalid', reason: 'unsubscribed without subject' };
@@ -115,8 +118,11 @@ export function parseServerFrame(text: string): ServerFrame {
     }
     case 'error':
       return {
-        kind: 'error', code: typeof value.code === 'string' ? value.code : 'unknown', message: typeof value.message === 'string' ? value.message : '',
-        subject: stringOrNull(subject), oldestSeq: seqOrNull(value.oldest_seq) ?? oldestSeqFromMessage(value.message),
+        kind: 'error',
+        code: typeof value.code === 'string' ? value.code : 'unknown',
+        message: typeof value.message === 'string' ? value.message : '',
+        subject: stringOrNull(subject),
+        oldestSeq: seqOrNull(value.oldest_seq) ?? oldestSeqFromMessage(value.message),
       };
     default:
       return { kind: 'other', type, message: value };

@@ -8,11 +8,17 @@ export async function saveLoginAttempt(
   db: Kysely<AuthDatabase>,
   attempt: { state: string; nonce: string; codeVerifier: string; pending: PendingPlan | undefined; ttlSeconds: number },
 ): Promise<void> {
-  await db.insertInto('login_attempts').values({
-    state_hash: tokenHash(attempt.state), nonce: attempt.nonce, code_verifier: attempt.codeVerifier,
-    tier: attempt.pending?.tier ?? null, period: attempt.pending?.period ?? null,
-    expires_at: new Date(Date.now() + attempt.ttlSeconds * 1000),
-  }).execute();
+  await db
+    .insertInto('login_attempts')
+    .values({
+      state_hash: tokenHash(attempt.state),
+      nonce: attempt.nonce,
+      code_verifier: attempt.codeVerifier,
+      tier: attempt.pending?.tier ?? null,
+      period: attempt.pending?.period ?? null,
+      expires_at: new Date(Date.now() + attempt.ttlSeconds * 1000),
+    })
+    .execute();
 }
 
 /** Deletes and returns the unexpired attempt for `state`; undefined when unknown, used or expired. */

@@ -8,8 +8,12 @@ import type { AuthDatabase } from './schema.js';
  * @returns true when it was new, false when it was already subscribed (the first source and time stay).
  */
 export async function subscribeNewsletter(db: Kysely<AuthDatabase>, email: string, source: string): Promise<boolean> {
-  const inserted = await db.insertInto('newsletter_subscriptions').values({ email, source })
-    .onConflict((oc) => oc.column('email').doNothing()).returning('email').executeTakeFirst();
+  const inserted = await db
+    .insertInto('newsletter_subscriptions')
+    .values({ email, source })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('email')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
@@ -18,9 +22,15 @@ export async function subscribeNewsletter(db: Kysely<AuthDatabase>, email: strin
  * every replica shares the count). Only sha256(key) is stored.
  * @returns whether the hit is within `perMinute`, and the seconds until the window ends.
  */
-export async function takeRateLimit(db: Kysely<AuthDatabase>, scope: string, key: string, perMinute: number): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+export async function takeRateLimit(
+  db: Kysely<AuthDatabase>,
+  scope: string,
+  key: string,
+  perMinute: number,
+): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
   const hashed = createHash('sha256').update(key).digest('hex');
-  const row = await db.insertInto('rate_limit_windows')
+  const row = await db
+    .insertInto('rate_limit_windows')
     .values({ scope, key: hashed, window_start: sql<Date>`date_trunc('minute', now())`, hits: 1 })
     .onConflict((oc) => oc.columns(['scope', 'key', 'window_start']).doUpdateSet({ hits: sql<number>`rate_limit_windows.hits + 1` }))
     .returning(['hits', sql<number>`ceil(extract(epoch from (window_start + interval '1 minute' - now())))::int`.as('retry_after')])

@@ -19,15 +19,31 @@ export class RefreshTokenReuseError extends AppError {
 }
 
 /** Creates a session for `userId`. @returns its id and first refresh token. */
-export async function createSession(db: Kysely<AuthDatabase>, userId: string, ttlSeconds: number, userAgent: string): Promise<{ sessionId: string; refreshToken: string }> {
+export async function createSession(
+  db: Kysely<AuthDatabase>,
+  userId: string,
+  ttlSeconds: number,
+  userAgent: string,
+): Promise<{ sessionId: string; refreshToken: string }> {
   const sessionId = randomUUID();
   const refreshToken = newRefreshToken();
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto('sessions').values({
-      id: sessionId, user_id: userId, expires_at: new Date(Date.now() + ttlSeconds * 1000), last_refreshed_at: null,
-      revoked_at: null, revoked_reason: null, user_agent: userAgent.slice(0, 300),
-    }).execute();
-    await trx.insertInto('refresh_tokens').values({ token_hash: tokenHash(refreshToken), session_id: sessionId, rotated_at: null }).execute();
+    await trx
+      .insertInto('sessions')
+      .values({
+        id: sessionId,
+        user_id: userId,
+        expires_at: new Date(Date.now() + ttlSeconds * 1000),
+        last_refreshed_at: null,
+        revoked_at: null,
+        revoked_reason: null,
+        user_agent: userAgent.slice(0, 300),
+      })
+      .execute();
+    await trx
+      .insertInto('refresh_tokens')
+      .values({ token_hash: tokenHash(refreshToken), session_id: sessionId, rotated_at: null })
+      .execute();
   });
   return { sessionId, refreshToken };
 }
@@ -38,12 +54,23 @@ export async function createSession(db: Kysely<AuthDatabase>, userId: string, tt
  * @throws RefreshTokenReuseError when the token was rotated before (the session is revoked, committed);
  *   AppError('unauthenticated', 'No active session') for an unknown token or a revoked/expired session.
  */
-export async function rotateRefreshToken(db: Kysely<AuthDatabase>, refreshToken: string, ttlSeconds: number): Promise<{ sessionId: string; refreshToken: string; user: UserRow }> {
+export async function rotateRefreshToken(
+  db: Kysely<AuthDatabase>,
+  refreshToken: string,
+  ttlSeconds: number,
+): Promise<{ sessionId: string; refreshToken: string; user: UserRow }> {
   const outcome = await db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('refresh_tokens')
       .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
-      .select(['refresh_tokens.token_hash', 'refresh_tokens.rotated_at', 'sessions.id as session_id', 'sessions.user_id', 'sessions.revoked_at', 'sessions.expires_at'])
+      .select([
+        'refresh_tokens.token_hash',
+        'refresh_tokens.rotated_at',
+        'sessions.id as session_id',
+        'sessions.user_id',
+        'sessions.revoked_at',
+        'sessions.expires_at',
+      ])
       .where('refresh_tokens.token_hash', '=', tokenHash(refreshToken))
       .forUpdate()
       .executeTakeFirst();
@@ -54,8 +81,15 @@ export async function rotateRefreshToken(db: Kysely<AuthDatabase>, refreshToken:
     }
     const next = newRefreshToken();
     await trx.updateTable('refresh_tokens').set({ rotated_at: new Date() }).where('token_hash', '=', row.token_hash).execute();
-    await trx.insertInto('refresh_tokens').values({ token_hash: tokenHash(next), session_id: row.session_id, rotated_at: null }).execute();
-    await trx.updateTable('sessions').set({ last_refreshed_at: new Date(), expires_at: new Date(Date.now() + ttlSeconds * 1000) }).where('id', '=', row.session_id).execute();
+    await trx
+      .insertInto('refresh_tokens')
+      .values({ token_hash: tokenHash(next), session_id: row.session_id, rotated_at: null })
+      .execute();
+    await trx
+      .updateTable('sessions')
+      .set({ last_refreshed_at: new Date(), expires_at: new Date(Date.now() + ttlSeconds * 1000) })
+      .where('id', '=', row.session_id)
+      .execute();
     const user = await trx.selectFrom('users').selectAll().where('id', '=', row.user_id).executeTakeFirstOrThrow();
     return { kind: 'rotated' as const, sessionId: row.session_id, refreshToken: next, user: user as UserRow };
   });
@@ -65,9 +99,17 @@ export async function rotateRefreshToken(db: Kysely<AuthDatabase>, refreshToken:
 }
 
 /** The active (not revoked, not expired) session with `sessionId`, joined to its user; undefined otherwise. */
-export async function activeSession(db: Kysely<AuthDatabase>, sessionId: string): Promise<{ sessionId: string; createdAt: Date; expiresAt: Date; user: UserRow } | undefined> {
-  const row = await db.selectFrom('sessions').select(['id', 'user_id', 'created_at', 'expires_at'])
-    .where('id', '=', sessionId).where('revoked_at', 'is', null).where('expires_at', '>', new Date()).executeTakeFirst();
+export async function activeSession(
+  db: Kysely<AuthDatabase>,
+  sessionId: string,
+): Promise<{ sessionId: string; createdAt: Date; expiresAt: Date; user: UserRow } | undefined> {
+  const row = await db
+    .selectFrom('sessions')
+    .select(['id', 'user_id', 'created_at', 'expires_at'])
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .executeTakeFirst();
   if (!row) return undefined;
   const user = await db.selectFrom('users').selectAll().where('id', '=', row.user_id).executeTakeFirst();
   return user ? { sessionId: row.id, createdAt: row.created_at, expiresAt: row.expires_at, user: user as UserRow } : undefined;
@@ -75,7 +117,12 @@ export async function activeSession(db: Kysely<AuthDatabase>, sessionId: string)
 
 /** Revokes a session (logout). @returns true when it was active. */
 export async function revokeSession(db: Kysely<AuthDatabase>, sessionId: string, reason: string): Promise<boolean> {
-  const r = await db.updateTable('sessions').set({ revoked_at: new Date(), revoked_reason: reason }).where('id', '=', sessionId).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
@@ -89,6 +136,9 @@ export async function sessionOfRefreshToken(db: Kysely<AuthDatabase>, refreshTok
 export async function purgeExpired(db: Kysely<AuthDatabase>, retainDays = 30): Promise<number> {
   const a = await db.deleteFrom('login_attempts').where('expires_at', '<', new Date()).executeTakeFirst();
   const cutoff = sql<Date>`now() - make_interval(days => ${retainDays})`;
-  const s = await db.deleteFrom('sessions').where((eb) => eb.or([eb('expires_at', '<', cutoff), eb('revoked_at', '<', cutoff)])).executeTakeFirst();
+  const s = await db
+    .deleteFrom('sessions')
+    .where((eb) => eb.or([eb('expires_at', '<', cutoff), eb('revoked_at', '<', cutoff)]))
+    .executeTakeFirst();
   return Number(a.numDeletedRows) + Number(s.numDeletedRows);
 }

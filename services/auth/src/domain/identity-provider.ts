@@ -54,7 +54,9 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
   const { clientId, clientSecret } = options.google ?? LOCAL_CLIENT;
   const client = local
     ? new OAuth2Client({
-        clientId, clientSecret, redirectUri: options.redirectUri,
+        clientId,
+        clientSecret,
+        redirectUri: options.redirectUri,
         endpoints: {
           oauth2AuthBaseUrl: `${options.localIssuer}/authorize`,
           oauth2TokenUrl: `${options.localIssuer}/token`,
@@ -93,7 +95,8 @@ export function createIdentityProvider(options: IdentityProviderOptions): Identi
         idToken = tokens.id_token;
       } catch (err) {
         const status = (err as { response?: { status?: number } }).response?.status;
-        if (status !== undefined && status >= 400 && status < 500) throw new AppError('unauthenticated', 'the sign-in code was refused by the provider', { cause: err });
+        if (status !== undefined && status >= 400 && status < 500)
+          throw new AppError('unauthenticated', 'the sign-in code was refused by the provider', { cause: err });
         throw new AppError('unavailable', 'the sign-in provider could not be reached', { cause: err });
       }
       if (!idToken) throw new AppError('unauthenticated', 'the provider returned no id_token');

@@ -5,7 +5,13 @@
  */
 import { AppError, PLANS, cheapestPlanWhere, isPlanId, isUuid, type EventTypes, type PlanId } from '@tradewind/contracts';
 
-import { DEFAULT_PREFERENCES, NOTIFICATION_KINDS, PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences } from '@tradewind/contracts/notifications';
+import {
+  DEFAULT_PREFERENCES,
+  NOTIFICATION_KINDS,
+  PREFERENCE_OF_KIND,
+  type NotificationKind,
+  type NotificationPreferences,
+} from '@tradewind/contracts/notifications';
 
 export { DEFAULT_PREFERENCES, NOTIFICATION_KINDS, PREFERENCE_OF_KIND, type NotificationKind, type NotificationPreferences };
 
@@ -26,10 +32,22 @@ export function parsePreferences(body: unknown): NotificationPreferences {
   }
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !(PREFERENCE_KEYS as string[]).includes(k));
-  if (unknown.length > 0) throw new AppError('invalid_argument', `Unknown preference${unknown.length === 1 ? '' : 's'} ${unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}; expected ${PREFERENCE_KEYS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new AppError(
+      'invalid_argument',
+      `Unknown preference${unknown.length === 1 ? '' : 's'} ${unknown
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k.slice(0, 40)))
+        .join(', ')}; expected ${PREFERENCE_KEYS.join(', ')}`,
+    );
   const bad = PREFERENCE_KEYS.filter((k) => typeof fields[k] !== 'boolean');
   if (bad.length > 0) throw new AppError('invalid_argument', `${bad.join(', ')} must be true or false`);
-  return { plan_changes: fields.plan_changes as boolean, payments: fields.payments as boolean, credentials: fields.credentials as boolean, connection_limits: fields.connection_limits as boolean };
+  return {
+    plan_changes: fields.plan_changes as boolean,
+    payments: fields.payments as boolean,
+    credentials: fields.credentials as boolean,
+    connection_limits: fields.connection_limits as boolean,
+  };
 }
 
 /** A notification to store for `userId`. `link` is an app path or an https URL; null for none. */
@@ -90,13 +108,21 @@ export function planChangedNotification(event: EventTypes['subscription.changed'
   if (!tierChanged && !periodChanged) return undefined;
   const base = { userId: event.userId, kind: 'plan_changed' as const, link: NOTIFICATION_LINKS.plan };
   if (!tierChanged) {
-    return { ...base, title: `${planName(event.plan)} is now billed ${event.billingPeriod}`, body: `Your ${planName(event.plan)} plan changed from ${event.previousBillingPeriod} to ${event.billingPeriod} billing.` };
+    return {
+      ...base,
+      title: `${planName(event.plan)} is now billed ${event.billingPeriod}`,
+      body: `Your ${planName(event.plan)} plan changed from ${event.previousBillingPeriod} to ${event.billingPeriod} billing.`,
+    };
   }
   const title = `Plan changed to ${planName(event.plan)}`;
   if (event.reason === 'subscription_ended' && event.plan === 'starter') {
     return { ...base, title, body: `Your ${planName(event.previousPlan)} subscription ended. You are now on the free Starter plan.` };
   }
-  return { ...base, title, body: `Your plan changed from ${planLabel(event.previousPlan, event.previousBillingPeriod)} to ${planLabel(event.plan, event.billingPeriod)}.` };
+  return {
+    ...base,
+    title,
+    body: `Your plan changed from ${planLabel(event.previousPlan, event.previousBillingPeriod)} to ${planLabel(event.plan, event.billingPeriod)}.`,
+  };
 }
 
 /** payment.succeeded → `payment_succeeded`. */
@@ -106,7 +132,9 @@ export function paymentSucceededNotification(event: EventTypes['payment.succeede
     userId: event.userId,
     kind: 'payment_succeeded',
     title: 'Payment received',
-    body: event.plan ? `We received ${money} for your ${planLabel(event.plan, event.billingPeriod)} plan. Thank you.` : `We received your payment of ${money}. Thank you.`,
+    body: event.plan
+      ? `We received ${money} for your ${planLabel(event.plan, event.billingPeriod)} plan. Thank you.`
+      : `We received your payment of ${money}. Thank you.`,
     link: invoiceLink(event.hostedInvoiceUrl),
   };
 }
@@ -166,7 +194,15 @@ export interface NotificationJson {
 }
 
 /** Row → API shape. */
-export function notificationJson(row: { id: string; kind: string; title: string; body: string; link: string | null; created_at: Date; read_at: Date | null }): NotificationJson {
+export function notificationJson(row: {
+  id: string;
+  kind: string;
+  title: string;
+  body: string;
+  link: string | null;
+  created_at: Date;
+  read_at: Date | null;
+}): NotificationJson {
   return {
     id: row.id,
     kind: row.kind as NotificationKind,
@@ -214,7 +250,8 @@ export function parseReadBody(body: unknown, maxIds: number): { all: true } | { 
     return { all: true };
   }
   const ids = fields.ids;
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw new AppError('invalid_argument', 'ids must be an array of notification ids (strings)');
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+    throw new AppError('invalid_argument', 'ids must be an array of notification ids (strings)');
   if (ids.length > maxIds) throw new AppError('invalid_argument', `at most ${maxIds} ids at once; use {"all": true} to mark everything read`);
   return { ids: [...new Set((ids as string[]).filter((id) => isUuid(id)).map((id) => id.toLowerCase()))] };
 }

@@ -29,7 +29,11 @@ export interface UserJson {
 }
 
 /** Row → API shape. */
-export function userJson(row: Pick<UsersTable, 'id' | 'email' | 'name' | 'avatar_url' | 'tier' | 'billing_period' | 'subscription_status' | 'subscription_type' | 'trial_end_date'> & { created_at: Date }): UserJson {
+export function userJson(
+  row: Pick<UsersTable, 'id' | 'email' | 'name' | 'avatar_url' | 'tier' | 'billing_period' | 'subscription_status' | 'subscription_type' | 'trial_end_date'> & {
+    created_at: Date;
+  },
+): UserJson {
   const tier = row.tier as PlanId;
   return {
     id: row.id,
@@ -74,7 +78,8 @@ export function parsePendingPlan(tier: unknown, period: unknown): PendingPlan | 
   if (t === undefined && p === undefined) return undefined;
   if (t === undefined) throw new AppError('invalid_argument', 'period was given without a tier');
   if (!isPlanId(t)) throw new AppError('invalid_argument', `tier must be starter, plus or pro (got "${String(t).slice(0, 40)}")`);
-  if (p !== undefined && p !== 'monthly' && p !== 'yearly') throw new AppError('invalid_argument', `period must be monthly or yearly (got "${String(p).slice(0, 40)}")`);
+  if (p !== undefined && p !== 'monthly' && p !== 'yearly')
+    throw new AppError('invalid_argument', `period must be monthly or yearly (got "${String(p).slice(0, 40)}")`);
   return { tier: t, period: (p as 'monthly' | 'yearly' | undefined) ?? 'monthly' };
 }
 
@@ -108,7 +113,12 @@ export function oauthErrorReason(error: string, description?: string): string {
  * Validates the plan metadata a `subscription.changed` event carries before auth's projection applies it.
  * @throws AppError('invalid_argument') for an unknown tier, billing period or subscription type.
  */
-export function validateMetadataUpdate(update: { tier?: string | undefined; billingPeriod?: string | undefined; subscriptionType?: string | undefined; subscriptionStatus?: string | undefined }): void {
+export function validateMetadataUpdate(update: {
+  tier?: string | undefined;
+  billingPeriod?: string | undefined;
+  subscriptionType?: string | undefined;
+  subscriptionStatus?: string | undefined;
+}): void {
   if (update.tier !== undefined && !isPlanId(update.tier)) throw new AppError('invalid_argument', `tier must be starter, plus or pro (got "${update.tier}")`);
   if (update.billingPeriod !== undefined && !(BILLING_PERIODS as readonly string[]).includes(update.billingPeriod)) {
     throw new AppError('invalid_argument', `billing_period must be indefinite, monthly or yearly (got "${update.billingPeriod}")`);
@@ -141,7 +151,14 @@ export function parseProfileUpdate(body: unknown, currentEmail: string, maxChars
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {"name": "..."}');
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => k !== 'name' && k !== 'email');
-  if (unknown.length > 0) throw new AppError('invalid_argument', `Only the name can be changed (unknown field${unknown.length === 1 ? '' : 's'} ${unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')})`);
+  if (unknown.length > 0)
+    throw new AppError(
+      'invalid_argument',
+      `Only the name can be changed (unknown field${unknown.length === 1 ? '' : 's'} ${unknown
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k.slice(0, 40)))
+        .join(', ')})`,
+    );
   if ('email' in fields && (typeof fields.email !== 'string' || fields.email.trim().toLowerCase() !== currentEmail.toLowerCase())) {
     throw new AppError('invalid_argument', 'The e-mail address is the one of your Google account and cannot be changed here');
   }

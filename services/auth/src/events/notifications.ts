@@ -11,7 +11,11 @@ import type { Registry } from 'prom-client';
 import type { AuthDatabase } from '../db/schema.js';
 import { storeNotification } from '../db/notifications.js';
 import {
-  connectionLimitedNotification, credentialsRotatedNotification, paymentFailedNotification, paymentSucceededNotification, planChangedNotification,
+  connectionLimitedNotification,
+  credentialsRotatedNotification,
+  paymentFailedNotification,
+  paymentSucceededNotification,
+  planChangedNotification,
   type NotificationDraft,
 } from '../domain/notifications.js';
 

@@ -9,12 +9,20 @@ import { findUser, type UserRow } from '../db/users.js';
 
 function toProto(row: UserRow): AuthUser {
   return {
-    id: row.id, email: row.email, name: row.name, avatarUrl: row.avatar_url, plan: row.tier,
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    avatarUrl: row.avatar_url,
+    plan: row.tier,
     metadata: {
-      tier: row.tier, billingPeriod: row.billing_period, subscriptionStatus: row.subscription_status,
-      subscriptionType: row.subscription_type, trialEndDate: row.trial_end_date ?? undefined,
+      tier: row.tier,
+      billingPeriod: row.billing_period,
+      subscriptionStatus: row.subscription_status,
+      subscriptionType: row.subscription_type,
+      trialEndDate: row.trial_end_date ?? undefined,
     },
-    createdAt: row.created_at, updatedAt: row.updated_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 

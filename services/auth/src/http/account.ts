@@ -55,10 +55,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountRouteDe
     if (!session) return deps.noSession(reply);
     const { limit, before } = parseListQuery(request.query, { defaultLimit: config.pageDefault, max: config.pageMax });
     const kinds = shownKinds(await getPreferences(db, session.user.id));
-    const [rows, unread] = await Promise.all([
-      listNotifications(db, session.user.id, kinds, limit, before),
-      unreadCount(db, session.user.id, kinds),
-    ]);
+    const [rows, unread] = await Promise.all([listNotifications(db, session.user.id, kinds, limit, before), unreadCount(db, session.user.id, kinds)]);
     void reply.header('cache-control', 'no-store');
     return { notifications: rows.map(notificationJson), unread };
   });

@@ -33,36 +33,42 @@ const IsoTime = z.string().describe('ISO 8601 time (UTC)');
 const PlanIdSchema = z.enum(PLAN_IDS).describe('Plan id (services/lib plans catalogue)');
 
 /** The user as every auth API returns it (domain/user.ts userJson). */
-export const UserSchema = z.object({
-  id: z.string().describe('User id (UUID)'),
-  email: z.string(),
-  name: z.string(),
-  avatar_url: z.string().describe('Avatar URL from the identity provider, or empty'),
-  plan: PlanIdSchema,
-  metadata: z.object({
-    tier: PlanIdSchema,
-    billing_period: z.enum(BILLING_PERIODS as ['indefinite', 'monthly', 'yearly']),
-    subscription_status: z.string().describe('Stripe subscription status, e.g. active, trialing, past_due, canceled'),
-    subscription_type: z.enum(SUBSCRIPTION_TYPES),
-    trial_end_date: IsoTime.nullable(),
-  }),
-  created_at: IsoTime,
-}).describe('A Tradewind user');
+export const UserSchema = z
+  .object({
+    id: z.string().describe('User id (UUID)'),
+    email: z.string(),
+    name: z.string(),
+    avatar_url: z.string().describe('Avatar URL from the identity provider, or empty'),
+    plan: PlanIdSchema,
+    metadata: z.object({
+      tier: PlanIdSchema,
+      billing_period: z.enum(BILLING_PERIODS as ['indefinite', 'monthly', 'yearly']),
+      subscription_status: z.string().describe('Stripe subscription status, e.g. active, trialing, past_due, canceled'),
+      subscription_type: z.enum(SUBSCRIPTION_TYPES),
+      trial_end_date: IsoTime.nullable(),
+    }),
+    created_at: IsoTime,
+  })
+  .describe('A Tradewind user');
 
 /** The session object of the product spec (routes.ts SessionJson). */
-export const SessionSchema = z.object({
-  access_token: z.string().describe('ES256 JWT; send as Authorization: Bearer'),
-  refresh_token: z.string().describe('Opaque; single use (rotated by every POST /auth/token)'),
-  expires_in: z.int().describe('Seconds until the access token expires'),
-  expires_at: z.int().describe('Unix seconds when the access token expires'),
-  token_type: z.literal('bearer'),
-  user: UserSchema,
-}).describe('A signed-in session');
+export const SessionSchema = z
+  .object({
+    access_token: z.string().describe('ES256 JWT; send as Authorization: Bearer'),
+    refresh_token: z.string().describe('Opaque; single use (rotated by every POST /auth/token)'),
+    expires_in: z.int().describe('Seconds until the access token expires'),
+    expires_at: z.int().describe('Unix seconds when the access token expires'),
+    token_type: z.literal('bearer'),
+    user: UserSchema,
+  })
+  .describe('A signed-in session');
 
 /** A JSON Web Key Set (RFC 7517 §5) of the access tokens' public keys. */
-export const JwksSchema = z.object({
-  keys: z.array(z.looseObject({ kty: z.string(), kid: z.string().optional(), alg: z.string().optional(), use: z.string().optional() })),
-}).describe('JSON Web Key Set (RFC 7517)');
+export const JwksSchema = z
+  .object({
+    keys: z.array(z.looseObject({ kty: z.string(), kid: z.string().optional(), alg: z.string().optional(), use: z.string().optional() })),
+  })
+  .describe('JSON Web Key Set (RFC 7517)');
 
 /** One notification (domain/notifications.ts notificationJson). */
 export const NotificationSchema = z.object({
@@ -76,12 +82,14 @@ export const NotificationSchema = z.object({
 });
 
 /** The four switches of the notification preferences, exactly (domain/notifications.ts parsePreferences). */
-export const NotificationPreferencesSchema = z.strictObject({
-  plan_changes: z.boolean(),
-  payments: z.boolean(),
-  credentials: z.boolean(),
-  connection_limits: z.boolean(),
-}).describe('Which kinds of notification the bell shows');
+export const NotificationPreferencesSchema = z
+  .strictObject({
+    plan_changes: z.boolean(),
+    payments: z.boolean(),
+    credentials: z.boolean(),
+    connection_limits: z.boolean(),
+  })
+  .describe('Which kinds of notification the bell shows');
 
 /** `{refresh_token?}`: the body of POST /auth/token and POST /auth/logout (else the tw_refresh cookie is used). */
 export const RefreshBodySchema = z.object({
@@ -89,11 +97,16 @@ export const RefreshBodySchema = z.object({
 });
 
 /** `?tier=&period=&login_hint=` of GET /auth/login (domain/user.ts parsePendingPlan). */
-export const LoginQuerySchema = z.object({
-  tier: z.union([PlanIdSchema, z.literal('')]).optional().describe('Plan picked on the pricing page; after sign-in the browser goes to /payment for a paid one'),
-  period: z.enum(['monthly', 'yearly', '']).optional().describe('Billing period of tier (default monthly); only with tier'),
-  login_hint: z.string().optional().describe("E-mail address suggested to the identity provider"),
-}).refine((q) => !(q.period && !q.tier), { message: 'period was given without a tier', path: ['period'] });
+export const LoginQuerySchema = z
+  .object({
+    tier: z
+      .union([PlanIdSchema, z.literal('')])
+      .optional()
+      .describe('Plan picked on the pricing page; after sign-in the browser goes to /payment for a paid one'),
+    period: z.enum(['monthly', 'yearly', '']).optional().describe('Billing period of tier (default monthly); only with tier'),
+    login_hint: z.string().optional().describe('E-mail address suggested to the identity provider'),
+  })
+  .refine((q) => !(q.period && !q.tier), { message: 'period was given without a tier', path: ['period'] });
 
 /** `?code&state` (or `?error&error_description`) of GET /auth/callback: what the identity provider sends back. */
 export const CallbackQuerySchema = z.object({
@@ -109,37 +122,60 @@ export const CallbackQuerySchema = z.object({
  * (case-insensitive, trimmed); the published document describes the rule in words.
  */
 export function profileUpdateSchema(maxChars: number, currentEmail?: string) {
-  return z.strictObject({
-    name: z.string().refine((s) => {
-      const name = s.trim();
-      const chars = [...name].length;
-      return chars >= 1 && chars <= maxChars && !/\p{Cc}/u.test(name);
-    }, { message: `Name must be 1–${maxChars} characters` }).meta({ minLength: 1, maxLength: maxChars, description: `Display name, trimmed: 1–${maxChars} characters, no control characters` }),
-    email: z.string().refine((v) => currentEmail === undefined || v.trim().toLowerCase() === currentEmail.toLowerCase()).optional()
-      .describe("Only accepted when equal to the account's address (it cannot be changed)"),
-  }).describe('Profile update');
+  return z
+    .strictObject({
+      name: z
+        .string()
+        .refine(
+          (s) => {
+            const name = s.trim();
+            const chars = [...name].length;
+            return chars >= 1 && chars <= maxChars && !/\p{Cc}/u.test(name);
+          },
+          { message: `Name must be 1–${maxChars} characters` },
+        )
+        .meta({ minLength: 1, maxLength: maxChars, description: `Display name, trimmed: 1–${maxChars} characters, no control characters` }),
+      email: z
+        .string()
+        .refine((v) => currentEmail === undefined || v.trim().toLowerCase() === currentEmail.toLowerCase())
+        .optional()
+        .describe("Only accepted when equal to the account's address (it cannot be changed)"),
+    })
+    .describe('Profile update');
 }
 
 /** `?limit=&before=` of GET /auth/notifications (domain/notifications.ts parseListQuery). */
 export function notificationsQuerySchema(pageMax: number) {
   return z.object({
-    limit: z.string().refine((v) => v === '' || (/^\d{1,6}$/.test(v) && Number(v) >= 1 && Number(v) <= pageMax))
-      .optional().meta({ pattern: '^[0-9]*$', description: `Page size, an integer from 1 to ${pageMax} (default NOTIFICATIONS_PAGE_DEFAULT, 20)` }),
-    before: z.string().refine((v) => v === '' || isUuid(v)).optional().describe('Id of the last notification of the previous page'),
+    limit: z
+      .string()
+      .refine((v) => v === '' || (/^\d{1,6}$/.test(v) && Number(v) >= 1 && Number(v) <= pageMax))
+      .optional()
+      .meta({ pattern: '^[0-9]*$', description: `Page size, an integer from 1 to ${pageMax} (default NOTIFICATIONS_PAGE_DEFAULT, 20)` }),
+    before: z
+      .string()
+      .refine((v) => v === '' || isUuid(v))
+      .optional()
+      .describe('Id of the last notification of the previous page'),
   });
 }
 
 /** The POST /auth/notifications/read body for at most `maxIds` ids (domain/notifications.ts parseReadBody). */
 export function readBodySchema(maxIds: number) {
-  return z.union([
-    z.strictObject({ ids: z.array(z.string()).max(maxIds).describe('Notification ids; unknown ids are ignored') }),
-    z.strictObject({ all: z.literal(true) }),
-  ]).describe('Which notifications to mark read');
+  return z
+    .union([
+      z.strictObject({ ids: z.array(z.string()).max(maxIds).describe('Notification ids; unknown ids are ignored') }),
+      z.strictObject({ all: z.literal(true) }),
+    ])
+    .describe('Which notifications to mark read');
 }
 
 /** The POST /api/newsletter body (http/newsletter.ts). */
 export const NewsletterBodySchema = z.object({
-  email: z.string().refine((v) => normaliseEmail(v) !== undefined, { message: 'Enter a valid e-mail address.' }).meta({ format: 'email', maxLength: 254 }),
+  email: z
+    .string()
+    .refine((v) => normaliseEmail(v) !== undefined, { message: 'Enter a valid e-mail address.' })
+    .meta({ format: 'email', maxLength: 254 }),
   source: z.enum(NEWSLETTER_SOURCES).nullable().optional().describe('Where the sign-up comes from (default blog)'),
 });
 
@@ -156,88 +192,185 @@ export function authApi(limits: AuthApiLimits = DEFAULT_AUTH_API_LIMITS): ApiDec
     service: 'auth',
     tag: { name: 'auth', description: 'Sign-in, sessions, the user and their notifications (services/auth)' },
     components: {
-      User: UserSchema, Session: SessionSchema, Jwks: JwksSchema, Notification: NotificationSchema,
-      NotificationPreferences: NotificationPreferencesSchema, RefreshBody: RefreshBodySchema, NewsletterBody: NewsletterBodySchema,
+      User: UserSchema,
+      Session: SessionSchema,
+      Jwks: JwksSchema,
+      Notification: NotificationSchema,
+      NotificationPreferences: NotificationPreferencesSchema,
+      RefreshBody: RefreshBodySchema,
+      NewsletterBody: NewsletterBodySchema,
     },
     defaultResponse: DEFAULT_ERROR_RESPONSE,
     routes: [
       {
-        method: 'get', path: '/auth/login', operationId: 'signIn', summary: 'Start sign-in (browser redirect to the identity provider)', security: [], query: LoginQuerySchema,
-        description: 'Sets the tw_oauth_state cookie and redirects to Google (or the local provider). An invalid tier or period redirects to /login?error=invalid_plan&error_description=….',
-        responses: { 302: { description: 'To the identity provider, or to /login?error=invalid_plan', headers: { ...REDIRECT, 'Set-Cookie': 'tw_oauth_state (HttpOnly, 10 min)' } } },
-      },
-      {
-        method: 'get', path: '/auth/callback', operationId: 'signInCallback', summary: 'Finish sign-in (the identity provider redirects here)', security: [], query: CallbackQuerySchema,
-        description: 'Exchanges the code, creates or updates the user and a session (refresh cookie), then redirects to /dashboard or /payment?tier=&period=; any failure redirects to /login?error=&error_description=.',
-        responses: { 302: { description: 'To /dashboard, /payment?tier=&period= or /login?error=…', headers: { ...REDIRECT, 'Set-Cookie': 'tw_refresh (HttpOnly, path /auth)' } } },
-      },
-      {
-        method: 'post', path: '/auth/token', operationId: 'refreshSession', summary: 'Rotate the refresh token and issue a new access token', security: ['refreshCookie'], authOptional: true,
-        description: 'The refresh token comes from the body or the tw_refresh cookie. Presenting an already-rotated token revokes the session (401 code unauthenticated).',
-        body: { schema: RefreshBodySchema, required: false },
+        method: 'get',
+        path: '/auth/login',
+        operationId: 'signIn',
+        summary: 'Start sign-in (browser redirect to the identity provider)',
+        security: [],
+        query: LoginQuerySchema,
+        description:
+          'Sets the tw_oauth_state cookie and redirects to Google (or the local provider). An invalid tier or period redirects to /login?error=invalid_plan&error_description=….',
         responses: {
-          200: { description: 'The new session; the cookie is rotated too', body: SessionSchema, headers: { 'Set-Cookie': 'tw_refresh (HttpOnly, path /auth)' } },
-          400: BAD_INPUT,
-          401: { description: 'No, an unknown or an expired refresh token ("No active session"), or a reused one (code unauthenticated)', body: ErrorBodySchema },
+          302: {
+            description: 'To the identity provider, or to /login?error=invalid_plan',
+            headers: { ...REDIRECT, 'Set-Cookie': 'tw_oauth_state (HttpOnly, 10 min)' },
+          },
         },
       },
       {
-        method: 'get', path: '/auth/session', operationId: 'getSession', summary: 'The current session and user', security: ['bearer'],
+        method: 'get',
+        path: '/auth/callback',
+        operationId: 'signInCallback',
+        summary: 'Finish sign-in (the identity provider redirects here)',
+        security: [],
+        query: CallbackQuerySchema,
+        description:
+          'Exchanges the code, creates or updates the user and a session (refresh cookie), then redirects to /dashboard or /payment?tier=&period=; any failure redirects to /login?error=&error_description=.',
         responses: {
-          200: { description: 'The user and the session', body: z.object({ user: UserSchema, session: z.object({ id: z.string(), created_at: IsoTime, expires_at: IsoTime }) }) },
+          302: {
+            description: 'To /dashboard, /payment?tier=&period= or /login?error=…',
+            headers: { ...REDIRECT, 'Set-Cookie': 'tw_refresh (HttpOnly, path /auth)' },
+          },
+        },
+      },
+      {
+        method: 'post',
+        path: '/auth/token',
+        operationId: 'refreshSession',
+        summary: 'Rotate the refresh token and issue a new access token',
+        security: ['refreshCookie'],
+        authOptional: true,
+        description:
+          'The refresh token comes from the body or the tw_refresh cookie. Presenting an already-rotated token revokes the session (401 code unauthenticated).',
+        body: { schema: RefreshBodySchema, required: false },
+        responses: {
+          200: {
+            description: 'The new session; the cookie is rotated too',
+            body: SessionSchema,
+            headers: { 'Set-Cookie': 'tw_refresh (HttpOnly, path /auth)' },
+          },
+          400: BAD_INPUT,
+          401: {
+            description: 'No, an unknown or an expired refresh token ("No active session"), or a reused one (code unauthenticated)',
+            body: ErrorBodySchema,
+          },
+        },
+      },
+      {
+        method: 'get',
+        path: '/auth/session',
+        operationId: 'getSession',
+        summary: 'The current session and user',
+        security: ['bearer'],
+        responses: {
+          200: {
+            description: 'The user and the session',
+            body: z.object({ user: UserSchema, session: z.object({ id: z.string(), created_at: IsoTime, expires_at: IsoTime }) }),
+          },
           401: NO_SESSION,
         },
       },
       {
-        method: 'get', path: '/auth/user', operationId: 'getUser', summary: 'The signed-in user', security: ['bearer'],
+        method: 'get',
+        path: '/auth/user',
+        operationId: 'getUser',
+        summary: 'The signed-in user',
+        security: ['bearer'],
         responses: { 200: { description: 'The user', body: UserSchema }, 401: NO_SESSION },
       },
       {
-        method: 'patch', path: '/auth/user', operationId: 'updateUser', summary: 'Change the display name', security: ['bearer'],
+        method: 'patch',
+        path: '/auth/user',
+        operationId: 'updateUser',
+        summary: 'Change the display name',
+        security: ['bearer'],
         body: { schema: profileUpdateSchema(limits.nameMaxChars), required: true },
         responses: { 200: { description: 'The updated user', body: UserSchema }, 400: BAD_INPUT, 401: NO_SESSION },
       },
       {
-        method: 'post', path: '/auth/logout', operationId: 'logout', summary: 'Revoke the session', security: ['bearer', 'refreshCookie'], authOptional: true,
-        description: 'The session is the bearer token\'s, else the refresh token\'s (body or cookie).',
+        method: 'post',
+        path: '/auth/logout',
+        operationId: 'logout',
+        summary: 'Revoke the session',
+        security: ['bearer', 'refreshCookie'],
+        authOptional: true,
+        description: "The session is the bearer token's, else the refresh token's (body or cookie).",
         body: { schema: RefreshBodySchema, required: false },
         responses: { 204: { description: 'Revoked; the cookie is cleared' }, 400: BAD_INPUT, 401: NO_SESSION },
       },
       {
-        method: 'get', path: '/auth/provider', operationId: 'getIdentityProvider', summary: 'Which identity provider signs users in', security: [],
-        responses: { 200: { description: 'The provider', body: z.object({ provider: z.enum(['google', 'local-oidc']), label: z.string(), local: z.boolean() }) } },
-      },
-      {
-        method: 'get', path: '/auth/.well-known/jwks.json', operationId: 'getJwks', summary: 'Public keys of access tokens', security: [],
-        responses: { 200: { description: 'The key set (cached 5 min)', body: JwksSchema } },
-      },
-      {
-        method: 'get', path: '/auth/notifications', operationId: 'listNotifications', summary: 'The notification bell: newest first, one page', security: ['bearer'],
-        query: notificationsQuerySchema(limits.pageMax),
+        method: 'get',
+        path: '/auth/provider',
+        operationId: 'getIdentityProvider',
+        summary: 'Which identity provider signs users in',
+        security: [],
         responses: {
-          200: { description: 'A page of notifications of the kinds the preferences show, and the unread count', body: z.object({ notifications: z.array(NotificationSchema), unread: z.int().min(0) }) },
-          400: BAD_INPUT, 401: NO_SESSION,
+          200: { description: 'The provider', body: z.object({ provider: z.enum(['google', 'local-oidc']), label: z.string(), local: z.boolean() }) },
         },
       },
       {
-        method: 'post', path: '/auth/notifications/read', operationId: 'markNotificationsRead', summary: 'Mark notifications read', security: ['bearer'],
+        method: 'get',
+        path: '/auth/.well-known/jwks.json',
+        operationId: 'getJwks',
+        summary: 'Public keys of access tokens',
+        security: [],
+        responses: { 200: { description: 'The key set (cached 5 min)', body: JwksSchema } },
+      },
+      {
+        method: 'get',
+        path: '/auth/notifications',
+        operationId: 'listNotifications',
+        summary: 'The notification bell: newest first, one page',
+        security: ['bearer'],
+        query: notificationsQuerySchema(limits.pageMax),
+        responses: {
+          200: {
+            description: 'A page of notifications of the kinds the preferences show, and the unread count',
+            body: z.object({ notifications: z.array(NotificationSchema), unread: z.int().min(0) }),
+          },
+          400: BAD_INPUT,
+          401: NO_SESSION,
+        },
+      },
+      {
+        method: 'post',
+        path: '/auth/notifications/read',
+        operationId: 'markNotificationsRead',
+        summary: 'Mark notifications read',
+        security: ['bearer'],
         body: { schema: readBodySchema(limits.readMaxIds), required: true },
         responses: { 200: { description: 'The unread count after the change', body: z.object({ unread: z.int().min(0) }) }, 400: BAD_INPUT, 401: NO_SESSION },
       },
       {
-        method: 'get', path: '/auth/notification-preferences', operationId: 'getNotificationPreferences', summary: 'Which kinds of notification are shown', security: ['bearer'],
+        method: 'get',
+        path: '/auth/notification-preferences',
+        operationId: 'getNotificationPreferences',
+        summary: 'Which kinds of notification are shown',
+        security: ['bearer'],
         responses: { 200: { description: 'The preferences (all true until saved)', body: NotificationPreferencesSchema }, 401: NO_SESSION },
       },
       {
-        method: 'put', path: '/auth/notification-preferences', operationId: 'putNotificationPreferences', summary: 'Save which kinds of notification are shown', security: ['bearer'],
+        method: 'put',
+        path: '/auth/notification-preferences',
+        operationId: 'putNotificationPreferences',
+        summary: 'Save which kinds of notification are shown',
+        security: ['bearer'],
         body: { schema: NotificationPreferencesSchema, required: true },
         responses: { 200: { description: 'The stored preferences', body: NotificationPreferencesSchema }, 400: BAD_INPUT, 401: NO_SESSION },
       },
       {
-        method: 'post', path: '/api/newsletter', operationId: 'subscribeNewsletter', summary: 'Subscribe an address to the newsletter', security: [],
+        method: 'post',
+        path: '/api/newsletter',
+        operationId: 'subscribeNewsletter',
+        summary: 'Subscribe an address to the newsletter',
+        security: [],
         body: { schema: NewsletterBodySchema, required: true },
         responses: {
-          201: { description: 'Subscribed', body: z.object({ subscribed: z.literal(true), email: z.string().describe('The address, trimmed and lower-cased') }) },
+          201: {
+            description: 'Subscribed',
+            body: z.object({ subscribed: z.literal(true), email: z.string().describe('The address, trimmed and lower-cased') }),
+          },
           200: { description: 'Already subscribed (same body)', body: z.object({ subscribed: z.literal(true), email: z.string() }) },
           400: { description: 'code invalid_email ("Enter a valid e-mail address.") or invalid_argument', body: ErrorBodySchema },
           429: { description: 'code rate_limited: too many attempts from this address', body: ErrorBodySchema, headers: { 'Retry-After': 'Seconds to wait' } },

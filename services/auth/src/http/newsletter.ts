@@ -33,13 +33,16 @@ export function registerNewsletterRoutes(app: FastifyInstance, deps: NewsletterR
     if (!gate.allowed) {
       deps.signups.inc({ outcome: 'rate_limited' });
       void reply.header('retry-after', String(gate.retryAfterSeconds));
-      return reply.status(429).send({ status: 429, code: 'rate_limited', message: `Too many sign-up attempts from your address. Try again in ${gate.retryAfterSeconds} s.` });
+      return reply
+        .status(429)
+        .send({ status: 429, code: 'rate_limited', message: `Too many sign-up attempts from your address. Try again in ${gate.retryAfterSeconds} s.` });
     }
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {"email": "..."}');
     const fields = body as Record<string, unknown>;
     const source = fields.source ?? 'blog';
-    if (!(NEWSLETTER_SOURCES as readonly unknown[]).includes(source)) throw new AppError('invalid_argument', `source must be one of ${NEWSLETTER_SOURCES.join(', ')}`);
+    if (!(NEWSLETTER_SOURCES as readonly unknown[]).includes(source))
+      throw new AppError('invalid_argument', `source must be one of ${NEWSLETTER_SOURCES.join(', ')}`);
     const email = normaliseEmail(fields.email);
     if (!email) {
       deps.signups.inc({ outcome: 'invalid' });

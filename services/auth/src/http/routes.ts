@@ -85,9 +85,21 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     `${config.publicUrl}/login?${new URLSearchParams({ error, error_description: oauthErrorReason(error, description) }).toString()}`;
 
   async function issueSession(reply: FastifyReply, user: UserRow, sessionId: string, refreshToken: string): Promise<SessionJson> {
-    const { token, expiresAt } = await signAccessToken(deps.key, config.issuer, { userId: user.id, sessionId, email: user.email, plan: user.tier as UserJson['plan'] }, config.accessTokenTtlSeconds);
+    const { token, expiresAt } = await signAccessToken(
+      deps.key,
+      config.issuer,
+      { userId: user.id, sessionId, email: user.email, plan: user.tier as UserJson['plan'] },
+      config.accessTokenTtlSeconds,
+    );
     reply.setCookie(REFRESH_COOKIE, refreshToken, { ...cookieBase, maxAge: config.refreshTokenTtlSeconds });
-    return { access_token: token, refresh_token: refreshToken, expires_in: config.accessTokenTtlSeconds, expires_at: expiresAt, token_type: 'bearer', user: userJson(user) };
+    return {
+      access_token: token,
+      refresh_token: refreshToken,
+      expires_in: config.accessTokenTtlSeconds,
+      expires_at: expiresAt,
+      token_type: 'bearer',
+      user: userJson(user),
+    };
   }
 
   /** The session behind the request's bearer token, checked against the database (so logout is immediate here). */
@@ -199,7 +211,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get('/auth/session', async (request, reply) => {
     const session = await currentSession(request);
     if (!session) return noSession(reply);
-    return { user: userJson(session.user), session: { id: session.sessionId, created_at: session.createdAt.toISOString(), expires_at: session.expiresAt.toISOString() } };
+    return {
+      user: userJson(session.user),
+      session: { id: session.sessionId, created_at: session.createdAt.toISOString(), expires_at: session.expiresAt.toISOString() },
+    };
   });
 
   app.get('/auth/user', async (request, reply) => {

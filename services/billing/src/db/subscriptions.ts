@@ -53,11 +53,14 @@ function rowOfState(userId: string, s: SubscriptionState): Omit<SubscriptionsTab
 
 /** Records a user (idempotent) with a starter subscription when they have none. */
 export async function ensureCustomer(trx: Transaction<BillingDatabase>, user: { userId: string; email: string; name: string }): Promise<void> {
-  await trx.insertInto('customers')
+  await trx
+    .insertInto('customers')
     .values({ user_id: user.userId, email: user.email, name: user.name, stripe_customer_id: null })
     .onConflict((oc) => oc.column('user_id').doNothing())
     .execute();
-  await trx.insertInto('subscriptions').values(rowOfState(user.userId, starterState()))
+  await trx
+    .insertInto('subscriptions')
+    .values(rowOfState(user.userId, starterState()))
     .onConflict((oc) => oc.column('user_id').doNothing())
     .execute();
 }
@@ -74,21 +77,30 @@ export async function userOfStripeCustomer(db: Db, stripeCustomerId: string): Pr
 
 /** Links the Stripe customer to the user unless one is linked already. @returns the linked customer id. */
 export async function linkStripeCustomer(db: Db, userId: string, stripeCustomerId: string): Promise<string> {
-  const row = await db.updateTable('customers')
+  const row = await db
+    .updateTable('customers')
     .set({ stripe_customer_id: stripeCustomerId, updated_at: new Date() })
-    .where('user_id', '=', userId).where('stripe_customer_id', 'is', null)
-    .returning('stripe_customer_id').executeTakeFirst();
+    .where('user_id', '=', userId)
+    .where('stripe_customer_id', 'is', null)
+    .returning('stripe_customer_id')
+    .executeTakeFirst();
   if (row?.stripe_customer_id) return row.stripe_customer_id;
   const existing = await findCustomer(db, userId);
   return existing?.stripe_customer_id ?? stripeCustomerId;
 }
 
 /** The user's subscription, or undefined when billing has no record of the user. */
-export async function findSubscription(db: Db, userId: string): Promise<(SubscriptionState & { updatedAt: Date; stripeCustomerId: string | null }) | undefined> {
-  const row = await db.selectFrom('subscriptions')
+export async function findSubscription(
+  db: Db,
+  userId: string,
+): Promise<(SubscriptionState & { updatedAt: Date; stripeCustomerId: string | null }) | undefined> {
+  const row = await db
+    .selectFrom('subscriptions')
     .innerJoin('customers', 'customers.user_id', 'subscriptions.user_id')
-    .selectAll('subscriptions').select('customers.stripe_customer_id')
-    .where('subscriptions.user_id', '=', userId).executeTakeFirst();
+    .selectAll('subscriptions')
+    .select('customers.stripe_customer_id')
+    .where('subscriptions.user_id', '=', userId)
+    .executeTakeFirst();
   if (!row) return undefined;
   return { ...stateOfRow(row), updatedAt: row.updated_at, stripeCustomerId: row.stripe_customer_id };
 }
@@ -101,5 +113,9 @@ export async function lockSubscription(trx: Transaction<BillingDatabase>, userId
 
 export async function saveSubscription(trx: Transaction<BillingDatabase>, userId: string, state: SubscriptionState): Promise<void> {
   const { user_id: _userId, ...values } = rowOfState(userId, state);
-  await trx.updateTable('subscriptions').set({ ...values, updated_at: new Date() }).where('user_id', '=', userId).execute();
+  await trx
+    .updateTable('subscriptions')
+    .set({ ...values, updated_at: new Date() })
+    .where('user_id', '=', userId)
+    .execute();
 }

@@ -52,6 +52,7 @@ export function paidPlans(): Array<{ tier: PaidTier; period: PaidPeriod }> {
 export function parsePaidPlan(tier: unknown, period: unknown): { tier: PaidTier; period: PaidPeriod } {
   if (tier === 'starter') throw new AppError('invalid_argument', 'The Starter plan is free and needs no checkout: choose plus or pro.');
   if (tier !== 'plus' && tier !== 'pro') throw new AppError('invalid_argument', `tier must be plus or pro (got ${JSON.stringify(tier ?? null)?.slice(0, 40)})`);
-  if (period !== 'monthly' && period !== 'yearly') throw new AppError('invalid_argument', `period must be monthly or yearly (got ${JSON.stringify(period ?? null)?.slice(0, 40)})`);
+  if (period !== 'monthly' && period !== 'yearly')
+    throw new AppError('invalid_argument', `period must be monthly or yearly (got ${JSON.stringify(period ?? null)?.slice(0, 40)})`);
   return { tier, period };
 }

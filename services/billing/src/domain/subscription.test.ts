@@ -1,13 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyCheckoutCompleted, applyInvoiceOutcome, applySubscriptionSnapshot, changeReason, effectivePlan, starterState,
-  type Decision, type SubscriptionSnapshot, type SubscriptionState,
+  applyCheckoutCompleted,
+  applyInvoiceOutcome,
+  applySubscriptionSnapshot,
+  changeReason,
+  effectivePlan,
+  starterState,
+  type Decision,
+  type SubscriptionSnapshot,
+  type SubscriptionState,
 } from './subscription.js';
 import { expectedPrice, parsePaidPlan, parsePriceLookupKey, priceLookupKey } from './prices.js';
 
 const snap = (over: Partial<SubscriptionSnapshot> = {}): SubscriptionSnapshot => ({
-  id: 'sub_1', customerId: 'cus_1', itemId: 'si_1', priceId: 'price_plus_m', plan: { tier: 'plus', period: 'monthly' },
-  stripeStatus: 'active', created: 1_000, currentPeriodEnd: new Date('2026-12-21T00:00:00Z'), cancelAtPeriodEnd: false, trialEnd: null, ...over,
+  id: 'sub_1',
+  customerId: 'cus_1',
+  itemId: 'si_1',
+  priceId: 'price_plus_m',
+  plan: { tier: 'plus', period: 'monthly' },
+  stripeStatus: 'active',
+  created: 1_000,
+  currentPeriodEnd: new Date('2026-12-21T00:00:00Z'),
+  cancelAtPeriodEnd: false,
+  trialEnd: null,
+  ...over,
 });
 
 function next(decision: Decision): SubscriptionState {
@@ -21,7 +37,14 @@ describe('subscription snapshots', () => {
   it('when a first paid snapshot arrives, then the user moves from starter to that plan with one reported change', () => {
     const d = applySubscriptionSnapshot(starterState(), snap(), 1_000);
     expect(d).toMatchObject({ kind: 'apply', changed: true, reason: 'checkout_completed' });
-    expect(next(d)).toMatchObject({ tier: 'plus', billingPeriod: 'monthly', status: 'active', subscriptionType: 'paid', version: 1, lastSnapshotCreated: 1_000 });
+    expect(next(d)).toMatchObject({
+      tier: 'plus',
+      billingPeriod: 'monthly',
+      status: 'active',
+      subscriptionType: 'paid',
+      version: 1,
+      lastSnapshotCreated: 1_000,
+    });
   });
 
   it('when the same snapshot is delivered again, then nothing reportable changes and the version stays', () => {
@@ -111,7 +134,10 @@ describe('checkout completion', () => {
   });
 
   it('when checkout completion arrives after the snapshot, then nothing changes', () => {
-    expect(applyCheckoutCompleted(plusActive(), { subscriptionId: 'sub_1', plan: { tier: 'plus', period: 'monthly' }, paid: true })).toMatchObject({ kind: 'apply', changed: false });
+    expect(applyCheckoutCompleted(plusActive(), { subscriptionId: 'sub_1', plan: { tier: 'plus', period: 'monthly' }, paid: true })).toMatchObject({
+      kind: 'apply',
+      changed: false,
+    });
   });
 
   it('when checkout completion arrives after the subscription already ended, then it is stale', () => {

@@ -55,15 +55,30 @@ export interface SubscriptionState {
 }
 
 /** The state of a user without a paid subscription. */
-export const STARTER: Readonly<Pick<SubscriptionState, 'tier' | 'billingPeriod' | 'status' | 'subscriptionType' | 'currentPeriodEnd' | 'cancelAtPeriodEnd' | 'trialEnd'>> = Object.freeze({
-  tier: 'starter', billingPeriod: 'indefinite', status: 'active', subscriptionType: 'free', currentPeriodEnd: null, cancelAtPeriodEnd: false, trialEnd: null,
+export const STARTER: Readonly<
+  Pick<SubscriptionState, 'tier' | 'billingPeriod' | 'status' | 'subscriptionType' | 'currentPeriodEnd' | 'cancelAtPeriodEnd' | 'trialEnd'>
+> = Object.freeze({
+  tier: 'starter',
+  billingPeriod: 'indefinite',
+  status: 'active',
+  subscriptionType: 'free',
+  currentPeriodEnd: null,
+  cancelAtPeriodEnd: false,
+  trialEnd: null,
 });
 
 /** A new user's state (from user.created). */
 export function starterState(): SubscriptionState {
   return {
-    ...STARTER, stripeSubscriptionId: null, stripeSubscriptionItemId: null, stripePriceId: null, stripeStatus: null,
-    stripeSubscriptionCreated: null, lastSnapshotCreated: null, lastInvoiceCreated: null, version: 0,
+    ...STARTER,
+    stripeSubscriptionId: null,
+    stripeSubscriptionItemId: null,
+    stripePriceId: null,
+    stripeStatus: null,
+    stripeSubscriptionCreated: null,
+    lastSnapshotCreated: null,
+    lastInvoiceCreated: null,
+    version: 0,
   };
 }
 
@@ -96,7 +111,10 @@ function stale(detail: string): Decision {
 }
 
 /** Whether tier, period or status differ (what subscription.changed reports). */
-export function isChange(a: Pick<SubscriptionState, 'tier' | 'billingPeriod' | 'status'>, b: Pick<SubscriptionState, 'tier' | 'billingPeriod' | 'status'>): boolean {
+export function isChange(
+  a: Pick<SubscriptionState, 'tier' | 'billingPeriod' | 'status'>,
+  b: Pick<SubscriptionState, 'tier' | 'billingPeriod' | 'status'>,
+): boolean {
   return a.tier !== b.tier || a.billingPeriod !== b.billingPeriod || a.status !== b.status;
 }
 
@@ -119,7 +137,12 @@ function decide(prev: SubscriptionState, next: SubscriptionState): Decision {
 /** Maps a live Stripe status to the product's; unknown future statuses lose entitlements (treated like unpaid). */
 export function productStatus(stripeStatus: string): SubscriptionStatus {
   switch (stripeStatus) {
-    case 'active': case 'trialing': case 'past_due': case 'unpaid': case 'incomplete': case 'paused':
+    case 'active':
+    case 'trialing':
+    case 'past_due':
+    case 'unpaid':
+    case 'incomplete':
+    case 'paused':
       return stripeStatus;
     default:
       return 'unpaid';
@@ -178,7 +201,10 @@ export function applySubscriptionSnapshot(current: SubscriptionState, snap: Subs
  * Applies checkout.session.completed: the subscription `subscriptionId` now exists for the plan
  * the session was created for. Only fills in what no snapshot has told yet.
  */
-export function applyCheckoutCompleted(current: SubscriptionState, completed: { subscriptionId: string; plan: { tier: PaidTier; period: PaidPeriod }; paid: boolean }): Decision {
+export function applyCheckoutCompleted(
+  current: SubscriptionState,
+  completed: { subscriptionId: string; plan: { tier: PaidTier; period: PaidPeriod }; paid: boolean },
+): Decision {
   const same = current.stripeSubscriptionId === completed.subscriptionId;
   if (same && current.stripeStatus !== null && ENDED.has(current.stripeStatus)) return stale(`subscription ${completed.subscriptionId} already ended`);
   if (same && current.lastSnapshotCreated !== null) return { kind: 'apply', next: current, changed: false, reason: undefined };

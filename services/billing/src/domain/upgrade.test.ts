@@ -10,7 +10,9 @@ describe('checkPlanChange', () => {
   });
 
   it('when the plan is the same or a lower tier, then conflict with a clear message', () => {
-    expect(() => checkPlanChange({ tier: 'pro', billingPeriod: 'yearly' }, { tier: 'pro', period: 'yearly' })).toThrow(new AppError('conflict', 'You are already on Pro (yearly).'));
+    expect(() => checkPlanChange({ tier: 'pro', billingPeriod: 'yearly' }, { tier: 'pro', period: 'yearly' })).toThrow(
+      new AppError('conflict', 'You are already on Pro (yearly).'),
+    );
     const downgrade = (() => {
       try {
         checkPlanChange({ tier: 'pro', billingPeriod: 'monthly' }, { tier: 'plus', period: 'yearly' });
@@ -27,11 +29,18 @@ describe('checkPlanChange', () => {
 describe('checkoutPreview', () => {
   it('when a plan is bought, then the amount is its first charge from the catalogue', () => {
     expect(checkoutPreview({ tier: 'plus', period: 'monthly' })).toEqual({
-      tier: 'plus', period: 'monthly', kind: 'checkout', amount_due_cents: 1500, currency: 'usd',
-      lines: [{ description: 'Tradewind Plus, billed monthly', amount_cents: 1500 }], next_billing_date: null, proration_date: null,
+      tier: 'plus',
+      period: 'monthly',
+      kind: 'checkout',
+      amount_due_cents: 1500,
+      currency: 'usd',
+      lines: [{ description: 'Tradewind Plus, billed monthly', amount_cents: 1500 }],
+      next_billing_date: null,
+      proration_date: null,
     });
     expect(checkoutPreview({ tier: 'pro', period: 'yearly' })).toMatchObject({
-      amount_due_cents: 33600, lines: [{ description: 'Tradewind Pro, billed yearly ($28/month × 12)', amount_cents: 33600 }],
+      amount_due_cents: 33600,
+      lines: [{ description: 'Tradewind Pro, billed yearly ($28/month × 12)', amount_cents: 33600 }],
     });
   });
 });
@@ -41,23 +50,42 @@ describe('prorationPreview', () => {
 
   it('when Stripe previews prorations, then its lines, amount due, latest period end and proration date are shown', () => {
     const invoice: PreviewInvoice = {
-      amount_due: 1355, total: 1355, currency: 'usd',
-      parent: { type: 'subscription_details', quote_details: null, subscription_details: { metadata: null, subscription: 'sub_1', subscription_proration_date: 1768089600 } },
-      lines: { data: [line('Unused time on Tradewind Plus after 11 Jan 2026', -1016, 1769904000), line('Remaining time on Tradewind Pro after 11 Jan 2026', 2371, 1769904000)] },
+      amount_due: 1355,
+      total: 1355,
+      currency: 'usd',
+      parent: {
+        type: 'subscription_details',
+        quote_details: null,
+        subscription_details: { metadata: null, subscription: 'sub_1', subscription_proration_date: 1768089600 },
+      },
+      lines: {
+        data: [
+          line('Unused time on Tradewind Plus after 11 Jan 2026', -1016, 1769904000),
+          line('Remaining time on Tradewind Pro after 11 Jan 2026', 2371, 1769904000),
+        ],
+      },
     };
     expect(prorationPreview({ tier: 'pro', period: 'monthly' }, invoice, 1)).toEqual({
-      tier: 'pro', period: 'monthly', kind: 'proration', amount_due_cents: 1355, currency: 'usd',
+      tier: 'pro',
+      period: 'monthly',
+      kind: 'proration',
+      amount_due_cents: 1355,
+      currency: 'usd',
       lines: [
         { description: 'Unused time on Tradewind Plus after 11 Jan 2026', amount_cents: -1016 },
         { description: 'Remaining time on Tradewind Pro after 11 Jan 2026', amount_cents: 2371 },
       ],
-      next_billing_date: '2026-02-01T00:00:00.000Z', proration_date: 1768089600,
+      next_billing_date: '2026-02-01T00:00:00.000Z',
+      proration_date: 1768089600,
     });
   });
 
-  it('when a credit balance lowers the amount due, then a balance line makes the lines add up; without Stripe\'s date, the one sent', () => {
+  it("when a credit balance lowers the amount due, then a balance line makes the lines add up; without Stripe's date, the one sent", () => {
     const invoice: PreviewInvoice = {
-      amount_due: 31000, total: 32355, currency: 'usd', parent: null,
+      amount_due: 31000,
+      total: 32355,
+      currency: 'usd',
+      parent: null,
       lines: { data: [line('Unused time on Tradewind Plus', -1245, 100), line('1 × Tradewind Pro (at $336.00 / year)', 33600, 200)] },
     };
     const preview = prorationPreview({ tier: 'pro', period: 'yearly' }, invoice, 42);
@@ -69,7 +97,7 @@ describe('prorationPreview', () => {
 
 describe('checkProrationDate', () => {
   const now = 1_800_000_000;
-  it('when the date is a recent preview\'s, then it is returned', () => {
+  it("when the date is a recent preview's, then it is returned", () => {
     expect(checkProrationDate(now - 1799, now, 1800)).toBe(now - 1799);
     expect(checkProrationDate(now + PRORATION_DATE_FUTURE_SKEW_SECONDS, now, 1800)).toBe(now + PRORATION_DATE_FUTURE_SKEW_SECONDS);
   });
@@ -78,7 +106,11 @@ describe('checkProrationDate', () => {
     for (const bad of ['1800000000', 1.5, -1, 0, null, Number.MAX_VALUE]) {
       expect(() => checkProrationDate(bad, now, 1800)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
     }
-    expect(() => checkProrationDate(now + PRORATION_DATE_FUTURE_SKEW_SECONDS + 1, now, 1800)).toThrow(expect.objectContaining({ code: 'invalid_argument', message: expect.stringMatching(/future/) }));
-    expect(() => checkProrationDate(now - 1801, now, 1800)).toThrow(expect.objectContaining({ code: 'conflict', message: 'The amount shown is more than 30 minutes old. Review the new amount and confirm again.' }));
+    expect(() => checkProrationDate(now + PRORATION_DATE_FUTURE_SKEW_SECONDS + 1, now, 1800)).toThrow(
+      expect.objectContaining({ code: 'invalid_argument', message: expect.stringMatching(/future/) }),
+    );
+    expect(() => checkProrationDate(now - 1801, now, 1800)).toThrow(
+      expect.objectContaining({ code: 'conflict', message: 'The amount shown is more than 30 minutes old. Review the new amount and confirm again.' }),
+    );
   });
 });

@@ -71,14 +71,17 @@ export function checkPlanChange(current: { tier: PlanId; billingPeriod: string }
 export function checkoutPreview(plan: { tier: PaidTier; period: PaidPeriod }): UpgradePreviewJson {
   const price = expectedPrice(plan.tier, plan.period);
   const p = PLANS[plan.tier];
-  const description = plan.period === 'monthly'
-    ? `Tradewind ${p.name}, billed monthly`
-    : `Tradewind ${p.name}, billed yearly ($${p.annualMonthlyUsd}/month × 12)`;
+  const description =
+    plan.period === 'monthly' ? `Tradewind ${p.name}, billed monthly` : `Tradewind ${p.name}, billed yearly ($${p.annualMonthlyUsd}/month × 12)`;
   return {
-    tier: plan.tier, period: plan.period, kind: 'checkout',
-    amount_due_cents: price.unitAmountCents, currency: price.currency,
+    tier: plan.tier,
+    period: plan.period,
+    kind: 'checkout',
+    amount_due_cents: price.unitAmountCents,
+    currency: price.currency,
     lines: [{ description, amount_cents: price.unitAmountCents }],
-    next_billing_date: null, proration_date: null,
+    next_billing_date: null,
+    proration_date: null,
   };
 }
 
@@ -102,8 +105,11 @@ export function prorationPreview(plan: { tier: PaidTier; period: PaidPeriod }, i
   const ends = invoice.lines.data.map((line) => line.period?.end).filter((end): end is number => typeof end === 'number');
   const stripeDate = invoice.parent?.subscription_details?.subscription_proration_date;
   return {
-    tier: plan.tier, period: plan.period, kind: 'proration',
-    amount_due_cents: invoice.amount_due, currency: invoice.currency,
+    tier: plan.tier,
+    period: plan.period,
+    kind: 'proration',
+    amount_due_cents: invoice.amount_due,
+    currency: invoice.currency,
     lines,
     next_billing_date: ends.length > 0 ? new Date(Math.max(...ends) * 1000).toISOString() : null,
     proration_date: typeof stripeDate === 'number' ? stripeDate : sentProrationDate,
@@ -121,7 +127,8 @@ export function checkProrationDate(value: unknown, nowSeconds: number, maxAgeSec
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
     throw new AppError('invalid_argument', 'proration_date must be the Unix time in seconds of the price preview (POST /api/upgrade-preview).');
   }
-  if (value > nowSeconds + PRORATION_DATE_FUTURE_SKEW_SECONDS) throw new AppError('invalid_argument', 'proration_date is in the future: send the one of the price preview.');
+  if (value > nowSeconds + PRORATION_DATE_FUTURE_SKEW_SECONDS)
+    throw new AppError('invalid_argument', 'proration_date is in the future: send the one of the price preview.');
   if (nowSeconds - value > maxAgeSeconds) {
     throw new AppError('conflict', `The amount shown is more than ${Math.round(maxAgeSeconds / 60)} minutes old. Review the new amount and confirm again.`);
   }

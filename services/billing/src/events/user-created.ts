@@ -8,7 +8,14 @@ import type { BillingService } from '../service.js';
 /** Durable consumer name (also the key in processed_events and the dead-letter subject). */
 export const USER_CREATED_CONSUMER = 'billing-user-created';
 
-export function createUserCreatedConsumer(deps: { db: Kysely<BillingDatabase>; js: JetStreamClient; jsm: JetStreamManager; logger: Logger; registry: Registry; service: BillingService }): EventConsumer {
+export function createUserCreatedConsumer(deps: {
+  db: Kysely<BillingDatabase>;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  logger: Logger;
+  registry: Registry;
+  service: BillingService;
+}): EventConsumer {
   return createEventConsumer({
     name: USER_CREATED_CONSUMER,
     js: deps.js,

@@ -1,6 +1,14 @@
 /** gRPC `tradewind.v1.BillingService` (proto/tradewind/v1/billing.proto): subscriptions and entitlements for other services. */
 import {
-  AppError, BillingServiceService, isUuid, type BillingServiceServer, type BillingSubscription, type GetEntitlementsRequest, type GetEntitlementsResponse, type GetSubscriptionRequest, type GetSubscriptionResponse,
+  AppError,
+  BillingServiceService,
+  isUuid,
+  type BillingServiceServer,
+  type BillingSubscription,
+  type GetEntitlementsRequest,
+  type GetEntitlementsResponse,
+  type GetSubscriptionRequest,
+  type GetSubscriptionResponse,
 } from '@tradewind/contracts';
 import { unary, type Kysely, type Logger } from '@tradewind/lib';
 import type { BillingDatabase } from '../db/schema.js';
@@ -20,10 +28,17 @@ export function billingGrpcService(db: Kysely<BillingDatabase>, logger: Logger) 
     getSubscription: unary<GetSubscriptionRequest, GetSubscriptionResponse>(logger, 'GetSubscription', async (request) => {
       const s = await load(db, request.userId);
       const subscription: BillingSubscription = {
-        userId: request.userId, tier: s.tier, billingPeriod: s.billingPeriod, subscriptionStatus: s.status, subscriptionType: s.subscriptionType,
-        currentPeriodEnd: s.currentPeriodEnd ?? undefined, cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-        stripeCustomerId: s.stripeCustomerId ?? '', stripeSubscriptionId: s.tier === 'starter' ? '' : (s.stripeSubscriptionId ?? ''),
-        version: BigInt(s.version), updatedAt: s.updatedAt,
+        userId: request.userId,
+        tier: s.tier,
+        billingPeriod: s.billingPeriod,
+        subscriptionStatus: s.status,
+        subscriptionType: s.subscriptionType,
+        currentPeriodEnd: s.currentPeriodEnd ?? undefined,
+        cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        stripeCustomerId: s.stripeCustomerId ?? '',
+        stripeSubscriptionId: s.tier === 'starter' ? '' : (s.stripeSubscriptionId ?? ''),
+        version: BigInt(s.version),
+        updatedAt: s.updatedAt,
       };
       return { subscription };
     }),
@@ -32,8 +47,13 @@ export function billingGrpcService(db: Kysely<BillingDatabase>, logger: Logger) 
       const plan = effectivePlan(s);
       return {
         entitlements: {
-          userId: request.userId, plan: plan.id, maxConnections: plan.connections, requestsPerMinute: plan.requestsPerMinute,
-          subjects: [...plan.subjects], replay: plan.replay, version: BigInt(s.version),
+          userId: request.userId,
+          plan: plan.id,
+          maxConnections: plan.connections,
+          requestsPerMinute: plan.requestsPerMinute,
+          subjects: [...plan.subjects],
+          replay: plan.replay,
+          version: BigInt(s.version),
         },
       };
     }),

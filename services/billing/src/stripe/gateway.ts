@@ -83,8 +83,15 @@ export function createStripeGateway(options: StripeGatewayOptions): StripeGatewa
       const price = list.data.find((p) => p.lookup_key === key);
       const want = expectedPrice(tier, period);
       if (!price) problems.push(`no active Price with lookup_key ${key}`);
-      else if (price.unit_amount !== want.unitAmountCents || price.currency !== want.currency || price.recurring?.interval !== want.interval || (price.recurring?.interval_count ?? 1) !== 1) {
-        problems.push(`Price ${price.id} (${key}) charges ${price.unit_amount} ${price.currency} per ${price.recurring?.interval_count ?? 1} ${price.recurring?.interval ?? '?'}; the plans catalogue says ${want.unitAmountCents} ${want.currency} per ${want.interval}`);
+      else if (
+        price.unit_amount !== want.unitAmountCents ||
+        price.currency !== want.currency ||
+        price.recurring?.interval !== want.interval ||
+        (price.recurring?.interval_count ?? 1) !== 1
+      ) {
+        problems.push(
+          `Price ${price.id} (${key}) charges ${price.unit_amount} ${price.currency} per ${price.recurring?.interval_count ?? 1} ${price.recurring?.interval ?? '?'}; the plans catalogue says ${want.unitAmountCents} ${want.currency} per ${want.interval}`,
+        );
       } else {
         byLookupKey.set(key, price);
         planByPriceId.set(price.id, { tier, period });
@@ -102,7 +109,9 @@ export function createStripeGateway(options: StripeGatewayOptions): StripeGatewa
     livemode: options.secretKey.includes('_live_'),
     async priceFor(tier, period) {
       if (Date.now() - loadedAt > options.priceCacheSeconds * 1000 || !byLookupKey.has(priceLookupKey(tier, period))) {
-        loading ??= load().finally(() => { loading = undefined; });
+        loading ??= load().finally(() => {
+          loading = undefined;
+        });
         await loading;
       }
       const price = byLookupKey.get(priceLookupKey(tier, period));

@@ -54,7 +54,9 @@ export async function issueUserCredentials(
     {
       sub: { allow: planSubscribeSubjects(plan) },
       pub: { deny: ['>'] },
-      subs: -1, data: -1, payload: -1,
+      subs: -1,
+      data: -1,
+      payload: -1,
       tags: [`plan:${plan.id}`],
     },
     {

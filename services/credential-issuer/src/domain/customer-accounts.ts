@@ -86,9 +86,11 @@ export async function encodeCustomerAccount(identities: NatsIdentities, spec: Cu
 
 /** JSON with object keys sorted, so two claim objects compare by content, not by key order. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /**
@@ -120,10 +122,16 @@ export async function encodeCustomerUser(
 ): Promise<{ userJwt: string; userSeed: string; userPublicKey: string; issuedAt: number }> {
   const user = options.user ?? createUser();
   const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
-  const userJwt = await encodeUser(options.name, user, accountPublicKey, { subs: -1, data: -1, payload: -1 }, {
-    signer: keyPairFromSeed(identities.customer_signing.seed),
-    ...(options.ttlSeconds > 0 ? { exp: nowSeconds + options.ttlSeconds } : {}),
-  });
+  const userJwt = await encodeUser(
+    options.name,
+    user,
+    accountPublicKey,
+    { subs: -1, data: -1, payload: -1 },
+    {
+      signer: keyPairFromSeed(identities.customer_signing.seed),
+      ...(options.ttlSeconds > 0 ? { exp: nowSeconds + options.ttlSeconds } : {}),
+    },
+  );
   return { userJwt, userSeed: new TextDecoder().decode(user.getSeed()), userPublicKey: user.getPublicKey(), issuedAt: nowSeconds };
 }
 

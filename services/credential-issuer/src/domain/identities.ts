@@ -18,7 +18,19 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed, type Import, type Export, type KeyPair } from '@nats-io/jwt';
+import {
+  createAccount,
+  createOperator,
+  createUser,
+  encodeAccount,
+  encodeOperator,
+  encodeUser,
+  fmtCreds,
+  fromSeed,
+  type Import,
+  type Export,
+  type KeyPair,
+} from '@nats-io/jwt';
 import { PLAN_IDS, PLANS, type PlanId } from '@tradewind/contracts';
 import { REPLAY_ACCOUNT_EXPORTS, REPLAY_MIRROR_IMPORTS, TRADEWIND_MIRROR_EXPORTS } from './replay.js';
 import { tradeExports, tradeImports } from './plan-subjects.js';
@@ -72,12 +84,7 @@ function keyOf(kp: { getSeed(): Uint8Array; getPublicKey(): string }): StoredKey
   return { seed: new TextDecoder().decode(kp.getSeed()), public_key: kp.getPublicKey() };
 }
 
-async function signAccount(
-  name: string,
-  identity: StoredKey,
-  operatorSeed: string,
-  claims: Parameters<typeof encodeAccount>[2],
-): Promise<string> {
+async function signAccount(name: string, identity: StoredKey, operatorSeed: string, claims: Parameters<typeof encodeAccount>[2]): Promise<string> {
   return encodeAccount(name, keyPairFromSeed(identity.seed), claims, {
     signer: keyPairFromSeed(operatorSeed),
   });
@@ -201,7 +208,7 @@ export async function loadNatsIdentities(stateDir: string): Promise<NatsIdentiti
   try {
     const stored = JSON.parse(await readFile(join(stateDir, 'nats', 'identities.json'), 'utf8')) as Partial<NatsIdentities>;
     // A state directory from before per-customer accounts / native replay gets what it lacks added.
-    return stored.customer_signing && stored.replay ? stored as NatsIdentities : ensureNatsIdentities(stateDir);
+    return stored.customer_signing && stored.replay ? (stored as NatsIdentities) : ensureNatsIdentities(stateDir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ensureNatsIdentities(stateDir);
     throw err;

@@ -24,7 +24,9 @@ export interface NatsServerSettings {
 /** Returns the nats-server.conf text. */
 export async function renderNatsServerConfig(identities: NatsIdentities, settings: NatsServerSettings): Promise<string> {
   const template = await readFile(NATS_CONFIG_TEMPLATE, 'utf8');
-  const preload = operatorAccounts(identities).map((a) => `  ${a.identity.public_key}: ${a.jwt}`).join('\n');
+  const preload = operatorAccounts(identities)
+    .map((a) => `  ${a.identity.public_key}: ${a.jwt}`)
+    .join('\n');
   const values: Record<string, string> = {
     SERVER_NAME: settings.serverName,
     HOST: settings.host,
@@ -52,7 +54,9 @@ export async function renderNatsServerConfig(identities: NatsIdentities, setting
  * Config syntax: https://docs.nats.io/running-a-nats-service/configuration/securing_nats/auth_intro/jwt/resolver
  */
 export function renderNatsAuthConfig(identities: NatsIdentities): string {
-  const preload = operatorAccounts(identities).map((a) => `  ${a.identity.public_key}: ${a.jwt}`).join('\n');
+  const preload = operatorAccounts(identities)
+    .map((a) => `  ${a.identity.public_key}: ${a.jwt}`)
+    .join('\n');
   return [
     '# Tradewind operator-mode identities (scripts/k8s-secrets.ts). Public JWTs only.',
     `operator: ${identities.operator.jwt}`,

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeAccount, type Account } from '@nats-io/jwt';
 import { PLANS } from '@tradewind/contracts';
-import { customerAccountClaims, customerAccountIsCurrent, encodeCustomerAccount, newCustomerAccountKey, type CustomerAccountSpec } from './customer-accounts.js';
+import {
+  customerAccountClaims,
+  customerAccountIsCurrent,
+  encodeCustomerAccount,
+  newCustomerAccountKey,
+  type CustomerAccountSpec,
+} from './customer-accounts.js';
 import { ensureNatsIdentities, keyPairFromSeed, type NatsIdentities } from './identities.js';
 import { planSubscribeSubjects, tradeExports, tradeImports } from './plan-subjects.js';
 
@@ -24,19 +30,35 @@ describe('subjects per plan, natively', () => {
   it('when a plan includes a TRADES subject, then its users may subscribe to it and to its per-mint subjects, and to nothing of other subjects', () => {
     expect(planSubscribeSubjects(PLANS.starter)).toEqual(['basic.pumpfun', 'basic.pumpfun.mint.>', 'basic.bonk', 'basic.bonk.mint.>']);
     expect(planSubscribeSubjects(PLANS.plus)).toEqual([
-      'basic.pumpfun', 'basic.pumpfun.mint.>', 'basic.bonk', 'basic.bonk.mint.>',
-      'premium.pumpswap', 'premium.pumpswap.mint.>', 'premium.raydium', 'premium.raydium.mint.>',
+      'basic.pumpfun',
+      'basic.pumpfun.mint.>',
+      'basic.bonk',
+      'basic.bonk.mint.>',
+      'premium.pumpswap',
+      'premium.pumpswap.mint.>',
+      'premium.raydium',
+      'premium.raydium.mint.>',
     ]);
     expect(tradeImports(PLANS.starter, 'AX').map((i) => [i.subject, i.account, i.type])).toEqual([
-      ['basic.pumpfun', 'AX', 'stream'], ['basic.pumpfun.mint.>', 'AX', 'stream'], ['basic.bonk', 'AX', 'stream'], ['basic.bonk.mint.>', 'AX', 'stream'],
+      ['basic.pumpfun', 'AX', 'stream'],
+      ['basic.pumpfun.mint.>', 'AX', 'stream'],
+      ['basic.bonk', 'AX', 'stream'],
+      ['basic.bonk.mint.>', 'AX', 'stream'],
     ]);
     expect(tradeExports().map((e) => e.subject)).toEqual(planSubscribeSubjects(PLANS.pro));
   });
 
-  it('when the identities are signed, then TRADEWIND exports the per-mint subjects and each per-plan account imports its plan\'s', () => {
+  it("when the identities are signed, then TRADEWIND exports the per-mint subjects and each per-plan account imports its plan's", () => {
     const claims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as { nats: Account };
-    expect(claims(identities.tradewind.jwt).nats.exports?.map((e) => e.subject)).toEqual(expect.arrayContaining(['basic.pumpfun.mint.>', 'premium.raydium.mint.>']));
-    expect(claims(identities.customers.starter.jwt).nats.imports?.map((i) => i.subject)).toEqual(['basic.pumpfun', 'basic.pumpfun.mint.>', 'basic.bonk', 'basic.bonk.mint.>']);
+    expect(claims(identities.tradewind.jwt).nats.exports?.map((e) => e.subject)).toEqual(
+      expect.arrayContaining(['basic.pumpfun.mint.>', 'premium.raydium.mint.>']),
+    );
+    expect(claims(identities.customers.starter.jwt).nats.imports?.map((i) => i.subject)).toEqual([
+      'basic.pumpfun',
+      'basic.pumpfun.mint.>',
+      'basic.bonk',
+      'basic.bonk.mint.>',
+    ]);
   });
 
   it('when a customer account was signed with the current claims, then it is current; signed without the per-mint subjects or for another plan, then not', async () => {

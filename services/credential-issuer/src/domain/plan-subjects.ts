@@ -10,7 +10,10 @@ import { TRADE_SUBJECTS, mintSubjectWildcard, type Plan, type TradeSubject } fro
 
 /** `s` and `s.mint.>` for each of `subjects`, in that order. */
 function withMintSubjects(subjects: readonly TradeSubject[]): { name: string; subject: string }[] {
-  return subjects.flatMap((s) => [{ name: s, subject: s }, { name: `${s}.mint`, subject: mintSubjectWildcard(s) }]);
+  return subjects.flatMap((s) => [
+    { name: s, subject: s },
+    { name: `${s}.mint`, subject: mintSubjectWildcard(s) },
+  ]);
 }
 
 /**

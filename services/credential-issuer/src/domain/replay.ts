@@ -40,8 +40,20 @@ export const TRADEWIND_MIRROR_EXPORTS: readonly Export[] = [
 /** REPLAY's imports of the above, TRADEWIND's API mapped under {@link MIRROR_API_PREFIX}. */
 export function REPLAY_MIRROR_IMPORTS(tradewindAccount: string): Import[] {
   return [
-    { name: 'trades-mirror-create', subject: `$JS.API.CONSUMER.CREATE.${TRADES_STREAM}`, local_subject: `${MIRROR_API_PREFIX}.CONSUMER.CREATE.${TRADES_STREAM}`, account: tradewindAccount, type: 'service' },
-    { name: 'trades-mirror-create-ex', subject: `$JS.API.CONSUMER.CREATE.${TRADES_STREAM}.>`, local_subject: `${MIRROR_API_PREFIX}.CONSUMER.CREATE.${TRADES_STREAM}.>`, account: tradewindAccount, type: 'service' },
+    {
+      name: 'trades-mirror-create',
+      subject: `$JS.API.CONSUMER.CREATE.${TRADES_STREAM}`,
+      local_subject: `${MIRROR_API_PREFIX}.CONSUMER.CREATE.${TRADES_STREAM}`,
+      account: tradewindAccount,
+      type: 'service',
+    },
+    {
+      name: 'trades-mirror-create-ex',
+      subject: `$JS.API.CONSUMER.CREATE.${TRADES_STREAM}.>`,
+      local_subject: `${MIRROR_API_PREFIX}.CONSUMER.CREATE.${TRADES_STREAM}.>`,
+      account: tradewindAccount,
+      type: 'service',
+    },
     { name: 'trades-mirror-flow-control', subject: '$JS.FC.>', account: tradewindAccount, type: 'service' },
     { name: 'trades-mirror-deliver', subject: `${MIRROR_DELIVER_PREFIX}.>`, account: tradewindAccount, type: 'stream' },
   ];
@@ -60,20 +72,27 @@ const CONSUMER_API = [
 ] as const;
 
 /** REPLAY's exports: the consumer API, each consumer name bound to the importing account. */
-export const REPLAY_ACCOUNT_EXPORTS: readonly Export[] = CONSUMER_API.map((api): Export => ({
-  name: api.name, subject: api.subject('*'), type: 'service', account_token_position: api.position,
-  ...('stream' in api ? { response_type: 'Stream' as const } : {}),
-}));
+export const REPLAY_ACCOUNT_EXPORTS: readonly Export[] = CONSUMER_API.map(
+  (api): Export => ({
+    name: api.name,
+    subject: api.subject('*'),
+    type: 'service',
+    account_token_position: api.position,
+    ...('stream' in api ? { response_type: 'Stream' as const } : {}),
+  }),
+);
 
 /** A Pro customer account's imports of the replay API (under {@link REPLAY_API_PREFIX}). */
 export function customerReplayImports(replayAccount: string, customerAccount: string): Import[] {
-  return CONSUMER_API.map((api): Import => ({
-    name: api.name,
-    subject: api.subject(customerAccount),
-    local_subject: api.subject(customerAccount).replace(/^\$JS\.API/, REPLAY_API_PREFIX),
-    account: replayAccount,
-    type: 'service',
-  }));
+  return CONSUMER_API.map(
+    (api): Import => ({
+      name: api.name,
+      subject: api.subject(customerAccount),
+      local_subject: api.subject(customerAccount).replace(/^\$JS\.API/, REPLAY_API_PREFIX),
+      account: replayAccount,
+      type: 'service',
+    }),
+  );
 }
 
 /**

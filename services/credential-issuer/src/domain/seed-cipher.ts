@@ -33,7 +33,10 @@ export function parseSeedKey(text: string): Buffer {
   const trimmed = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
   if (key.length !== SEED_KEY_BYTES || (!/^[0-9a-fA-F]{64}$/.test(trimmed) && !/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed))) {
-    throw new AppError('invalid_argument', `the seed encryption key must be ${SEED_KEY_BYTES} bytes as 64 hex characters or base64 (e.g. \`openssl rand -base64 32\`)`);
+    throw new AppError(
+      'invalid_argument',
+      `the seed encryption key must be ${SEED_KEY_BYTES} bytes as 64 hex characters or base64 (e.g. \`openssl rand -base64 32\`)`,
+    );
   }
   return key;
 }

@@ -12,7 +12,12 @@ import type { CredentialService } from '../service.js';
 export const EVENTS_CONSUMER = 'credential-issuer-events';
 
 export function createCredentialEventsConsumer(deps: {
-  db: Kysely<CredentialIssuerDatabase>; js: JetStreamClient; jsm: JetStreamManager; logger: Logger; registry: Registry; service: CredentialService;
+  db: Kysely<CredentialIssuerDatabase>;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  logger: Logger;
+  registry: Registry;
+  service: CredentialService;
 }): EventConsumer {
   return createEventConsumer({
     name: EVENTS_CONSUMER,
@@ -26,10 +31,17 @@ export function createCredentialEventsConsumer(deps: {
         await deps.service.onUserCreated(trx, { userId: event.userId, email: event.email });
       },
       'subscription.changed': async (event, { trx, rebuilding }) => {
-        await deps.service.onSubscriptionChanged(trx, {
-          userId: event.userId, plan: event.plan, subscriptionStatus: event.subscriptionStatus,
-          version: BigInt(event.version), requestId: event.meta?.requestId ?? '',
-        }, rebuilding);
+        await deps.service.onSubscriptionChanged(
+          trx,
+          {
+            userId: event.userId,
+            plan: event.plan,
+            subscriptionStatus: event.subscriptionStatus,
+            version: BigInt(event.version),
+            requestId: event.meta?.requestId ?? '',
+          },
+          rebuilding,
+        );
       },
     },
   });

@@ -19,27 +19,31 @@ export const NatsQuerySchema = z.object({
 export const RotateBodySchema = z.strictObject({}).nullable().describe('No parameters: send no body or {}');
 
 /** The connection details (service.ts NatsCredentialsView). */
-export const NatsCredentialsSchema = z.object({
-  nats_connection: z.string().describe('Native NATS URL'),
-  ws_connection: z.string().describe('NATS over WebSocket URL'),
-  user_jwt: z.string(),
-  user_nkey_seed: z.string().describe('The NKey seed (SU…): a secret'),
-  plan: z.enum(PLAN_IDS),
-  subjects: z.array(z.string()),
-  max_connections: z.int(),
-  requests_per_minute: z.int(),
-  replay: z.boolean(),
-  account_public_key: z.string(),
-  user_public_key: z.string(),
-  issued_at: z.string().describe('ISO 8601'),
-  expires_at: z.string().nullable().describe('ISO 8601; null: no expiry'),
-}).describe('NATS credentials and what the plan allows');
+export const NatsCredentialsSchema = z
+  .object({
+    nats_connection: z.string().describe('Native NATS URL'),
+    ws_connection: z.string().describe('NATS over WebSocket URL'),
+    user_jwt: z.string(),
+    user_nkey_seed: z.string().describe('The NKey seed (SU…): a secret'),
+    plan: z.enum(PLAN_IDS),
+    subjects: z.array(z.string()),
+    max_connections: z.int(),
+    requests_per_minute: z.int(),
+    replay: z.boolean(),
+    account_public_key: z.string(),
+    user_public_key: z.string(),
+    issued_at: z.string().describe('ISO 8601'),
+    expires_at: z.string().nullable().describe('ISO 8601; null: no expiry'),
+  })
+  .describe('NATS credentials and what the plan allows');
 
 /** `{error, message}`: this service's error body (http/routes.ts). */
-export const CredentialErrorSchema = z.object({
-  error: z.string().describe('invalid_argument, resource_exhausted, unavailable or internal'),
-  message: z.string(),
-}).describe('Error body of /api/nats');
+export const CredentialErrorSchema = z
+  .object({
+    error: z.string().describe('invalid_argument, resource_exhausted, unavailable or internal'),
+    message: z.string(),
+  })
+  .describe('Error body of /api/nats');
 
 const NO_SESSION = { description: 'No valid session: exactly {"status":401,"message":"No active session"}', body: ErrorBodySchema } as const;
 
@@ -51,11 +55,22 @@ export function credentialIssuerApi(): ApiDeclaration {
     components: { NatsCredentials: NatsCredentialsSchema, CredentialError: CredentialErrorSchema },
     routes: [
       {
-        method: 'get', path: '/api/nats', operationId: 'getNatsCredentials', summary: 'The NATS credentials (issued on first use)', security: ['bearer'], query: NatsQuerySchema,
+        method: 'get',
+        path: '/api/nats',
+        operationId: 'getNatsCredentials',
+        summary: 'The NATS credentials (issued on first use)',
+        security: ['bearer'],
+        query: NatsQuerySchema,
         responses: {
           200: {
-            description: 'The connection details (format=json), or the .creds file (format=creds, as an attachment tradewind.creds)', body: NatsCredentialsSchema,
-            alternatives: [{ contentType: 'text/plain; charset=utf-8', body: z.string().describe('The standard NATS .creds file: the user JWT and the NKey seed, each between BEGIN/END lines') }],
+            description: 'The connection details (format=json), or the .creds file (format=creds, as an attachment tradewind.creds)',
+            body: NatsCredentialsSchema,
+            alternatives: [
+              {
+                contentType: 'text/plain; charset=utf-8',
+                body: z.string().describe('The standard NATS .creds file: the user JWT and the NKey seed, each between BEGIN/END lines'),
+              },
+            ],
             headers: { 'Content-Disposition': 'attachment; filename="tradewind.creds" (format=creds)' },
           },
           400: { description: 'A bad format', body: CredentialErrorSchema },
@@ -64,7 +79,11 @@ export function credentialIssuerApi(): ApiDeclaration {
         },
       },
       {
-        method: 'post', path: '/api/nats', operationId: 'rotateNatsCredentials', summary: 'Rotate: new credentials, the old ones revoked', security: ['bearer'],
+        method: 'post',
+        path: '/api/nats',
+        operationId: 'rotateNatsCredentials',
+        summary: 'Rotate: new credentials, the old ones revoked',
+        security: ['bearer'],
         body: { schema: RotateBodySchema, required: false },
         responses: {
           200: { description: 'The new connection details', body: NatsCredentialsSchema },

@@ -11,12 +11,19 @@ function appWith(failure: Error) {
   const registry = new Registry();
   const http = createHttpApp({ logger: createLogger({ service: 'credential-issuer', level: 'silent' }), registry, service: 'credential-issuer' });
   const service = {
-    credentials: async () => { throw failure; },
-    rotate: async () => { throw failure; },
+    credentials: async () => {
+      throw failure;
+    },
+    rotate: async () => {
+      throw failure;
+    },
   } as unknown as CredentialService;
   registerRoutes(http, {
     service,
-    verify: async (authorization) => { if (!authorization) throw new AppError('unauthenticated', 'No active session'); return CLAIMS; },
+    verify: async (authorization) => {
+      if (!authorization) throw new AppError('unauthenticated', 'No active session');
+      return CLAIMS;
+    },
     requests: new Counter({ name: 'test_requests_total', help: 'h', labelNames: ['operation', 'outcome'], registers: [registry] }),
     bodyLimitBytes: 4096,
   });

@@ -62,7 +62,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       deps.requests.inc({ operation: 'fetch', outcome: 'ok' });
       noStore(reply);
       if (format === 'creds') {
-        return reply.type('text/plain; charset=utf-8').header('content-disposition', 'attachment; filename="tradewind.creds"').send(deps.service.credsFile(credentials));
+        return reply
+          .type('text/plain; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="tradewind.creds"')
+          .send(deps.service.credsFile(credentials));
       }
       return credentials;
     });

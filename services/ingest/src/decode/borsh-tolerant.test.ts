@@ -36,7 +36,14 @@ describe('tolerant borsh reader', () => {
   });
 
   it('when a bool byte is not 0/1, then decoding stops instead of misreading', () => {
-    const r = decodeStructPrefix(Uint8Array.from([1, 2]), [{ name: 'x', type: 'bool' }, { name: 'y', type: 'bool' }], new Map());
+    const r = decodeStructPrefix(
+      Uint8Array.from([1, 2]),
+      [
+        { name: 'x', type: 'bool' },
+        { name: 'y', type: 'bool' },
+      ],
+      new Map(),
+    );
     expect(r.values).toEqual({ x: true });
     expect(r.trailingBytes).toBe(1);
   });
@@ -80,8 +87,16 @@ describe('tolerant borsh reader', () => {
     const ev = decodeEvent(codec, Buffer.concat([disc, payload]));
     expect(ev?.layout).toBe('idl-prefix');
     expect(Object.keys(ev?.values ?? {})).toEqual([
-      'mint', 'sol_amount', 'token_amount', 'is_buy', 'user', 'timestamp',
-      'virtual_sol_reserves', 'virtual_token_reserves', 'real_sol_reserves', 'real_token_reserves',
+      'mint',
+      'sol_amount',
+      'token_amount',
+      'is_buy',
+      'user',
+      'timestamp',
+      'virtual_sol_reserves',
+      'virtual_token_reserves',
+      'real_sol_reserves',
+      'real_token_reserves',
     ]);
   });
 });

@@ -385,9 +385,12 @@ const PRIMITIVES: Record<string, Reader> = {
 /** Compiles an IDL type to a reader; `memo` holds defined types by name (built lazily, so recursive types work). */
 function compileType(type: IdlTypeRef, types: ReadonlyMap<string, IdlTypeDefEntry>, memo: Map<string, Reader>): Reader {
   if (typeof type === 'string') {
-    return PRIMITIVES[type] ?? (() => {
-      throw new LayoutMismatch(`unsupported IDL type ${type}`);
-    });
+    return (
+      PRIMITIVES[type] ??
+      (() => {
+        throw new LayoutMismatch(`unsupported IDL type ${type}`);
+      })
+    );
   }
   if ('vec' in type) {
     const inner = compileType(type.vec, types, memo);

@@ -11,8 +11,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  addDerivedFields, DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, PUMPFUN_INITIAL_REAL_TOKEN_RESERVES_RAW, PUMPFUN_TOTAL_SUPPLY_RAW, SolUsdReference,
-  USDC_MINT, USDT_MINT, type UsdReference,
+  addDerivedFields,
+  DEFAULT_SOL_USD_MAX_STREAM_AGE_MS,
+  PUMPFUN_INITIAL_REAL_TOKEN_RESERVES_RAW,
+  PUMPFUN_TOTAL_SUPPLY_RAW,
+  SolUsdReference,
+  USDC_MINT,
+  USDT_MINT,
+  type UsdReference,
 } from './derived.js';
 import { decodeTransaction, subjectOf, type TradeMessage, type TradeSubject } from './index.js';
 import { WSOL_MINT } from './program.js';
@@ -28,7 +34,11 @@ const validators = Object.fromEntries(
 
 const FILES = readdirSync(recording, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(join(recording, d.name)).filter((f) => f.endsWith('.json')).map((f) => join(d.name, f)));
+  .flatMap((d) =>
+    readdirSync(join(recording, d.name))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(d.name, f)),
+  );
 
 /** Decodes the recorded transaction whose file is `<program>/<signature prefix>…`. */
 function decodeFile(program: string, prefix: string): TradeMessage[] {
@@ -116,9 +126,20 @@ describe('addDerivedFields on pump.fun', () => {
   it('when a COMPLETE is derived, then its progress is 100 (constructed: the recording holds no completing buy)', () => {
     const buy = one(decodeFile('pumpfun', '5839B8'), 'BUY'); // the most filled recorded curve: 96 %
     const complete = {
-      source: 'pumpfun', transaction_type: 'COMPLETE', signature: buy.signature, slot: buy.slot, commitment: buy.commitment,
-      block_time_ms: buy.block_time_ms, instruction_path: buy.instruction_path, program_id: buy.program_id, schema_version: buy.schema_version,
-      user: buy.user, mint: buy.mint, bonding_curve: buy.bonding_curve, timestamp: buy.timestamp, type: 'trade',
+      source: 'pumpfun',
+      transaction_type: 'COMPLETE',
+      signature: buy.signature,
+      slot: buy.slot,
+      commitment: buy.commitment,
+      block_time_ms: buy.block_time_ms,
+      instruction_path: buy.instruction_path,
+      program_id: buy.program_id,
+      schema_version: buy.schema_version,
+      user: buy.user,
+      mint: buy.mint,
+      bonding_curve: buy.bonding_curve,
+      timestamp: buy.timestamp,
+      type: 'trade',
       data: { symbol: null, price: null, volume: null, side: null, timestamp: buy.block_time_ms, txHash: buy.signature, poolAddress: buy.bonding_curve },
     } as TradeMessage;
     addDerivedFields([buy, complete], { solUsd: REF });
@@ -151,7 +172,7 @@ describe('addDerivedFields on LaunchLab', () => {
     // Spot price from the raw TradeEvent values (raydium-sdk-V2 getPoolPrice), then × whole supply.
     const vq = Number(big(buy.virtual_quote) + big(buy.real_quote_after));
     const vb = Number(big(buy.virtual_base) - big(buy.real_base_after));
-    close(buy.market_cap_sol, (vq / 1e9) / (vb / 10 ** decimals) * (Number(big(curve.data.supply)) / 10 ** decimals));
+    close(buy.market_cap_sol, (vq / 1e9 / (vb / 10 ** decimals)) * (Number(big(curve.data.supply)) / 10 ** decimals));
     close(buy.bonding_curve_progress, (Number(big(buy.real_base_after)) / 8e14) * 100);
     expect(create.market_cap_sol).toBeUndefined();
     expect(create.bonding_curve_progress).toBeUndefined();
@@ -170,7 +191,9 @@ describe('addDerivedFields on LaunchLab', () => {
 describe('addDerivedFields on PumpSwap and Raydium CPMM', () => {
   it('when a 2026 PumpSwap buy states base_supply, then market cap = price_sol × base_supply / 10^decimals (decimals from the transaction token balances)', () => {
     const file = FILES.find((f) => f.startsWith('pumpswap/4UrrW5'))!;
-    const raw = JSON.parse(readFileSync(join(recording, file), 'utf8')) as { meta: { postTokenBalances: { mint: string; uiTokenAmount: { decimals: number } }[] } };
+    const raw = JSON.parse(readFileSync(join(recording, file), 'utf8')) as {
+      meta: { postTokenBalances: { mint: string; uiTokenAmount: { decimals: number } }[] };
+    };
     const buy = one(decodeTransaction(raw), 'BUY');
     const decimals = raw.meta.postTokenBalances.find((b) => b.mint === buy.base_mint)!.uiTokenAmount.decimals;
     expect(decimals).toBe(6);
@@ -235,7 +258,10 @@ describe('addDerivedFields over the whole recording', () => {
   });
 
   it('when a schema lacks a derived field, then validation fails (the check above can fail)', () => {
-    const schema = JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/basic.pumpfun.schema.json'), 'utf8')) as { properties: Record<string, unknown>; $id?: string };
+    const schema = JSON.parse(readFileSync(join(root, '../../packages/contracts/schemas/basic.pumpfun.schema.json'), 'utf8')) as {
+      properties: Record<string, unknown>;
+      $id?: string;
+    };
     delete schema.properties.market_cap_sol;
     delete schema.$id;
     const validate = new Ajv2020({ strict: true, strictRequired: false }).compile(schema);

@@ -36,7 +36,10 @@ export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 /** Tether's USDT mint on Solana mainnet (6 decimals). */
 export const USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYb';
 /** Decimals of the USD stablecoin mints (both USDC and USDT mints have 6). */
-const USD_STABLE_DECIMALS: ReadonlyMap<string, number> = new Map([[USDC_MINT, 6], [USDT_MINT, 6]]);
+const USD_STABLE_DECIMALS: ReadonlyMap<string, number> = new Map([
+  [USDC_MINT, 6],
+  [USDT_MINT, 6],
+]);
 const SOL_DECIMALS = 9;
 
 /**
@@ -280,7 +283,8 @@ export class SolUsdReference {
     }
     this.#windowSize = options.windowSize ?? DEFAULT_SOL_USD_WINDOW_SIZE;
     if (!Number.isInteger(this.#windowSize) || this.#windowSize < 1) throw new RangeError(`windowSize must be a positive integer, got ${this.#windowSize}`);
-    this.#fallback = fallbackUsdPerSol === undefined ? undefined : { usd_per_sol: fallbackUsdPerSol, source: 'config', observed_at_ms: options.fallbackSetAtMs ?? nowMs };
+    this.#fallback =
+      fallbackUsdPerSol === undefined ? undefined : { usd_per_sol: fallbackUsdPerSol, source: 'config', observed_at_ms: options.fallbackSetAtMs ?? nowMs };
     this.#minLamports = options.minSwapLamports ?? DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS;
     this.#maxAgeMs = options.maxStreamAgeMs ?? DEFAULT_SOL_USD_MAX_STREAM_AGE_MS;
   }

@@ -14,8 +14,19 @@ function ix(programId: string, path: number[], stackHeight: number): NormalizedI
 
 function txOf(instructions: NormalizedTransaction['instructions'], logs: string[]): NormalizedTransaction {
   return {
-    signature: 'sig', slot: 1, commitment: 'confirmed', blockTimeMs: null, accountKeys: [], instructions, logs,
-    err: null, fee: 5000, preBalances: [], postBalances: [], preTokenBalances: [], postTokenBalances: [],
+    signature: 'sig',
+    slot: 1,
+    commitment: 'confirmed',
+    blockTimeMs: null,
+    accountKeys: [],
+    instructions,
+    logs,
+    err: null,
+    fee: 5000,
+    preBalances: [],
+    postBalances: [],
+    preTokenBalances: [],
+    postTokenBalances: [],
   };
 }
 
@@ -55,10 +66,13 @@ const logs = [
 ];
 
 describe('collectLogEvents (log replay)', () => {
-  it('when the last wanted instruction is in the middle, then its events are collected and later programs\' data lines are not', () => {
+  it("when the last wanted instruction is in the middle, then its events are collected and later programs' data lines are not", () => {
     const log = collectLogEvents(txOf(instructions, logs), PUMP);
     expect([...log.keys()]).toEqual([1]);
-    expect(log.get(1)!.map((e) => [...e.bytes])).toEqual([[1, 2, 3], [4, 5]]);
+    expect(log.get(1)!.map((e) => [...e.bytes])).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
   });
 
   it('when a later instruction is wanted too, then the replay reaches it', () => {

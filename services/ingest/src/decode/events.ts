@@ -72,8 +72,14 @@ function hasAt(s: string, pos: number, lit: string): boolean {
 /** Whether `s` starts with `Program ` (constant compares: ~2× faster than {@link hasAt}'s loop, and every log line pays it). */
 function isProgramLine(s: string): boolean {
   return (
-    s.charCodeAt(0) === 80 && s.charCodeAt(1) === 114 && s.charCodeAt(2) === 111 && s.charCodeAt(3) === 103 &&
-    s.charCodeAt(4) === 114 && s.charCodeAt(5) === 97 && s.charCodeAt(6) === 109 && s.charCodeAt(7) === 32
+    s.charCodeAt(0) === 80 &&
+    s.charCodeAt(1) === 114 &&
+    s.charCodeAt(2) === 111 &&
+    s.charCodeAt(3) === 103 &&
+    s.charCodeAt(4) === 114 &&
+    s.charCodeAt(5) === 97 &&
+    s.charCodeAt(6) === 109 &&
+    s.charCodeAt(7) === 32
   );
 }
 
@@ -84,7 +90,11 @@ function push(m: Map<number, RawEvent[]>, k: number, e: RawEvent): void {
 }
 
 /** The emit_cpi half of {@link collectEvents}: cheap (no log parsing). */
-export function collectCpiEvents(tx: NormalizedTransaction, programId: string, flat: readonly NormalizedInstruction[] = flatten(tx.instructions)): Map<number, RawEvent[]> {
+export function collectCpiEvents(
+  tx: NormalizedTransaction,
+  programId: string,
+  flat: readonly NormalizedInstruction[] = flatten(tx.instructions),
+): Map<number, RawEvent[]> {
   const cpi = new Map<number, RawEvent[]>();
 
   // Flat index where each top-level node starts, to keep the owner search inside one node.
@@ -120,12 +130,21 @@ export function collectLogEvents(tx: NormalizedTransaction, programId: string): 
  * instruction whose program is in `programIds`, keyed by index in `flat` (= {@link flatten} of
  * `tx.instructions`). The single-pass decoder reads the events of all four programs from it.
  */
-export function collectLogEventsForPrograms(tx: NormalizedTransaction, programIds: ReadonlySet<string>, flat: readonly NormalizedInstruction[] = flatten(tx.instructions)): Map<number, RawEvent[]> {
+export function collectLogEventsForPrograms(
+  tx: NormalizedTransaction,
+  programIds: ReadonlySet<string>,
+  flat: readonly NormalizedInstruction[] = flatten(tx.instructions),
+): Map<number, RawEvent[]> {
   return collectLogEventsOf(tx, flat, programIds, undefined);
 }
 
 /** The log replay: events of instructions whose program is in `ids`, or is `id`. */
-function collectLogEventsOf(tx: NormalizedTransaction, flat: readonly NormalizedInstruction[], ids: ReadonlySet<string> | undefined, id: string | undefined): Map<number, RawEvent[]> {
+function collectLogEventsOf(
+  tx: NormalizedTransaction,
+  flat: readonly NormalizedInstruction[],
+  ids: ReadonlySet<string> | undefined,
+  id: string | undefined,
+): Map<number, RawEvent[]> {
   const log = new Map<number, RawEvent[]>();
   // The last instruction whose events are wanted: once it has been invoked and the stack is empty
   // again (its top-level instruction finished), every later `Program data:` line belongs to a later

@@ -20,9 +20,7 @@ import type { BonkMessage } from './types.js';
  */
 function legacyLayouts(): LegacyLayout[] {
   const codec = launchlabCodec();
-  const trade = codec.eventsByDisc.get(
-    Buffer.from(codec.idl.events?.find((e) => e.name === 'TradeEvent')?.discriminator ?? []).toString('hex'),
-  );
+  const trade = codec.eventsByDisc.get(Buffer.from(codec.idl.events?.find((e) => e.name === 'TradeEvent')?.discriminator ?? []).toString('hex'));
   if (!trade) return [];
   return [{ event: 'TradeEvent', name: 'launchlab-2025-130B', fields: trade.fields.filter((f) => f.name !== 'creator_fee' && f.name !== 'exact_in') }];
 }
@@ -88,18 +86,18 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
       const baseVault = account(call, 'base_vault');
       const quoteVault = account(call, 'quote_vault');
       const message = putDefined(common(tx, call, 'bonk', 'MIGRATE'), {
-          payer: account(call, 'payer'),
-          pool_state: account(call, 'pool_state'),
-          base_mint: account(call, 'base_mint'),
-          quote_mint: account(call, 'quote_mint'),
-          base_vault: baseVault,
-          quote_vault: quoteVault,
-          global_config: account(call, 'global_config'),
-          migrate_to: migrate[1] === 'amm' ? 'raydium_amm_v4' : 'raydium_cpmm',
-          amm_pool: account(call, migrate[1] === 'amm' ? 'amm_pool' : 'cpswap_pool'),
-          base_amount: vaultOutflow(tx, baseVault),
-          quote_amount: vaultOutflow(tx, quoteVault),
-        }) as BonkMessage;
+        payer: account(call, 'payer'),
+        pool_state: account(call, 'pool_state'),
+        base_mint: account(call, 'base_mint'),
+        quote_mint: account(call, 'quote_mint'),
+        base_vault: baseVault,
+        quote_vault: quoteVault,
+        global_config: account(call, 'global_config'),
+        migrate_to: migrate[1] === 'amm' ? 'raydium_amm_v4' : 'raydium_cpmm',
+        amm_pool: account(call, migrate[1] === 'amm' ? 'amm_pool' : 'cpswap_pool'),
+        base_amount: vaultOutflow(tx, baseVault),
+        quote_amount: vaultOutflow(tx, quoteVault),
+      }) as BonkMessage;
       message.platform_config = platformConfig;
       message.is_letsbonk = isLetsbonk(platformConfig, options);
       out.push({ order: call.order, message });
@@ -109,16 +107,16 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
       const ev = eventNamed(call, 'PoolCreateEvent');
       const args = decodeInstructionArgs(codec, call.ix.data ?? new Uint8Array(), n);
       const message = putDefined(common(tx, call, 'bonk', 'CREATE'), {
-          payer: account(call, 'payer'),
-          creator: account(call, 'creator'),
-          pool_state: account(call, 'pool_state'),
-          base_mint: account(call, 'base_mint'),
-          quote_mint: account(call, 'quote_mint'),
-          base_vault: account(call, 'base_vault'),
-          quote_vault: account(call, 'quote_vault'),
-          global_config: account(call, 'global_config'),
-          platform_config: account(call, 'platform_config'),
-        }) as BonkMessage;
+        payer: account(call, 'payer'),
+        creator: account(call, 'creator'),
+        pool_state: account(call, 'pool_state'),
+        base_mint: account(call, 'base_mint'),
+        quote_mint: account(call, 'quote_mint'),
+        base_vault: account(call, 'base_vault'),
+        quote_vault: account(call, 'quote_vault'),
+        global_config: account(call, 'global_config'),
+        platform_config: account(call, 'platform_config'),
+      }) as BonkMessage;
       put(message, ev?.values);
       put(message, args);
       message.is_letsbonk = isLetsbonk(account(call, 'platform_config'), options);
@@ -143,7 +141,12 @@ export function decodeLaunchlab(tx: NormalizedTransaction, options: DecodeOption
     if (baseDecimals !== undefined && quoteDecimals !== undefined) {
       // raydium-sdk-V2 launchpad ConstantProductCurve.getPoolPrice:
       // (virtualB + realB) / (virtualA − realA) × 10^(decimalA − decimalB), A = base, B = quote.
-      if (typeof v.virtual_quote === 'string' && typeof v.real_quote_after === 'string' && typeof v.virtual_base === 'string' && typeof v.real_base_after === 'string') {
+      if (
+        typeof v.virtual_quote === 'string' &&
+        typeof v.real_quote_after === 'string' &&
+        typeof v.virtual_base === 'string' &&
+        typeof v.real_base_after === 'string'
+      ) {
         const quote = Number(BigInt(v.virtual_quote) + BigInt(v.real_quote_after));
         const base = Number(BigInt(v.virtual_base) - BigInt(v.real_base_after));
         const price = base > 0 ? (quote / base) * 10 ** (baseDecimals - quoteDecimals) : undefined;

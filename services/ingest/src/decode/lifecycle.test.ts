@@ -29,14 +29,33 @@ const LAUNCHLAB = 'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj';
 /** Distinct valid base58 addresses for accounts the tests do not look at. */
 const key = (i: number): string => bs58.encode(Buffer.alloc(32, i + 1));
 
-function ixFor(programId: string, names: readonly string[], disc: number[], over: Record<string, string>, path: number[], stackHeight: number): NormalizedInstruction {
+function ixFor(
+  programId: string,
+  names: readonly string[],
+  disc: number[],
+  over: Record<string, string>,
+  path: number[],
+  stackHeight: number,
+): NormalizedInstruction {
   return { programId, accounts: names.map((n, i) => over[n] ?? key(i)), data: Uint8Array.from(disc), path, stackHeight };
 }
 
 function txWith(instructions: NormalizedTransaction['instructions'], extra: Partial<NormalizedTransaction> = {}): NormalizedTransaction {
   return {
-    signature: bs58.encode(Buffer.alloc(64, 7)), slot: 437957109, commitment: 'confirmed', blockTimeMs: 1_750_000_000_000, accountKeys: [], instructions,
-    logs: null, err: null, fee: 5000, preBalances: [], postBalances: [], preTokenBalances: [], postTokenBalances: [], ...extra,
+    signature: bs58.encode(Buffer.alloc(64, 7)),
+    slot: 437957109,
+    commitment: 'confirmed',
+    blockTimeMs: 1_750_000_000_000,
+    accountKeys: [],
+    instructions,
+    logs: null,
+    err: null,
+    fee: 5000,
+    preBalances: [],
+    postBalances: [],
+    preTokenBalances: [],
+    postTokenBalances: [],
+    ...extra,
   };
 }
 
@@ -66,7 +85,9 @@ describe('pump.fun MIGRATE', () => {
 
 describe('pump.fun COMPLETE', () => {
   const recording = fileURLToPath(new URL('../../recording/pumpfun/', import.meta.url));
-  const raw = JSON.parse(readFileSync(`${recording}2ghHZXwyU6K1Q8KMJbLJg37ktmyctKmdzzZKGDvHk1MR865dDYyo8SfrKvmvijT43P6hdu6ozPtATiMeg2STszhc.json`, 'utf8')) as unknown;
+  const raw = JSON.parse(
+    readFileSync(`${recording}2ghHZXwyU6K1Q8KMJbLJg37ktmyctKmdzzZKGDvHk1MR865dDYyo8SfrKvmvijT43P6hdu6ozPtATiMeg2STszhc.json`, 'utf8'),
+  ) as unknown;
 
   it('when the completing buy also emits CompleteEvent, then COMPLETE follows its BUY with a distinct message id', () => {
     const [buy] = decodeNormalized(normalizeTransaction(raw));
@@ -82,11 +103,23 @@ describe('pump.fun COMPLETE', () => {
     const node = tx.instructions[outerPath ?? -1];
     if (!node) throw new Error('buy instruction not found');
     const stackHeight = (buy?.instruction_path.length === 1 ? 1 : 2) + 1;
-    node.inner.push({ programId: PUMP, accounts: [key(50)], data: Buffer.concat([EVENT_TAG, Buffer.from(disc), payload]), path: [outerPath ?? 0, node.inner.length], stackHeight });
+    node.inner.push({
+      programId: PUMP,
+      accounts: [key(50)],
+      data: Buffer.concat([EVENT_TAG, Buffer.from(disc), payload]),
+      path: [outerPath ?? 0, node.inner.length],
+      stackHeight,
+    });
     const msgs = decodeNormalized(tx);
     expect(msgs.map((m) => m.transaction_type)).toEqual(['BUY', 'COMPLETE']);
     const complete = msgs[1];
-    expect(complete).toMatchObject({ mint: buy?.mint, user: buy?.user, bonding_curve: buy?.bonding_curve, timestamp: '1753800000', instruction_path: buy?.instruction_path });
+    expect(complete).toMatchObject({
+      mint: buy?.mint,
+      user: buy?.user,
+      bonding_curve: buy?.bonding_curve,
+      timestamp: '1753800000',
+      instruction_path: buy?.instruction_path,
+    });
     expect(complete && 'quote_mint' in complete).toBe(false);
     expect(new Set(msgs.map(messageId)).size).toBe(2);
   });
@@ -104,17 +137,26 @@ describe('LaunchLab MIGRATE and LetsBonk classification', () => {
     { accountIndex: 1, mint: 'So11111111111111111111111111111111111111112', owner: key(63), amount: quote, decimals: 9 },
   ];
   const build = (platform: string) =>
-    txWith([{ outer: ixFor(LAUNCHLAB, names, def.discriminator, { platform_config: platform, base_vault: baseVault, quote_vault: quoteVault }, [2], 1), inner: [] }], {
-      accountKeys: [baseVault, quoteVault],
-      preTokenBalances: tokenBalances('206900000000000', '85000000000'),
-      postTokenBalances: tokenBalances('0', '0'),
-    });
+    txWith(
+      [{ outer: ixFor(LAUNCHLAB, names, def.discriminator, { platform_config: platform, base_vault: baseVault, quote_vault: quoteVault }, [2], 1), inner: [] }],
+      {
+        accountKeys: [baseVault, quoteVault],
+        preTokenBalances: tokenBalances('206900000000000', '85000000000'),
+        postTokenBalances: tokenBalances('0', '0'),
+      },
+    );
 
   it('when a LetsBonk pool migrates to CPMM, then MIGRATE names the new pool, the vault outflows and is_letsbonk', () => {
     const [m] = decodeNormalized(build(LETSBONK));
     expect(m).toMatchObject({
-      source: 'bonk', transaction_type: 'MIGRATE', migrate_to: 'raydium_cpmm', platform_config: LETSBONK, is_letsbonk: true,
-      amm_pool: key(names.indexOf('cpswap_pool')), base_amount: '206900000000000', quote_amount: '85000000000',
+      source: 'bonk',
+      transaction_type: 'MIGRATE',
+      migrate_to: 'raydium_cpmm',
+      platform_config: LETSBONK,
+      is_letsbonk: true,
+      amm_pool: key(names.indexOf('cpswap_pool')),
+      base_amount: '206900000000000',
+      quote_amount: '85000000000',
     });
   });
 
@@ -126,8 +168,20 @@ describe('LaunchLab MIGRATE and LetsBonk classification', () => {
 
   it('when a LaunchLab instruction is not in the IDL, then it is reported and skipped', () => {
     const seen: string[] = [];
-    const unknown: NormalizedInstruction = { programId: LAUNCHLAB, accounts: [], data: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]), path: [0], stackHeight: 1 };
-    expect(decodeNormalized(txWith([{ outer: unknown, inner: [] }]), { onUnknown: (u) => { if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`); } })).toEqual([]);
+    const unknown: NormalizedInstruction = {
+      programId: LAUNCHLAB,
+      accounts: [],
+      data: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+      path: [0],
+      stackHeight: 1,
+    };
+    expect(
+      decodeNormalized(txWith([{ outer: unknown, inner: [] }]), {
+        onUnknown: (u) => {
+          if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`);
+        },
+      }),
+    ).toEqual([]);
     expect(seen).toEqual([`${LAUNCHLAB}:0102030405060708`]);
   });
 });

@@ -6,7 +6,9 @@ import { mayTouchPrograms } from './prefilter.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const listJson = (dir: string): string[] =>
-  readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).map((f) => join(dir, f));
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => join(dir, f));
 const recorded = listJson(join(root, 'recording'));
 const base64File = recorded.find((f) => readFileSync(f, 'utf8').includes('"base64"'));
 
@@ -30,7 +32,12 @@ describe('mayTouchPrograms', () => {
   it('when a base64 transaction has no logs, then its static keys in the wire bytes are still found', () => {
     expect(base64File).toBeDefined();
     const tx = JSON.parse(readFileSync(base64File ?? '', 'utf8')) as { meta: { logMessages: unknown; loadedAddresses?: unknown } };
-    const programInWire = ['6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P', 'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj', 'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA', 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C'];
+    const programInWire = [
+      '6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P',
+      'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj',
+      'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA',
+      'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C',
+    ];
     tx.meta.logMessages = null;
     delete tx.meta.loadedAddresses;
     const text = JSON.stringify(tx);

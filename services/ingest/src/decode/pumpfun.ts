@@ -33,7 +33,14 @@ function curvePriceSol(v: Record<string, DecodedValue>): number | undefined {
  */
 function tradeData(
   tx: NormalizedTransaction,
-  fields: { symbol: string | undefined; price: number | undefined; volume: number | undefined; side: 'buy' | 'sell' | null; eventTimestamp: DecodedValue | undefined; bondingCurve: string },
+  fields: {
+    symbol: string | undefined;
+    price: number | undefined;
+    volume: number | undefined;
+    side: 'buy' | 'sell' | null;
+    eventTimestamp: DecodedValue | undefined;
+    bondingCurve: string;
+  },
 ): PumpfunTradeData {
   const ts = fields.eventTimestamp;
   return {
@@ -48,7 +55,11 @@ function tradeData(
 }
 
 /** A token's name and symbol: from a CreateEvent of this transaction, else from `options.tokenNames`. */
-function nameOf(names: ReadonlyMap<string, { name?: string; symbol?: string }>, options: DecodeOptions, mint: DecodedValue | undefined): { name?: string; symbol?: string } | undefined {
+function nameOf(
+  names: ReadonlyMap<string, { name?: string; symbol?: string }>,
+  options: DecodeOptions,
+  mint: DecodedValue | undefined,
+): { name?: string; symbol?: string } | undefined {
   return typeof mint === 'string' ? (names.get(mint) ?? options.tokenNames?.get(mint)) : undefined;
 }
 
@@ -99,7 +110,14 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
       message.bonding_curve = bondingCurve;
       putName(message, meta);
       message.type = PUMPFUN_MESSAGE_TYPE;
-      message.data = tradeData(tx, { symbol: meta?.symbol, price: undefined, volume: undefined, side: null, eventTimestamp: complete.values.timestamp, bondingCurve });
+      message.data = tradeData(tx, {
+        symbol: meta?.symbol,
+        price: undefined,
+        volume: undefined,
+        side: null,
+        eventTimestamp: complete.values.timestamp,
+        bondingCurve,
+      });
       out.push({ order: call.order + 0.5, message });
     }
     if (MIGRATE.test(n)) {
@@ -120,7 +138,14 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
       const solUi = ui(message.sol_amount, SOL_DECIMALS);
       if (solUi !== undefined) message.sol_amount_ui = solUi;
       message.type = PUMPFUN_MESSAGE_TYPE;
-      message.data = tradeData(tx, { symbol: mint?.symbol, price: undefined, volume: undefined, side: null, eventTimestamp: ev.values.timestamp, bondingCurve: message.bonding_curve });
+      message.data = tradeData(tx, {
+        symbol: mint?.symbol,
+        price: undefined,
+        volume: undefined,
+        side: null,
+        eventTimestamp: ev.values.timestamp,
+        bondingCurve: message.bonding_curve,
+      });
       out.push({ order: call.order, message });
       continue;
     }
@@ -136,14 +161,14 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
       message.bonding_curve = bondingCurve;
       message.type = PUMPFUN_MESSAGE_TYPE;
       message.data = tradeData(tx, {
-          symbol: typeof base.symbol === 'string' ? base.symbol : undefined,
-          // The curve's initial price, when the CreateEvent states its reserves (2025+).
-          price: ev ? curvePriceSol(ev.values) : undefined,
-          volume: undefined,
-          side: null,
-          eventTimestamp: base.timestamp,
-          bondingCurve,
-        });
+        symbol: typeof base.symbol === 'string' ? base.symbol : undefined,
+        // The curve's initial price, when the CreateEvent states its reserves (2025+).
+        price: ev ? curvePriceSol(ev.values) : undefined,
+        volume: undefined,
+        side: null,
+        eventTimestamp: base.timestamp,
+        bondingCurve,
+      });
       out.push({ order: call.order, message });
       continue;
     }
@@ -180,14 +205,14 @@ export function decodePumpfun(tx: NormalizedTransaction, options: DecodeOptions 
     putName(message, meta);
     message.type = PUMPFUN_MESSAGE_TYPE;
     message.data = tradeData(tx, {
-        symbol: meta?.symbol,
-        price: derived.price_sol,
-        // Non-SOL curves move no SOL (sol_amount 0): their volume is in quote_amount, not here.
-        volume: sol ? derived.sol_amount_ui : undefined,
-        side,
-        eventTimestamp: v.timestamp,
-        bondingCurve,
-      });
+      symbol: meta?.symbol,
+      price: derived.price_sol,
+      // Non-SOL curves move no SOL (sol_amount 0): their volume is in quote_amount, not here.
+      volume: sol ? derived.sol_amount_ui : undefined,
+      side,
+      eventTimestamp: v.timestamp,
+      bondingCurve,
+    });
     out.push({ order: call.order, message });
   }
   return out;

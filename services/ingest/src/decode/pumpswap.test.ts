@@ -76,7 +76,9 @@ function accountsFor(name: string, named: Record<string, string>): string[] {
 /** A one-instruction PumpSwap transaction whose outer instruction emitted `eventCpi` (if any) by emit_cpi. */
 function syntheticTx(outer: NormalizedInstruction, eventCpi: Uint8Array | null, balances: TokenBalance[] = []): NormalizedTransaction {
   // emit_cpi passes one account, the program's event authority (PDA "__event_authority").
-  const inner: NormalizedInstruction[] = eventCpi ? [{ programId: PUMP_AMM, accounts: ['GS4CU59F31iL7aR2Q8zVS8DRrcRnXX1yjQ66TqNVQnaR'], data: eventCpi, path: [0, 0], stackHeight: 2 }] : [];
+  const inner: NormalizedInstruction[] = eventCpi
+    ? [{ programId: PUMP_AMM, accounts: ['GS4CU59F31iL7aR2Q8zVS8DRrcRnXX1yjQ66TqNVQnaR'], data: eventCpi, path: [0, 0], stackHeight: 2 }]
+    : [];
   return {
     signature: '1111111111111111111111111111111111111111111111111111111111111111',
     slot: 1,
@@ -160,7 +162,12 @@ describe('PumpSwap 2026 event layouts', () => {
     const bytes = Uint8Array.from(Buffer.from(BUY_EXACT_QUOTE_IN_2026, 'base64'));
     const ev = decodeEvent(pumpswapCodec(), bytes);
     expect(ev).toMatchObject({ name: 'BuyEvent', payloadBytes: 496, layout: 'idl' });
-    expect(ev?.values).toMatchObject({ ix_name: 'buy_exact_quote_in', holder_rewards: '0', virtual_quote_reserves: '17582962602', creator_fee_unclaimed: '1542686' });
+    expect(ev?.values).toMatchObject({
+      ix_name: 'buy_exact_quote_in',
+      holder_rewards: '0',
+      virtual_quote_reserves: '17582962602',
+      creator_fee_unclaimed: '1542686',
+    });
     // The installed IDL alone stops at holder_rewards and ignores the 8 bytes.
     const plain = decodeEvent(pumpAmmCodec(), bytes);
     expect(plain?.layout).toBe('idl');
@@ -172,7 +179,10 @@ describe('PumpSwap 2026 event layouts', () => {
     expect(older && 'creator_fee_unclaimed' in older.values).toBe(false);
     // Only BuyEvent and SellEvent get the field; the base codec is left as it is.
     const names = (c: ReturnType<typeof pumpAmmCodec>): string[] =>
-      [...c.eventsByDisc.values()].filter((e) => e.fields.some((f) => f.name === 'creator_fee_unclaimed')).map((e) => e.name).sort();
+      [...c.eventsByDisc.values()]
+        .filter((e) => e.fields.some((f) => f.name === 'creator_fee_unclaimed'))
+        .map((e) => e.name)
+        .sort();
     expect(names(pumpswapCodec())).toEqual(['BuyEvent', 'SellEvent']);
     expect(names(pumpAmmCodec())).toEqual([]);
   });
@@ -233,7 +243,13 @@ describe('decodePumpswap on synthetic transactions', () => {
     };
     const outer = { programId: PUMP_AMM, accounts: accountsFor('create_pool', named), data: Uint8Array.from(disc('create_pool')), path: [0], stackHeight: 1 };
     const m = decodePumpswap(syntheticTx(outer, hex(CREATE_POOL_2026)))[0]?.message;
-    expect(m).toMatchObject({ transaction_type: 'CREATE_POOL', mint: named.base_mint, lp_mint: named.lp_mint, token_amount_ui: 206900000, sol_amount_ui: 84.990359156 });
+    expect(m).toMatchObject({
+      transaction_type: 'CREATE_POOL',
+      mint: named.base_mint,
+      lp_mint: named.lp_mint,
+      token_amount_ui: 206900000,
+      sol_amount_ui: 84.990359156,
+    });
     expect(m && 'side' in m).toBe(false);
     expect(m?.price_sol).toBeCloseTo(84.990359156 / 206900000, 15);
     expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
@@ -274,7 +290,13 @@ describe('decodePumpswap on synthetic transactions', () => {
   it('when an instruction is not in the IDL, then onUnknown reports it as an instruction with its discriminator and nothing is produced', () => {
     const seen: string[] = [];
     const outer = { programId: PUMP_AMM, accounts: [], data: hex('0102030405060708ff'), path: [0], stackHeight: 1 };
-    expect(decodePumpswap(syntheticTx(outer, null), { onUnknown: (u) => { if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`); } })).toEqual([]);
+    expect(
+      decodePumpswap(syntheticTx(outer, null), {
+        onUnknown: (u) => {
+          if (u.kind === 'instruction') seen.push(`${u.programId}:${u.name}`);
+        },
+      }),
+    ).toEqual([]);
     expect(seen).toEqual([`${PUMP_AMM}:0102030405060708`]);
   });
 });

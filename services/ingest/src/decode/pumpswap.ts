@@ -110,9 +110,7 @@ function reservesAfter(type: PumpswapMessage['transaction_type'], v: Record<stri
     case 'BUY': {
       const out = big(v.base_amount_out);
       const toVault = big(v.quote_amount_in_with_lp_fee);
-      return base !== undefined && quote !== undefined && out !== undefined && toVault !== undefined
-        ? { base: base - out, quote: quote + toVault }
-        : undefined;
+      return base !== undefined && quote !== undefined && out !== undefined && toVault !== undefined ? { base: base - out, quote: quote + toVault } : undefined;
     }
     case 'SELL': {
       const inp = big(v.base_amount_in);
@@ -144,7 +142,11 @@ function reservesAfter(type: PumpswapMessage['transaction_type'], v: Record<stri
  * `sol_amount_ui` / `quote_amount_ui` show. BUY quote = what the user paid, fees included
  * (buy: user_quote_amount_in; buy_exact_quote_in: quote_amount_in, see {@link isExactQuoteIn}).
  */
-function userAmounts(type: PumpswapMessage['transaction_type'], v: Record<string, DecodedValue>, instruction: string): { base?: DecodedValue; quote?: DecodedValue } {
+function userAmounts(
+  type: PumpswapMessage['transaction_type'],
+  v: Record<string, DecodedValue>,
+  instruction: string,
+): { base?: DecodedValue; quote?: DecodedValue } {
   switch (type) {
     case 'BUY':
       return { base: v.base_amount_out, quote: isExactQuoteIn(instruction) ? v.quote_amount_in : v.user_quote_amount_in };
@@ -293,7 +295,7 @@ export function decodePumpswap(tx: NormalizedTransaction, options: DecodeOptions
       // NEGATIVE_VIRTUAL_QUOTE_RESERVES.md: effective = quote vault + virtual_quote_reserves, signed;
       // 2025 events lack the field: 0).
       const effectiveQuote = after.quote + (big(v.virtual_quote_reserves) ?? 0n);
-      const price = (Number(effectiveQuote) / 10 ** quoteDecimals) / (Number(after.base) / 10 ** baseDecimals);
+      const price = Number(effectiveQuote) / 10 ** quoteDecimals / (Number(after.base) / 10 ** baseDecimals);
       derived[solQuoted ? 'price_sol' : 'price_quote'] = price;
     }
     const meta = acc.mint ? (names.get(acc.mint) ?? options.tokenNames?.get(acc.mint)) : undefined;

@@ -54,7 +54,12 @@ function accountsFor(name: string, named: Record<string, string>): string[] {
 function syntheticTx(outer: NormalizedInstruction, event: Uint8Array | null, balances: TokenBalance[], truncated = false): NormalizedTransaction {
   const logs = [`Program ${CPMM} invoke [1]`, 'Program log: Instruction: Test'];
   if (truncated) logs.push('Log truncated');
-  else logs.push(...(event ? [`Program data: ${Buffer.from(event).toString('base64')}`] : []), `Program ${CPMM} consumed 1 of 2 compute units`, `Program ${CPMM} success`);
+  else
+    logs.push(
+      ...(event ? [`Program data: ${Buffer.from(event).toString('base64')}`] : []),
+      `Program ${CPMM} consumed 1 of 2 compute units`,
+      `Program ${CPMM} success`,
+    );
   return {
     signature: '1111111111111111111111111111111111111111111111111111111111111111',
     slot: 1,
@@ -191,7 +196,15 @@ describe('decodeRaydiumCpmm on synthetic transactions', () => {
     const accounts = accountsFor('initialize', { pool_state: POOL, token_0_mint: WSOL_MINT, token_1_mint: TOKEN });
     const data = Uint8Array.from([...idlInstruction('initialize').discriminator, ...u64le(10_000_000_000n), ...u64le(500_000_000_000n), ...u64le(0n)]);
     const m = decodeRaydiumCpmm(syntheticTx({ programId: CPMM, accounts, data, path: [0], stackHeight: 1 }, null, [tokenBalance]))[0]?.message;
-    expect(m).toMatchObject({ transaction_type: 'CREATE_POOL', init_amount_0: '10000000000', init_amount_1: '500000000000', open_time: '0', mint: TOKEN, sol_amount_ui: 10, token_amount_ui: 500000 });
+    expect(m).toMatchObject({
+      transaction_type: 'CREATE_POOL',
+      init_amount_0: '10000000000',
+      init_amount_1: '500000000000',
+      open_time: '0',
+      mint: TOKEN,
+      sol_amount_ui: 10,
+      token_amount_ui: 500000,
+    });
     expect(m?.price_sol).toBeCloseTo(10 / 500000, 15);
     expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
   });

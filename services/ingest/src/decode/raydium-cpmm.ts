@@ -181,7 +181,16 @@ export function decodeRaydiumCpmm(tx: NormalizedTransaction, options: DecodeOpti
       const a1 = big(args.init_amount_1);
       const message = putDefined(common(tx, call, 'raydium_cpmm', 'CREATE_POOL'), acc) as RaydiumCpmmMessage;
       put(message, args);
-      putDefined(message, pairDerived(tx, acc.token_0_mint, acc.token_1_mint, [args.init_amount_0, args.init_amount_1], a0 !== undefined && a1 !== undefined ? [a0, a1] : undefined));
+      putDefined(
+        message,
+        pairDerived(
+          tx,
+          acc.token_0_mint,
+          acc.token_1_mint,
+          [args.init_amount_0, args.init_amount_1],
+          a0 !== undefined && a1 !== undefined ? [a0, a1] : undefined,
+        ),
+      );
       out.push({ order: call.order, message });
       continue;
     }

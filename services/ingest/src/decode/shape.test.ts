@@ -54,7 +54,7 @@ describe('merge', () => {
     expect(merge({ x: 0 }, s)).toEqual({ x: 0, ...s });
   });
 
-  it('when src holds an own __proto__ key (JSON.parse makes one), then the result equals put\'s and the prototype stays Object.prototype', () => {
+  it("when src holds an own __proto__ key (JSON.parse makes one), then the result equals put's and the prototype stays Object.prototype", () => {
     const s = JSON.parse('{"__proto__": {"polluted": true}, "k": 1}') as object;
     const m = merge({ a: 1 }, s);
     expect(JSON.stringify(m)).toBe(JSON.stringify(putCopy({ a: 1 }, s)));

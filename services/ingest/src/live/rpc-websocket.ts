@@ -135,7 +135,9 @@ export function rpcWebSocketMetrics(registry: Registry): RpcWebSocketMetrics {
     missed: counter('tradewind_ingest_rpc_transactions_missed_total', 'Notified transactions the RPC source gave up fetching', ['source', 'reason']),
     badMessages: counter('tradewind_ingest_rpc_bad_messages_total', 'Unexpected or malformed WebSocket messages from the RPC node', ['source', 'reason']),
     requestErrors: counter('tradewind_ingest_rpc_request_errors_total', 'Failed HTTP JSON-RPC requests (retried)', ['source', 'method']),
-    gapTransactions: counter('tradewind_ingest_rpc_gap_transactions_total', 'Transactions recovered with getSignaturesForAddress after a reconnect', ['source']),
+    gapTransactions: counter('tradewind_ingest_rpc_gap_transactions_total', 'Transactions recovered with getSignaturesForAddress after a reconnect', [
+      'source',
+    ]),
     failedSkipped: counter('tradewind_ingest_rpc_failed_skipped_total', 'Failed transactions not fetched', ['source']),
     queueLength: gaugeOnce(registry, 'tradewind_ingest_rpc_queue_length', 'Notified transactions waiting to be yielded', ['source']),
   };
@@ -200,7 +202,12 @@ export interface SignatureInfo {
  * listings (a transaction touching several programs) appears once.
  */
 export function mergeSignatureLists(lists: readonly (readonly SignatureInfo[])[]): SignatureInfo[] {
-  interface Node { info: SignatureInfo; seq: number; next: Set<string>; indegree: number }
+  interface Node {
+    info: SignatureInfo;
+    seq: number;
+    next: Set<string>;
+    indegree: number;
+  }
   const nodes = new Map<string, Node>();
   let seq = 0;
   for (const list of lists) {
@@ -261,7 +268,10 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal, timeoutMs: numbe
     }
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then((v) => finish(() => resolve(v)), (e: unknown) => finish(() => reject(e)));
+    promise.then(
+      (v) => finish(() => resolve(v)),
+      (e: unknown) => finish(() => reject(e)),
+    );
   });
 }
 
@@ -304,7 +314,11 @@ class PubSubConnection {
   readonly closed: Promise<string>;
   readonly #opened: Promise<void>;
 
-  constructor(url: string, private readonly settings: { connectTimeoutMs: number; pingIntervalMs: number; idleTimeoutMs: number }, events: ConnectionEvents) {
+  constructor(
+    url: string,
+    private readonly settings: { connectTimeoutMs: number; pingIntervalMs: number; idleTimeoutMs: number },
+    events: ConnectionEvents,
+  ) {
     this.#events = events;
     this.#ws = new WebSocket(url, { handshakeTimeout: settings.connectTimeoutMs });
     this.#opened = new Promise<void>((resolve, reject) => {
@@ -533,7 +547,10 @@ class RpcWebSocketSource implements TransactionSource {
     // Each fetch waiting out a retry listens on it; more than Node's default 10 is expected.
     setMaxListeners(this.#s.fetchConcurrency + 16, stop.signal);
     this.#fetchSignal = stop.signal;
-    this.#log.info({ http: endpointForLog(this.#s.httpUrl), ws: endpointForLog(this.#s.wsUrl), commitment: this.#s.commitment, from_slot: this.#resume.lastSlot }, 'RPC WebSocket source starting');
+    this.#log.info(
+      { http: endpointForLog(this.#s.httpUrl), ws: endpointForLog(this.#s.wsUrl), commitment: this.#s.commitment, from_slot: this.#resume.lastSlot },
+      'RPC WebSocket source starting',
+    );
     const supervisor = this.#supervise(stop.signal).catch((err: unknown) => this.#log.error({ err }, 'RPC WebSocket supervisor stopped on an error'));
     this.#pump();
     let delivered: QueueItem | null = null;
@@ -556,7 +573,10 @@ class RpcWebSocketSource implements TransactionSource {
         } else {
           // Never a silent drop: counted by reason and logged with the signature.
           this.#rpcMetrics.missed.inc({ ...this.#labels, reason: outcome.reason });
-          this.#log.error({ signature: head.signature, slot: head.slot, reason: outcome.reason, err: outcome.error }, 'notified transaction skipped: getTransaction gave no usable result');
+          this.#log.error(
+            { signature: head.signature, slot: head.slot, reason: outcome.reason, err: outcome.error },
+            'notified transaction skipped: getTransaction gave no usable result',
+          );
         }
         // The consumer asked for the next one: this one is processed.
         this.#done(head);
@@ -697,7 +717,8 @@ class RpcWebSocketSource implements TransactionSource {
    */
   async #catchUp(signal: AbortSignal): Promise<void> {
     if (!this.#needsCatchUp) {
-      if (this.#startSlot === null) this.#startSlot = await this.#rpc<number>('getSlot', [{ commitment: this.#s.commitment }], signal).then((s) => (isSlot(s) ? s : null));
+      if (this.#startSlot === null)
+        this.#startSlot = await this.#rpc<number>('getSlot', [{ commitment: this.#s.commitment }], signal).then((s) => (isSlot(s) ? s : null));
       return;
     }
     const until = this.#lastSeen?.signature;

@@ -161,7 +161,11 @@ export function sourceMetrics(registry: Registry): SourceMetrics {
 export class LagTracker {
   #tip = 0;
   #last: number | null = null;
-  constructor(private readonly metrics: SourceMetrics, private readonly source: string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly metrics: SourceMetrics,
+    private readonly source: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   tip(slot: number): void {
     if (slot <= this.#tip) return;

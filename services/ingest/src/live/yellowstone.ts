@@ -67,8 +67,7 @@ const QUEUE_FULL_LOG_EVERY_MS = 10_000;
  * `.default`): take whichever shape arrived.
  */
 type ClientClass = typeof yellowstone.default.default;
-const YellowstoneClient: ClientClass =
-  (yellowstone.default as { default?: ClientClass }).default ?? (yellowstone.default as unknown as ClientClass);
+const YellowstoneClient: ClientClass = (yellowstone.default as { default?: ClientClass }).default ?? (yellowstone.default as unknown as ClientClass);
 
 const COMMITMENT_LEVEL: Record<Commitment, CommitmentLevel> = {
   processed: CommitmentLevel.PROCESSED,
@@ -414,7 +413,8 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
   const name = 'yellowstone';
   const commitment = options.commitment ?? DEFAULT_YELLOWSTONE_COMMITMENT;
   // Stamped on every message: an unknown level must not silently subscribe at the server's default.
-  if (!Object.hasOwn(COMMITMENT_LEVEL, commitment)) throw new RangeError(`commitment must be processed, confirmed or finalized, got ${JSON.stringify(commitment)}`);
+  if (!Object.hasOwn(COMMITMENT_LEVEL, commitment))
+    throw new RangeError(`commitment must be processed, confirmed or finalized, got ${JSON.stringify(commitment)}`);
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const max = options.queueMaxTransactions ?? DEFAULT_QUEUE_MAX_TRANSACTIONS;
   if (!Number.isInteger(max) || max < 1) throw new RangeError(`queueMaxTransactions must be a positive integer, got ${max}`);
@@ -452,8 +452,7 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
       if (s === null) return null;
       return floor !== null && floor > s ? floor : s;
     };
-    const estimateBlockTime = (slot: number): number | null =>
-      newestBlock === null ? null : newestBlock.ms + (slot - newestBlock.slot) * MS_PER_SLOT;
+    const estimateBlockTime = (slot: number): number | null => (newestBlock === null ? null : newestBlock.ms + (slot - newestBlock.slot) * MS_PER_SLOT);
 
     for (let connection = 0; !signal.aborted; connection++) {
       if (connection > 0) {
@@ -561,7 +560,10 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
           } else {
             own.resumeGaps.inc(label);
             floor = available;
-            log.error({ from_slot: fromSlot, first_available: available }, `server no longer holds slot ${fromSlot}: resuming from ${available}, transactions of slots ${fromSlot}..${available - 1} are missed`);
+            log.error(
+              { from_slot: fromSlot, first_available: available },
+              `server no longer holds slot ${fromSlot}: resuming from ${available}, transactions of slots ${fromSlot}..${available - 1} are missed`,
+            );
           }
         } else {
           log.warn({ err: message, received: session?.received ?? false, last_slot: resume.lastSlot }, 'yellowstone stream failed');

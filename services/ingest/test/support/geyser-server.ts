@@ -142,7 +142,16 @@ function compileJsonInstruction(raw: unknown, keys: string[], what: string): Inn
  * solana-transaction-error / solana-instruction-error) and unit variants by name.
  */
 export function encodeTransactionError(err: unknown): Uint8Array {
-  const UNIT = ['AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee', 'InvalidAccountForFee', 'AlreadyProcessed', 'BlockhashNotFound'];
+  const UNIT = [
+    'AccountInUse',
+    'AccountLoadedTwice',
+    'AccountNotFound',
+    'ProgramAccountNotFound',
+    'InsufficientFundsForFee',
+    'InvalidAccountForFee',
+    'AlreadyProcessed',
+    'BlockhashNotFound',
+  ];
   if (typeof err === 'string' && UNIT.includes(err)) return u32le(UNIT.indexOf(err));
   if (isObj(err) && Array.isArray(err.InstructionError)) {
     const [index, inner] = err.InstructionError as [number, unknown];
@@ -533,7 +542,9 @@ export class GeyserTestServer {
       if (!s) bySlot.set(t.slot, (s = { slot: t.slot, blockTime: t.blockTime ?? options.defaultBlockTime ?? null, transactions: [] }));
       const message = t.info.transaction?.message;
       const keys = new Set(
-        [...(message?.accountKeys ?? []), ...(t.info.meta?.loadedWritableAddresses ?? []), ...(t.info.meta?.loadedReadonlyAddresses ?? [])].map((k) => bs58.encode(k)),
+        [...(message?.accountKeys ?? []), ...(t.info.meta?.loadedWritableAddresses ?? []), ...(t.info.meta?.loadedReadonlyAddresses ?? [])].map((k) =>
+          bs58.encode(k),
+        ),
       );
       const failed = (t.info.meta?.err?.err.length ?? 0) > 0;
       s.transactions.push({ info: t.info, keys, signature: bs58.encode(t.info.signature), failed });
@@ -546,7 +557,11 @@ export class GeyserTestServer {
     this.#grpc.addService(GEYSER_SERVICE, {
       Subscribe: (call: grpc.ServerDuplexStream<SubscribeRequest, SubscribeUpdate>) => this.#subscribe(call),
       Ping: this.#unary('Ping', (r: PingRequest) => ({ count: r.count })),
-      GetLatestBlockhash: this.#unary('GetLatestBlockhash', () => ({ slot: String(this.#headSlot()), blockhash: bs58.encode(Buffer.alloc(32, 1)), lastValidBlockHeight: '0' })),
+      GetLatestBlockhash: this.#unary('GetLatestBlockhash', () => ({
+        slot: String(this.#headSlot()),
+        blockhash: bs58.encode(Buffer.alloc(32, 1)),
+        lastValidBlockHeight: '0',
+      })),
       GetBlockHeight: this.#unary('GetBlockHeight', () => ({ blockHeight: String(this.#headSlot()) })),
       GetSlot: this.#unary('GetSlot', () => ({ slot: String(this.#headSlot()) })),
       IsBlockhashValid: this.#unary('IsBlockhashValid', () => ({ slot: String(this.#headSlot()), valid: false })),
@@ -740,7 +755,7 @@ export class GeyserTestServer {
             blockTime: s.blockTime === null ? undefined : { timestamp: String(s.blockTime) },
             blockHeight: { blockHeight: String(s.slot) },
             parentSlot: String(s.slot - 1),
-            parentBlockhash: bs58.encode(Buffer.alloc(32, (s.slot % 255) || 255)),
+            parentBlockhash: bs58.encode(Buffer.alloc(32, s.slot % 255 || 255)),
             executedTransactionCount: String(s.transactions.length),
             entriesCount: '0',
             rewards: undefined,
@@ -748,7 +763,9 @@ export class GeyserTestServer {
         });
       }
       for (const [name, f] of Object.entries(request.slots)) {
-        const statuses = f.filterByCommitment ? [STATUS_OF[commitment] ?? SlotStatus.SLOT_PROCESSED] : [SlotStatus.SLOT_PROCESSED, SlotStatus.SLOT_CONFIRMED, SlotStatus.SLOT_FINALIZED];
+        const statuses = f.filterByCommitment
+          ? [STATUS_OF[commitment] ?? SlotStatus.SLOT_PROCESSED]
+          : [SlotStatus.SLOT_PROCESSED, SlotStatus.SLOT_CONFIRMED, SlotStatus.SLOT_FINALIZED];
         for (const status of statuses) await send({ filters: [name], slot: { slot: String(s.slot), parent: String(s.slot - 1), status } });
       }
       if (idx >= this.#head) this.#head = idx + 1;

@@ -86,7 +86,6 @@ export interface RawTransaction {
   transaction: [string, string] | { signatures: string[]; message: RawJsonMessage | RawParsedMessage };
 }
 
-
 /** The getTransaction result inside a `{jsonrpc, result}` envelope, or the value itself. */
 export function unwrapRaw(raw: unknown): RawTransaction {
   // The recording holds getTransaction results (or a {jsonrpc, result} envelope around one).
@@ -104,7 +103,9 @@ function loaded(l: RawMeta['loadedAddresses']): LoadedAddresses | undefined {
   return l ? { writable: l.writable.map(pk), readonly: l.readonly.map(pk) } : undefined;
 }
 
-function lookups(list: RawLookup[] | null | undefined): { accountKey: InstanceType<typeof web3.PublicKey>; writableIndexes: number[]; readonlyIndexes: number[] }[] {
+function lookups(
+  list: RawLookup[] | null | undefined,
+): { accountKey: InstanceType<typeof web3.PublicKey>; writableIndexes: number[]; readonlyIndexes: number[] }[] {
   return (list ?? []).map((l) => ({ accountKey: pk(l.accountKey), writableIndexes: l.writableIndexes, readonlyIndexes: l.readonlyIndexes }));
 }
 
@@ -194,7 +195,10 @@ export function peerInput(rawJson: unknown): PeerInput {
     };
     return { encoding: 'jsonParsed', tx, signature: t.signatures[0] ?? '' };
   }
-  const tx: VersionedTransactionResponse = { ...common, meta: compiledMeta(raw.meta), transaction: { signatures: t.signatures, message: jsonMessage(raw.version, m) } };
+  const tx: VersionedTransactionResponse = {
+    ...common,
+    meta: compiledMeta(raw.meta),
+    transaction: { signatures: t.signatures, message: jsonMessage(raw.version, m) },
+  };
   return { encoding: 'json', tx, signature: t.signatures[0] ?? '' };
 }
-

@@ -167,7 +167,10 @@ export interface SolanaRpcServer {
 }
 
 class RpcFailure extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -250,7 +253,10 @@ export async function startSolanaRpcServer(options: { transactions?: RecordedTra
     const config: Obj = typeof params[1] === 'string' ? { encoding: params[1] } : configAt(params, 1);
     checkCommitment(config, true);
     if (config.encoding !== undefined && (typeof config.encoding !== 'string' || !ENCODINGS.has(config.encoding))) {
-      throw new RpcFailure(INVALID_PARAMS, `Invalid params: unknown variant \`${String(config.encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
+      throw new RpcFailure(
+        INVALID_PARAMS,
+        `Invalid params: unknown variant \`${String(config.encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``,
+      );
     }
     const max = config.maxSupportedTransactionVersion;
     if (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < 0 || max > 255)) {
@@ -434,7 +440,9 @@ export async function startSolanaRpcServer(options: { transactions?: RecordedTra
     if (slot <= tip) return;
     const parent = tip === 0 ? slot - 1 : tip;
     tip = slot;
-    notify((sub) => (sub.kind === 'slot' ? { method: 'slotNotification', params: { result: { parent, root: Math.max(0, slot - 32), slot }, subscription: sub.id } } : null));
+    notify((sub) =>
+      sub.kind === 'slot' ? { method: 'slotNotification', params: { result: { parent, root: Math.max(0, slot - 32), slot }, subscription: sub.id } } : null,
+    );
   }
 
   function emitOne(tx: RecordedTransaction): void {

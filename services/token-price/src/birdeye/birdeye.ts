@@ -221,11 +221,7 @@ export function createBirdeyeClient(options: BirdeyeClientOptions): BirdeyeClien
 
       if (status < 200 || status > 299) {
         const upstream = upstreamMessage(bodyText);
-        throw new BirdeyeError(
-          'http',
-          scrub(`Birdeye token list answered HTTP ${status}${upstream === undefined ? '' : `: ${upstream}`}`),
-          { status },
-        );
+        throw new BirdeyeError('http', scrub(`Birdeye token list answered HTTP ${status}${upstream === undefined ? '' : `: ${upstream}`}`), { status });
       }
 
       let json: unknown;
@@ -242,11 +238,7 @@ export function createBirdeyeClient(options: BirdeyeClientOptions): BirdeyeClien
       }
       if (!envelope.data.success) {
         const upstream = envelope.data.message === undefined ? undefined : quote(envelope.data.message);
-        throw new BirdeyeError(
-          'unsuccessful',
-          scrub(`Birdeye token list answered success: false${upstream === undefined ? '' : `: ${upstream}`}`),
-          { status },
-        );
+        throw new BirdeyeError('unsuccessful', scrub(`Birdeye token list answered success: false${upstream === undefined ? '' : `: ${upstream}`}`), { status });
       }
 
       const parsed = successSchema.safeParse(json);

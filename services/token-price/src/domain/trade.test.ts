@@ -6,8 +6,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_RECORDING_DIR, loadRecording, replayCopy, type TradeMessage } from '@tradewind/ingest';
 import {
-  InvalidTradeMessage, NATIVE_SOL, PUMPFUN_DECIMALS, PUMPFUN_TOTAL_SUPPLY_RAW, USDC_MINT, USDT_MINT, WSOL_MINT,
-  interpretTrade, recordedTimeMs, tradeTimeMs, type InterpretOptions, type TradeUpdate,
+  InvalidTradeMessage,
+  NATIVE_SOL,
+  PUMPFUN_DECIMALS,
+  PUMPFUN_TOTAL_SUPPLY_RAW,
+  USDC_MINT,
+  USDT_MINT,
+  WSOL_MINT,
+  interpretTrade,
+  recordedTimeMs,
+  tradeTimeMs,
+  type InterpretOptions,
+  type TradeUpdate,
 } from './trade.js';
 
 type Msg = Record<string, unknown>;
@@ -107,7 +117,14 @@ describe('when every recorded message is interpreted', () => {
       } else if (type === 'MIGRATE' || type === 'COMPLETE') {
         // A pump.fun COMPLETE / MIGRATE names a pump.fun mint: identity only (its supply); other sources' are ignored.
         if (m.source === 'pumpfun') {
-          expect(created(update), label).toEqual({ kind: 'create', mint, source: 'pumpfun', timeMs, facts: { decimals: 6, supplyRaw: PUMPFUN_TOTAL_SUPPLY_RAW }, replayed: false });
+          expect(created(update), label).toEqual({
+            kind: 'create',
+            mint,
+            source: 'pumpfun',
+            timeMs,
+            facts: { decimals: 6, supplyRaw: PUMPFUN_TOTAL_SUPPLY_RAW },
+            replayed: false,
+          });
         } else {
           expect(update, label).toEqual({ kind: 'ignored', reason: `type_${type.toLowerCase()}` });
         }
@@ -150,15 +167,47 @@ describe('when every recorded message is interpreted', () => {
     }
   });
 
-  it('then a pump.fun COMPLETE (not in the recording; built from the JBnr… buy\'s fields) gives the mint\'s pump.fun supply', () => {
+  it("then a pump.fun COMPLETE (not in the recording; built from the JBnr… buy's fields) gives the mint's pump.fun supply", () => {
     const b = first('JBnr', 'BUY');
-    const complete = { source: 'pumpfun', transaction_type: 'COMPLETE', signature: b.signature, slot: b.slot, block_time_ms: b.block_time_ms, instruction_path: b.instruction_path, program_id: b.program_id, user: b.user, mint: b.mint, bonding_curve: b.bonding_curve, timestamp: b.timestamp };
-    expect(interpret(complete)).toEqual({ kind: 'create', mint: ED5, source: 'pumpfun', timeMs: 1725989127000, facts: { decimals: 6, supplyRaw: PUMPFUN_TOTAL_SUPPLY_RAW }, replayed: false });
+    const complete = {
+      source: 'pumpfun',
+      transaction_type: 'COMPLETE',
+      signature: b.signature,
+      slot: b.slot,
+      block_time_ms: b.block_time_ms,
+      instruction_path: b.instruction_path,
+      program_id: b.program_id,
+      user: b.user,
+      mint: b.mint,
+      bonding_curve: b.bonding_curve,
+      timestamp: b.timestamp,
+    };
+    expect(interpret(complete)).toEqual({
+      kind: 'create',
+      mint: ED5,
+      source: 'pumpfun',
+      timeMs: 1725989127000,
+      facts: { decimals: 6, supplyRaw: PUMPFUN_TOTAL_SUPPLY_RAW },
+      replayed: false,
+    });
   });
 
   it('then a MIGRATE or COMPLETE of another source (a LaunchLab MIGRATE, not in the recording) is ignored', () => {
     const b = first('mqSG', 'BUY');
-    const migrate = { source: 'bonk', transaction_type: 'MIGRATE', signature: b.signature, slot: b.slot, block_time_ms: b.block_time_ms, instruction_path: b.instruction_path, program_id: b.program_id, base_mint: b.base_mint, quote_mint: b.quote_mint, migrate_to: 'raydium_cpmm', base_amount: '1', quote_amount: '1' };
+    const migrate = {
+      source: 'bonk',
+      transaction_type: 'MIGRATE',
+      signature: b.signature,
+      slot: b.slot,
+      block_time_ms: b.block_time_ms,
+      instruction_path: b.instruction_path,
+      program_id: b.program_id,
+      base_mint: b.base_mint,
+      quote_mint: b.quote_mint,
+      migrate_to: 'raydium_cpmm',
+      base_amount: '1',
+      quote_amount: '1',
+    };
     expect(interpret(migrate)).toEqual({ kind: 'ignored', reason: 'type_migrate' });
     expect(interpret({ ...migrate, transaction_type: 'COMPLETE' })).toEqual({ kind: 'ignored', reason: 'type_complete' });
     expect(interpret({ ...first('2ffH', 'MIGRATE'), source: 'pumpswap' })).toEqual({ kind: 'ignored', reason: 'type_migrate' });
@@ -174,18 +223,18 @@ describe('when pump.fun BUYs are interpreted (JBnr…, four buys of ED5n… in o
       expect(u.mint).toBe(ED5);
       expect(u.source).toBe('pumpfun');
       expect(u.volumeLamports).toBe(Number(b.sol_amount as string));
-      expect(u.priceSol).toBe((Number(b.virtual_sol_reserves as string) / 1e9) / (Number(b.virtual_token_reserves as string) / 1e6));
+      expect(u.priceSol).toBe(Number(b.virtual_sol_reserves as string) / 1e9 / (Number(b.virtual_token_reserves as string) / 1e6));
       expect(u.timeMs).toBe(1725989127000);
     }
     // The first and the last buy with the raw figures written out.
     const [b1, , , b4] = buys.map((b) => priced(interpret(b), 'trade'));
     expect(b1!.volumeLamports).toBe(386100226);
-    expect(b1!.priceSol / ((31886100226 / 1e9) / (1009530791558799 / 1e6))).toBeCloseTo(1, 12);
+    expect(b1!.priceSol / (31886100226 / 1e9 / (1009530791558799 / 1e6))).toBeCloseTo(1, 12);
     expect(b4!.volumeLamports).toBe(404234089);
-    expect(b4!.priceSol / ((33070949359 / 1e9) / (973361836482154 / 1e6))).toBeCloseTo(1, 12);
+    expect(b4!.priceSol / (33070949359 / 1e9 / (973361836482154 / 1e6))).toBeCloseTo(1, 12);
   });
 
-  it('then without token_total_supply the facts are pump.fun\'s 6 decimals and 1e15 base units', () => {
+  it("then without token_total_supply the facts are pump.fun's 6 decimals and 1e15 base units", () => {
     const b = first('JBnr', 'BUY');
     expect(b.token_total_supply).toBeUndefined();
     expect(PUMPFUN_DECIMALS).toBe(6);
@@ -195,7 +244,7 @@ describe('when pump.fun BUYs are interpreted (JBnr…, four buys of ED5n… in o
 });
 
 describe('when a pump.fun CREATE is interpreted', () => {
-  it('then a 2024 CREATE (2s39…) gives the event\'s name and symbol with the default supply', () => {
+  it("then a 2024 CREATE (2s39…) gives the event's name and symbol with the default supply", () => {
     const c = first('2s39', 'CREATE');
     const u = created(interpret(c));
     expect(u).toMatchObject({ mint: '5dNYcCZXEGfGgbdUdq7MMR7KLsNJLLLgL83wLH8Fpump', source: 'pumpfun', timeMs: 1727637145000, replayed: false });
@@ -238,20 +287,26 @@ describe('when LaunchLab (source bonk) messages are interpreted', () => {
     // Another decimals and supply in a copy: taken as stated, not pump.fun's defaults.
     const param = c.base_mint_param as Msg;
     const curve = c.curve_param as { variant: string; data: Msg };
-    const other = { ...c, base_mint_param: { ...param, decimals: 9, name: 'Other', symbol: 'OTH' }, curve_param: { ...curve, data: { ...curve.data, supply: '123456789012345678' } } };
+    const other = {
+      ...c,
+      base_mint_param: { ...param, decimals: 9, name: 'Other', symbol: 'OTH' },
+      curve_param: { ...curve, data: { ...curve.data, supply: '123456789012345678' } },
+    };
     expect(created(interpret(other)).facts).toEqual({ name: 'Other', symbol: 'OTH', decimals: 9, supplyRaw: 123_456_789_012_345_678n });
     // Without curve_param: no supply; non-integer decimals: no decimals.
     const { curve_param: _curve, ...noCurve } = c;
     expect(created(interpret({ ...noCurve, base_mint_param: { ...param, decimals: 6.5 } })).facts).toEqual({ name: 'PenguX', symbol: 'PEX' });
   });
 
-  it('then the BUY (mqSG…) is priced on base_mint from the curve\'s raw reserves, by hand', () => {
+  it("then the BUY (mqSG…) is priced on base_mint from the curve's raw reserves, by hand", () => {
     const b = first('mqSG', 'BUY');
     const u = priced(interpret(b), 'trade');
     expect(u.mint).toBe(PEX);
     expect(u.source).toBe('bonk');
     expect(u.volumeLamports).toBe(1_000_000_000); // amount_in 1 SOL
-    const hand = ((Number(b.virtual_quote as string) + Number(b.real_quote_after as string)) / (Number(b.virtual_base as string) - Number(b.real_base_after as string))) * 1e-3;
+    const hand =
+      ((Number(b.virtual_quote as string) + Number(b.real_quote_after as string)) / (Number(b.virtual_base as string) - Number(b.real_base_after as string))) *
+      1e-3;
     expect(u.priceSol / hand).toBeCloseTo(1, 12);
     expect(u.priceSol / (((10000000000 + 990000000) / (1066666666666666 - 96087352138307)) * 1e-3)).toBeCloseTo(1, 12);
     expect(u.facts).toEqual({}); // a LaunchLab trade states no identity
@@ -273,7 +328,7 @@ describe('when the USDC-quoted pump.fun curve (2m5n…) is interpreted', () => {
     const priceQuote = m.price_quote as number;
     const quoteUi = m.quote_amount_ui as number;
     // The message's own figures from the raw event fields (USDC has 6 decimals).
-    expect(priceQuote).toBe((Number(m.virtual_quote_reserves as string) / 1e6) / (Number(m.virtual_token_reserves as string) / 1e6));
+    expect(priceQuote).toBe(Number(m.virtual_quote_reserves as string) / 1e6 / (Number(m.virtual_token_reserves as string) / 1e6));
     expect(quoteUi).toBe(3.517192);
     const u = priced(interpret(m, { solUsd: 150 }), 'trade');
     expect(u.mint).toBe('4F4gGVBAWuKi3EpmYdhntXvCVFqZZqmrb1cqNGawpump');
@@ -300,7 +355,7 @@ describe('when the USDC-quoted pump.fun curve (2m5n…) is interpreted', () => {
     expect(interpret(unpriced)).toEqual({ kind: 'ignored', reason: 'unpriced' });
   });
 
-  it('then a replayed copy is priced with the replay\'s SOL/USD at its own chain time, not the live one', () => {
+  it("then a replayed copy is priced with the replay's SOL/USD at its own chain time, not the live one", () => {
     const m: Msg = { ...first('2m5n'), replayed: true, replay_loop: 0, replayed_at_ms: STREAM_MS };
     const asked: (number | null)[] = [];
     const at = (rate: number | null) => (t: number | null) => {
@@ -315,8 +370,8 @@ describe('when the USDC-quoted pump.fun curve (2m5n…) is interpreted', () => {
   });
 });
 
-describe('when a message\'s chain time and event id are taken', () => {
-  it('then the chain time is block_time_ms, else the event\'s own timestamp (seconds), else null', () => {
+describe("when a message's chain time and event id are taken", () => {
+  it("then the chain time is block_time_ms, else the event's own timestamp (seconds), else null", () => {
     const b = first('JBnr', 'BUY');
     expect(recordedTimeMs(b)).toBe(1725989127000);
     // 3sWB… is a blockSubscribe capture without block time: its TradeEvent's timestamp 1724072458 s.
@@ -331,7 +386,11 @@ describe('when a message\'s chain time and event id are taken', () => {
     expect(recordedTimeMs({ ...captured, timestamp: '0' })).toBeNull();
     expect(recordedTimeMs({ ...captured, timestamp: 1700000000 })).toBe(1700000000000);
     // A replayed copy keeps the recording's time.
-    expect(priced(interpret(replayCopy(b as unknown as TradeMessage, 'r', 2, STREAM_MS).message), 'trade')).toMatchObject({ recordedTimeMs: 1725989127000, timeMs: STREAM_MS, replayed: true });
+    expect(priced(interpret(replayCopy(b as unknown as TradeMessage, 'r', 2, STREAM_MS).message), 'trade')).toMatchObject({
+      recordedTimeMs: 1725989127000,
+      timeMs: STREAM_MS,
+      replayed: true,
+    });
   });
 
   it('then the event id is the signature and instruction path, the same in every replayed copy', () => {
@@ -349,14 +408,27 @@ describe('when PumpSwap trades in a SOL/USD-stablecoin pool are interpreted', ()
   // pool's mints and derived figures changed: a WSOL/USDC pool of 2 000 SOL and 300 000 USDC after the trade.
   const base = () => first('4Urr', 'BUY');
   const wsolBase = (over: Msg = {}): Msg => ({
-    ...base(), mint: WSOL_MINT, base_mint: WSOL_MINT, quote_mint: USDC_MINT,
-    pool_base_token_reserves_after: '2000000000000', pool_quote_token_reserves_after: '300000000000',
-    price_sol: undefined, price_quote: 150, quote_amount_ui: 1.5, sol_amount_ui: undefined, ...over,
+    ...base(),
+    mint: WSOL_MINT,
+    base_mint: WSOL_MINT,
+    quote_mint: USDC_MINT,
+    pool_base_token_reserves_after: '2000000000000',
+    pool_quote_token_reserves_after: '300000000000',
+    price_sol: undefined,
+    price_quote: 150,
+    quote_amount_ui: 1.5,
+    sol_amount_ui: undefined,
+    ...over,
   });
   const usdcBase = (over: Msg = {}): Msg => ({
-    ...base(), mint: USDC_MINT, base_mint: USDC_MINT, quote_mint: WSOL_MINT,
-    pool_base_token_reserves_after: '300000000000', pool_quote_token_reserves_after: '2000000000000',
-    price_sol: 2000 / 300000, ...over,
+    ...base(),
+    mint: USDC_MINT,
+    base_mint: USDC_MINT,
+    quote_mint: WSOL_MINT,
+    pool_base_token_reserves_after: '300000000000',
+    pool_quote_token_reserves_after: '2000000000000',
+    price_sol: 2000 / 300000,
+    ...over,
   });
 
   it('then base WSOL quoted in USDC or USDT gives SOL/USD = price_quote, with the SOL reserve from the base side', () => {
@@ -397,7 +469,13 @@ describe('when Raydium CPMM swaps are interpreted', () => {
   it('then the recorded WSOL swap (2bhr…) is a trade of its token with the SOL that left the pool', () => {
     const s = first('2bhr', 'SWAP');
     const u = priced(interpret(s), 'trade');
-    expect(u).toMatchObject({ mint: '7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1', source: 'raydium_cpmm', priceSol: s.price_sol, volumeLamports: 15742, facts: {} });
+    expect(u).toMatchObject({
+      mint: '7atgF8KQo4wJrD5ATGX7t1V2zVvykPJbFfNeVf1icFv1',
+      source: 'raydium_cpmm',
+      priceSol: s.price_sol,
+      volumeLamports: 15742,
+      facts: {},
+    });
   });
 
   // Constructed: the recording has no WSOL/USDC swap, so this copies the recorded WSOL CPMM swap 2bhr…
@@ -412,11 +490,21 @@ describe('when Raydium CPMM swaps are interpreted', () => {
   function usdcSwap(): Msg {
     return {
       ...first('2bhr', 'SWAP'),
-      mint: USDC_MINT, input_mint: USDC_MINT, output_mint: WSOL_MINT,
-      input_vault_before: String(USDC_BEFORE), output_vault_before: String(SOL_BEFORE),
-      input_amount: String(USDC_IN), output_amount: String(SOL_OUT), amount_in: String(USDC_IN), amount_out: String(SOL_OUT),
-      input_transfer_fee: '0', output_transfer_fee: '0', side: 'sell',
-      sol_amount_ui: Number(SOL_OUT) / 1e9, token_amount_ui: Number(USDC_IN) / 1e6, price_sol: PRICE_SOL,
+      mint: USDC_MINT,
+      input_mint: USDC_MINT,
+      output_mint: WSOL_MINT,
+      input_vault_before: String(USDC_BEFORE),
+      output_vault_before: String(SOL_BEFORE),
+      input_amount: String(USDC_IN),
+      output_amount: String(SOL_OUT),
+      amount_in: String(USDC_IN),
+      amount_out: String(SOL_OUT),
+      input_transfer_fee: '0',
+      output_transfer_fee: '0',
+      side: 'sell',
+      sol_amount_ui: Number(SOL_OUT) / 1e9,
+      token_amount_ui: Number(USDC_IN) / 1e6,
+      price_sol: PRICE_SOL,
     };
   }
 
@@ -437,15 +525,39 @@ describe('when Raydium CPMM swaps are interpreted', () => {
 
   it('then a creator fee taken on the SOL side is not counted in the SOL reserve', () => {
     const s = usdcSwap();
-    const solIn = { ...s, input_mint: WSOL_MINT, output_mint: USDC_MINT, input_vault_before: '9000000000', input_amount: '1000000000', output_vault_before: '1350000000', output_amount: '135000000', side: 'buy' };
-    expect(interpret({ ...solIn, creator_fee: '1', creator_fee_on_input: true }, { minRatePoolSol: 10 })).toEqual({ kind: 'ignored', reason: 'rate_pool_too_small' });
+    const solIn = {
+      ...s,
+      input_mint: WSOL_MINT,
+      output_mint: USDC_MINT,
+      input_vault_before: '9000000000',
+      input_amount: '1000000000',
+      output_vault_before: '1350000000',
+      output_amount: '135000000',
+      side: 'buy',
+    };
+    expect(interpret({ ...solIn, creator_fee: '1', creator_fee_on_input: true }, { minRatePoolSol: 10 })).toEqual({
+      kind: 'ignored',
+      reason: 'rate_pool_too_small',
+    });
     expect(interpret({ ...solIn, creator_fee: '1', creator_fee_on_input: false }, { minRatePoolSol: 10 }).kind).toBe('sol_usd'); // fee on the USDC side
-    expect(interpret({ ...s, creator_fee: '1', creator_fee_on_input: false }, { minRatePoolSol: 999.000999001 })).toEqual({ kind: 'ignored', reason: 'rate_pool_too_small' });
+    expect(interpret({ ...s, creator_fee: '1', creator_fee_on_input: false }, { minRatePoolSol: 999.000999001 })).toEqual({
+      kind: 'ignored',
+      reason: 'rate_pool_too_small',
+    });
   });
 
   it('then with SOL in, the SOL reserve after is the input vault plus the input amount', () => {
     const s = usdcSwap();
-    const solIn = { ...s, input_mint: WSOL_MINT, output_mint: USDC_MINT, input_vault_before: '9000000000', input_amount: '1000000000', output_vault_before: '1350000000', output_amount: '135000000', side: 'buy' };
+    const solIn = {
+      ...s,
+      input_mint: WSOL_MINT,
+      output_mint: USDC_MINT,
+      input_vault_before: '9000000000',
+      input_amount: '1000000000',
+      output_vault_before: '1350000000',
+      output_amount: '135000000',
+      side: 'buy',
+    };
     expect(interpret(solIn, { minRatePoolSol: 10 }).kind).toBe('sol_usd'); // 9 + 1 = 10 SOL
     expect(interpret(solIn, { minRatePoolSol: 10.000000001 })).toEqual({ kind: 'ignored', reason: 'rate_pool_too_small' });
   });
@@ -468,7 +580,7 @@ describe('when Raydium CPMM swaps are interpreted', () => {
   });
 });
 
-describe('when a trade\'s time is taken', () => {
+describe("when a trade's time is taken", () => {
   it('then a replayed copy is timed at replayed_at_ms, not its block time', () => {
     const b = recorded.find((m) => m.signature.startsWith('JBnr'))!;
     const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -510,13 +622,19 @@ describe('when the bytes are not a trade message', () => {
     // Valid JSON text in invalid UTF-8 (a lone continuation byte inside a string) is still rejected.
     expect(invalidReason(() => interpretTrade(new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0x80, 0x22, 0x7d]), options()))).toBe('not_json');
     for (const text of ['not json {', '', '{"source":', "{'a':1}"]) {
-      expect(invalidReason(() => interpretTrade(new TextEncoder().encode(text), options())), text).toBe('not_json');
+      expect(
+        invalidReason(() => interpretTrade(new TextEncoder().encode(text), options())),
+        text,
+      ).toBe('not_json');
     }
   });
 
   it('then arrays, null, numbers and strings are not_object', () => {
     for (const text of ['[1,2]', '[]', 'null', '42', '"BUY"', 'true']) {
-      expect(invalidReason(() => interpretTrade(new TextEncoder().encode(text), options())), text).toBe('not_object');
+      expect(
+        invalidReason(() => interpretTrade(new TextEncoder().encode(text), options())),
+        text,
+      ).toBe('not_object');
     }
   });
 
@@ -524,9 +642,18 @@ describe('when the bytes are not a trade message', () => {
     const b = first('JBnr', 'BUY');
     for (const field of ['source', 'transaction_type', 'signature']) {
       const { [field]: _dropped, ...rest } = b;
-      expect(invalidReason(() => interpret(rest)), field).toBe('missing_fields');
-      expect(invalidReason(() => interpret({ ...b, [field]: null })), `${field} null`).toBe('missing_fields');
-      expect(invalidReason(() => interpret({ ...b, [field]: 1 })), `${field} number`).toBe('missing_fields');
+      expect(
+        invalidReason(() => interpret(rest)),
+        field,
+      ).toBe('missing_fields');
+      expect(
+        invalidReason(() => interpret({ ...b, [field]: null })),
+        `${field} null`,
+      ).toBe('missing_fields');
+      expect(
+        invalidReason(() => interpret({ ...b, [field]: 1 })),
+        `${field} number`,
+      ).toBe('missing_fields');
     }
     expect(invalidReason(() => interpret({ source: 'pumpfun', transaction_type: 'BUY' }))).toBe('missing_fields');
   });
@@ -537,7 +664,9 @@ describe('when the bytes are not a trade message', () => {
     expect(invalidReason(() => interpret({ ...b, price_sol: 0 }))).toBe('bad_number');
     expect(invalidReason(() => interpret({ ...b, price_sol: 'NaN' }))).toBe('bad_number');
     expect(invalidReason(() => interpret({ ...b, price_sol: '3.1e-8' }))).toBe('bad_number');
-    expect(invalidReason(() => interpretTrade(new TextEncoder().encode(JSON.stringify(b).replace(/"price_sol":[^,}]+/, '"price_sol":1e400')), options()))).toBe('bad_number');
+    expect(invalidReason(() => interpretTrade(new TextEncoder().encode(JSON.stringify(b).replace(/"price_sol":[^,}]+/, '"price_sol":1e400')), options()))).toBe(
+      'bad_number',
+    );
     expect(invalidReason(() => interpret({ ...b, sol_amount_ui: 'a lot' }))).toBe('bad_number');
     expect(invalidReason(() => interpret({ ...b, sol_amount_ui: 'Infinity' }))).toBe('bad_number');
     expect(invalidReason(() => interpret({ ...b, sol_amount_ui: -0.5 }))).toBe('bad_number');
@@ -604,7 +733,12 @@ describe('when a message carries a name or symbol', () => {
     expect(u.facts.symbol).toBe('a'.repeat(15));
   });
 
-  it('then a trade\'s own name and symbol (2s39… BUY) are facts too', () => {
-    expect(priced(interpret(first('2s39', 'BUY')), 'trade').facts).toEqual({ name: 'MOO DOG', symbol: 'MOODOG', decimals: 6, supplyRaw: PUMPFUN_TOTAL_SUPPLY_RAW });
+  it("then a trade's own name and symbol (2s39… BUY) are facts too", () => {
+    expect(priced(interpret(first('2s39', 'BUY')), 'trade').facts).toEqual({
+      name: 'MOO DOG',
+      symbol: 'MOODOG',
+      decimals: 6,
+      supplyRaw: PUMPFUN_TOTAL_SUPPLY_RAW,
+    });
   });
 });

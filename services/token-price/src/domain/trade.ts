@@ -84,7 +84,10 @@ export type TradeUpdate =
 
 /** A message that is not a trade message of docs/architecture.md §6 (or contradicts itself). */
 export class InvalidTradeMessage extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'InvalidTradeMessage';
   }
@@ -291,8 +294,10 @@ function cpmmSolReserveAfter(m: Json): number | undefined {
   const outAmount = decimalBigInt(m.output_amount);
   const creatorFee = decimalBigInt(m.creator_fee) ?? 0n;
   const feeOnInput = m.creator_fee_on_input === true;
-  if (m.input_mint === WSOL_MINT && inBefore !== undefined && inAmount !== undefined) return Number(inBefore + inAmount - (feeOnInput ? creatorFee : 0n)) / LAMPORTS_PER_SOL;
-  if (m.output_mint === WSOL_MINT && outBefore !== undefined && outAmount !== undefined) return Number(outBefore - outAmount - (feeOnInput ? 0n : creatorFee)) / LAMPORTS_PER_SOL;
+  if (m.input_mint === WSOL_MINT && inBefore !== undefined && inAmount !== undefined)
+    return Number(inBefore + inAmount - (feeOnInput ? creatorFee : 0n)) / LAMPORTS_PER_SOL;
+  if (m.output_mint === WSOL_MINT && outBefore !== undefined && outAmount !== undefined)
+    return Number(outBefore - outAmount - (feeOnInput ? 0n : creatorFee)) / LAMPORTS_PER_SOL;
   return undefined;
 }
 

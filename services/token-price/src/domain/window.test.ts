@@ -4,8 +4,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  WINDOW_MS, bucketInWindow, bucketStart, chooseSolUsd, expiredBucketCutoff, priceAtWindowStart, toReplayedRow, toRow,
-  type ReplayedToken, type SolUsdRate, type TokenState,
+  WINDOW_MS,
+  bucketInWindow,
+  bucketStart,
+  chooseSolUsd,
+  expiredBucketCutoff,
+  priceAtWindowStart,
+  toReplayedRow,
+  toRow,
+  type ReplayedToken,
+  type SolUsdRate,
+  type TokenState,
 } from './window.js';
 
 const MINUTE = 60_000;
@@ -79,16 +88,52 @@ describe('when the price 24 h ago is looked up', () => {
   it('then it is the close of the newest bucket wholly before the window', () => {
     expect(bucketInWindow(T + B, now, W, B)).toBe(false);
     expect(bucketInWindow(T + 2 * B, now, W, B)).toBe(true);
-    expect(priceAtWindowStart(new Map([[T, 1], [T + B, 2], [T + 2 * B, 3]]), now, W, B)).toBe(2);
+    expect(
+      priceAtWindowStart(
+        new Map([
+          [T, 1],
+          [T + B, 2],
+          [T + 2 * B, 3],
+        ]),
+        now,
+        W,
+        B,
+      ),
+    ).toBe(2);
     // Whatever the map's order.
-    expect(priceAtWindowStart(new Map([[T + 2 * B, 3], [T + B, 2], [T, 1]]), now, W, B)).toBe(2);
-    expect(priceAtWindowStart(new Map([[T + B, 2], [T - DAY, 0.5], [T, 1]]), now, W, B)).toBe(2);
+    expect(
+      priceAtWindowStart(
+        new Map([
+          [T + 2 * B, 3],
+          [T + B, 2],
+          [T, 1],
+        ]),
+        now,
+        W,
+        B,
+      ),
+    ).toBe(2);
+    expect(
+      priceAtWindowStart(
+        new Map([
+          [T + B, 2],
+          [T - DAY, 0.5],
+          [T, 1],
+        ]),
+        now,
+        W,
+        B,
+      ),
+    ).toBe(2);
     // A single old bucket, however old.
     expect(priceAtWindowStart(new Map([[T - 10 * DAY, 7]]), now, W, B)).toBe(7);
   });
 
   it('then a bucket moves out of the window exactly at b + W + B', () => {
-    const closes = new Map([[T, 1], [T + B, 2]]);
+    const closes = new Map([
+      [T, 1],
+      [T + B, 2],
+    ]);
     expect(priceAtWindowStart(closes, T + W + B - 1, W, B)).toBeNull();
     expect(priceAtWindowStart(closes, T + W + B, W, B)).toBe(1);
     expect(priceAtWindowStart(closes, T + W + 2 * B - 1, W, B)).toBe(1);
@@ -96,7 +141,17 @@ describe('when the price 24 h ago is looked up', () => {
   });
 
   it('then it is null when every bucket is inside the window, or there is none', () => {
-    expect(priceAtWindowStart(new Map([[T + 2 * B, 3], [T + 3 * B, 4]]), now, W, B)).toBeNull();
+    expect(
+      priceAtWindowStart(
+        new Map([
+          [T + 2 * B, 3],
+          [T + 3 * B, 4],
+        ]),
+        now,
+        W,
+        B,
+      ),
+    ).toBeNull();
     expect(priceAtWindowStart(new Map(), now, W, B)).toBeNull();
   });
 });
@@ -106,8 +161,16 @@ describe('when the SOL/USD rate is chosen', () => {
   const maxAge = 5 * MINUTE;
 
   it('then a fresh stream observation is used, up to exactly maxAgeMs old', () => {
-    expect(chooseSolUsd({ solUsd: 151.5, observedAtMs: now - MINUTE }, 150, now, maxAge)).toEqual({ solUsd: 151.5, source: 'stream', observedAtMs: now - MINUTE });
-    expect(chooseSolUsd({ solUsd: 151.5, observedAtMs: now - maxAge }, 150, now, maxAge)).toEqual({ solUsd: 151.5, source: 'stream', observedAtMs: now - maxAge });
+    expect(chooseSolUsd({ solUsd: 151.5, observedAtMs: now - MINUTE }, 150, now, maxAge)).toEqual({
+      solUsd: 151.5,
+      source: 'stream',
+      observedAtMs: now - MINUTE,
+    });
+    expect(chooseSolUsd({ solUsd: 151.5, observedAtMs: now - maxAge }, 150, now, maxAge)).toEqual({
+      solUsd: 151.5,
+      source: 'stream',
+      observedAtMs: now - maxAge,
+    });
     expect(chooseSolUsd({ solUsd: 151.5, observedAtMs: now }, undefined, now, maxAge)).toEqual({ solUsd: 151.5, source: 'stream', observedAtMs: now });
   });
 
@@ -124,8 +187,15 @@ describe('when the SOL/USD rate is chosen', () => {
 
 describe('when a row is built', () => {
   const token = (over: Partial<TokenState> = {}): TokenState => ({
-    mint: ED5, source: 'pumpfun', symbol: 'ED5', name: 'Ed Five', decimals: 3, supplyRaw: 2_000_000_000n,
-    priceSol: 0.5, lastTradeMs: T + W + 30_000, ...over,
+    mint: ED5,
+    source: 'pumpfun',
+    symbol: 'ED5',
+    name: 'Ed Five',
+    decimals: 3,
+    supplyRaw: 2_000_000_000n,
+    priceSol: 0.5,
+    lastTradeMs: T + W + 30_000,
+    ...over,
   });
   const rate: SolUsdRate = { solUsd: 150, source: 'config', observedAtMs: null };
   const now = T + W + 2 * B;
@@ -134,21 +204,37 @@ describe('when a row is built', () => {
   it('then USD figures are the SOL figures times the rate, and market cap is price × supplyRaw / 10^decimals', () => {
     const row = toRow(token(), 1_500_000_000, before, rate, now, W, B);
     expect(row).toEqual({
-      mint: ED5, symbol: 'ED5', name: 'Ed Five',
+      mint: ED5,
+      symbol: 'ED5',
+      name: 'Ed Five',
       price: 75, // 0.5 SOL × 150
       marketCap: 150_000_000, // 0.5 SOL × (2e9 / 10^3) tokens × 150
       volume: 225, // 1.5 SOL × 150
       change: 100, // (0.5 − 0.25) / 0.25 × 100
       timestamp: T + W + 30_000,
-      priceSol: 0.5, marketCapSol: 1_000_000, volumeSol: 1.5,
-      usdSource: 'config', solUsd: 150, solUsdObservedAt: null, replayed: false, recordedAt: null,
+      priceSol: 0.5,
+      marketCapSol: 1_000_000,
+      volumeSol: 1.5,
+      usdSource: 'config',
+      solUsd: 150,
+      solUsdObservedAt: null,
+      replayed: false,
+      recordedAt: null,
     });
   });
 
-  it('then a pump.fun token\'s figures match those computed by hand from its events', () => {
+  it("then a pump.fun token's figures match those computed by hand from its events", () => {
     // ED5n… after the JBnr… bundle: price from the last buy's virtual reserves, 1e15 base units with 6 decimals.
-    const priceSol = (33070949359 / 1e9) / (973361836482154 / 1e6);
-    const row = toRow(token({ priceSol, decimals: 6, supplyRaw: 1_000_000_000_000_000n }), 386100226 + 386820768 + 393794276 + 404234089, new Map(), { solUsd: 150, source: 'stream', observedAtMs: now - 1 }, now, W, B);
+    const priceSol = 33070949359 / 1e9 / (973361836482154 / 1e6);
+    const row = toRow(
+      token({ priceSol, decimals: 6, supplyRaw: 1_000_000_000_000_000n }),
+      386100226 + 386820768 + 393794276 + 404234089,
+      new Map(),
+      { solUsd: 150, source: 'stream', observedAtMs: now - 1 },
+      now,
+      W,
+      B,
+    );
     expect(row.volumeSol).toBe(1.570949359);
     expect(row.marketCapSol! / (priceSol * 1e9)).toBeCloseTo(1, 12);
     expect(row.price! / (priceSol * 150)).toBeCloseTo(1, 12);
@@ -182,7 +268,21 @@ describe('when a row is built', () => {
     expect(toRow(token({ priceSol: 0.5 }), 0, new Map([[T, 0.5]]), rate, now, W, B).change).toBe(0);
     expect(toRow(token({ priceSol: 0.5 }), 0, new Map([[T, 0.4]]), rate, now, W, B).change).toBeCloseTo(25, 10);
     // The newest bucket before the window is the one compared with, not an older one or one inside.
-    expect(toRow(token({ priceSol: 0.5 }), 0, new Map([[T - B, 1], [T, 0.25], [T + 2 * B, 0.1]]), rate, now, W, B).change).toBe(100);
+    expect(
+      toRow(
+        token({ priceSol: 0.5 }),
+        0,
+        new Map([
+          [T - B, 1],
+          [T, 0.25],
+          [T + 2 * B, 0.1],
+        ]),
+        rate,
+        now,
+        W,
+        B,
+      ).change,
+    ).toBe(100);
     // Only buckets inside the window: null.
     expect(toRow(token(), 0, new Map([[T + 2 * B, 0.25]]), rate, now, W, B).change).toBeNull();
     expect(toRow(token(), 0, new Map(), rate, now, W, B).change).toBeNull();
@@ -190,7 +290,17 @@ describe('when a row is built', () => {
 
   it('then without a SOL/USD rate the USD figures are null and the SOL figures stay', () => {
     const row = toRow(token(), 1_500_000_000, before, { solUsd: null, source: null, observedAtMs: null }, now, W, B);
-    expect(row).toMatchObject({ price: null, marketCap: null, volume: null, usdSource: null, solUsd: null, priceSol: 0.5, marketCapSol: 1_000_000, volumeSol: 1.5, change: 100 });
+    expect(row).toMatchObject({
+      price: null,
+      marketCap: null,
+      volume: null,
+      usdSource: null,
+      solUsd: null,
+      priceSol: 0.5,
+      marketCapSol: 1_000_000,
+      volumeSol: 1.5,
+      change: 100,
+    });
   });
 
   it('then an unknown symbol or name stays null (never the mint or a shortened mint), with the mint beside it', () => {
@@ -203,26 +313,57 @@ describe('when a row is built', () => {
 
 describe('when a replayed row is built', () => {
   const replayed = (over: Partial<ReplayedToken> = {}): ReplayedToken => ({
-    mint: ED5, source: 'pumpfun', symbol: 'ED5', name: 'Ed Five', decimals: 6, supplyRaw: 1_000_000_000_000_000n,
-    priceSol: 0.5, volumeLamports: 1_500_000_000, recordedAtMs: T, thenPriceSol: null, replayedAtMs: T + 10 * DAY, ...over,
+    mint: ED5,
+    source: 'pumpfun',
+    symbol: 'ED5',
+    name: 'Ed Five',
+    decimals: 6,
+    supplyRaw: 1_000_000_000_000_000n,
+    priceSol: 0.5,
+    volumeLamports: 1_500_000_000,
+    recordedAtMs: T,
+    thenPriceSol: null,
+    replayedAtMs: T + 10 * DAY,
+    ...over,
   });
   const none: SolUsdRate = { solUsd: null, source: null, observedAtMs: null };
 
-  it('then its figures are the recording\'s, its timestamp the replay\'s and its recorded time the chain\'s', () => {
+  it("then its figures are the recording's, its timestamp the replay's and its recorded time the chain's", () => {
     expect(toReplayedRow(replayed(), none)).toEqual({
-      mint: ED5, symbol: 'ED5', name: 'Ed Five', price: null, marketCap: null, volume: null, change: null,
-      timestamp: T + 10 * DAY, priceSol: 0.5, marketCapSol: 500_000_000, volumeSol: 1.5,
-      usdSource: null, solUsd: null, solUsdObservedAt: null, replayed: true, recordedAt: T,
+      mint: ED5,
+      symbol: 'ED5',
+      name: 'Ed Five',
+      price: null,
+      marketCap: null,
+      volume: null,
+      change: null,
+      timestamp: T + 10 * DAY,
+      priceSol: 0.5,
+      marketCapSol: 500_000_000,
+      volumeSol: 1.5,
+      usdSource: null,
+      solUsd: null,
+      solUsdObservedAt: null,
+      replayed: true,
+      recordedAt: T,
     });
   });
 
-  it('then the change compares with the recording\'s own price 24 h before, and is null without one', () => {
+  it("then the change compares with the recording's own price 24 h before, and is null without one", () => {
     expect(toReplayedRow(replayed({ thenPriceSol: 0.4 }), none).change).toBeCloseTo(25, 10);
     expect(toReplayedRow(replayed({ thenPriceSol: null }), none).change).toBeNull();
   });
 
   it('then a SOL/USD rate observed in the recording gives USD figures and says when it was observed', () => {
     const row = toReplayedRow(replayed({ recordedAtMs: null }), { solUsd: 200, source: 'stream', observedAtMs: T - MINUTE });
-    expect(row).toMatchObject({ price: 100, volume: 300, marketCap: 100_000_000_000, usdSource: 'stream', solUsd: 200, solUsdObservedAt: T - MINUTE, recordedAt: null });
+    expect(row).toMatchObject({
+      price: 100,
+      volume: 300,
+      marketCap: 100_000_000_000,
+      usdSource: 'stream',
+      solUsd: 200,
+      solUsdObservedAt: T - MINUTE,
+      recordedAt: null,
+    });
   });
 });

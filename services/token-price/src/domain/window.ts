@@ -60,7 +60,12 @@ export interface SolUsdRate {
  * Chooses the SOL/USD rate: the stream's latest observation while it is at most `maxAgeMs` old at
  * `nowMs`, else `configured` (SOL_USD_PRICE), else none.
  */
-export function chooseSolUsd(stream: { solUsd: number; observedAtMs: number } | null, configured: number | undefined, nowMs: number, maxAgeMs: number): SolUsdRate {
+export function chooseSolUsd(
+  stream: { solUsd: number; observedAtMs: number } | null,
+  configured: number | undefined,
+  nowMs: number,
+  maxAgeMs: number,
+): SolUsdRate {
   if (stream && nowMs - stream.observedAtMs <= maxAgeMs) return { solUsd: stream.solUsd, source: 'stream', observedAtMs: stream.observedAtMs };
   if (configured !== undefined) return { solUsd: configured, source: 'config', observedAtMs: null };
   return { solUsd: null, source: null, observedAtMs: null };
@@ -169,7 +174,15 @@ function figures(token: TokenIdentity & { mint: string }, priceSol: number, volu
  * Builds a live row from a token's state, its 24 h volume and its bucket closes.
  * @param volumeLamports volume inside the window, lamports.
  */
-export function toRow(token: TokenState, volumeLamports: number, closes: ReadonlyMap<number, number>, rate: SolUsdRate, nowMs: number, windowMs: number, bucketMs: number): TokenRow {
+export function toRow(
+  token: TokenState,
+  volumeLamports: number,
+  closes: ReadonlyMap<number, number>,
+  rate: SolUsdRate,
+  nowMs: number,
+  windowMs: number,
+  bucketMs: number,
+): TokenRow {
   const then = priceAtWindowStart(closes, nowMs, windowMs, bucketMs);
   return { ...figures(token, token.priceSol, volumeLamports, then, rate), timestamp: token.lastTradeMs, replayed: false, recordedAt: null };
 }
@@ -179,5 +192,10 @@ export function toRow(token: TokenState, volumeLamports: number, closes: Readonl
  * `change` against the recording's own price 24 h before that, `timestamp` = when the latest copy was replayed.
  */
 export function toReplayedRow(token: ReplayedToken, rate: SolUsdRate): TokenRow {
-  return { ...figures(token, token.priceSol, token.volumeLamports, token.thenPriceSol, rate), timestamp: token.replayedAtMs, replayed: true, recordedAt: token.recordedAtMs };
+  return {
+    ...figures(token, token.priceSol, token.volumeLamports, token.thenPriceSol, rate),
+    timestamp: token.replayedAtMs,
+    replayed: true,
+    recordedAt: token.recordedAtMs,
+  };
 }

@@ -97,7 +97,10 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     const position = await store.position();
     let startSeq: number;
     if (!position || position.streamCreated !== info.created) {
-      log.info({ stream_created: info.created, first_seq: info.state.first_seq, last_seq: info.state.last_seq }, position ? 'TRADES was recreated: rebuilding the store' : 'store is empty: rebuilding it from TRADES');
+      log.info(
+        { stream_created: info.created, first_seq: info.state.first_seq, last_seq: info.state.last_seq },
+        position ? 'TRADES was recreated: rebuilding the store' : 'store is empty: rebuilding it from TRADES',
+      );
       await store.reset(info.created);
       startSeq = Math.max(1, info.state.first_seq);
     } else {
@@ -128,7 +131,12 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   async function handle(msg: JsMsg): Promise<void> {
     let update;
     try {
-      update = interpretTrade(msg.data, { solUsd, replayedSolUsd, streamTimeMs: Math.floor(Number(msg.info.timestampNanos) / 1e6), minRatePoolSol: options.minRatePoolSol });
+      update = interpretTrade(msg.data, {
+        solUsd,
+        replayedSolUsd,
+        streamTimeMs: Math.floor(Number(msg.info.timestampNanos) / 1e6),
+        minRatePoolSol: options.minRatePoolSol,
+      });
     } catch (err) {
       if (!(err instanceof InvalidTradeMessage)) throw err;
       metrics.messages.inc({ outcome: 'invalid' });
@@ -141,7 +149,8 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     const result = await store.apply(msg.seq, update, options.now());
     if (update.kind === 'sol_usd' && result !== 'skipped') {
       if (!update.replayed) solUsd = update.solUsd;
-      else if (update.recordedTimeMs !== null && (recordedSolUsd === null || update.recordedTimeMs >= recordedSolUsd.atMs)) recordedSolUsd = { solUsd: update.solUsd, atMs: update.recordedTimeMs };
+      else if (update.recordedTimeMs !== null && (recordedSolUsd === null || update.recordedTimeMs >= recordedSolUsd.atMs))
+        recordedSolUsd = { solUsd: update.solUsd, atMs: update.recordedTimeMs };
     }
     if (result === 'skipped') metrics.messages.inc({ outcome: 'duplicate' });
     else if (update.kind === 'ignored') {

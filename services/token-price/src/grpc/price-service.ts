@@ -1,5 +1,13 @@
 /** gRPC `tradewind.v1.PriceService` (proto/tradewind/v1/prices.proto): the ticker for other services. */
-import { AppError, PriceServiceService, UsdSource, type ListTokensRequest, type ListTokensResponse, type PriceServiceServer, type PriceToken } from '@tradewind/contracts';
+import {
+  AppError,
+  PriceServiceService,
+  UsdSource,
+  type ListTokensRequest,
+  type ListTokensResponse,
+  type PriceServiceServer,
+  type PriceToken,
+} from '@tradewind/contracts';
 import { unary, type Logger } from '@tradewind/lib';
 import type { Ticker } from '../ticker.js';
 import type { TokenRow, UsdSource as RowUsdSource } from '../domain/window.js';
@@ -18,11 +26,19 @@ function toToken(row: TokenRow): PriceToken {
   const opt = (v: number | null) => (v === null ? undefined : v);
   return {
     // proto3 strings cannot be null: '' means not known (never seen created, no metadata).
-    mint: row.mint, symbol: row.symbol ?? '', name: row.name ?? '',
-    priceUsd: opt(row.price), marketCapUsd: opt(row.marketCap), volume24hUsd: opt(row.volume), change24hPercent: opt(row.change),
+    mint: row.mint,
+    symbol: row.symbol ?? '',
+    name: row.name ?? '',
+    priceUsd: opt(row.price),
+    marketCapUsd: opt(row.marketCap),
+    volume24hUsd: opt(row.volume),
+    change24hPercent: opt(row.change),
     lastTradeTimeMs: BigInt(row.timestamp ?? 0),
-    priceSol: opt(row.priceSol), marketCapSol: opt(row.marketCapSol), volume24hSol: opt(row.volumeSol),
-    usdSource: usdSource(row.usdSource), replayed: row.replayed,
+    priceSol: opt(row.priceSol),
+    marketCapSol: opt(row.marketCapSol),
+    volume24hSol: opt(row.volumeSol),
+    usdSource: usdSource(row.usdSource),
+    replayed: row.replayed,
   };
 }
 

@@ -10,29 +10,34 @@ import { TokenPriceConfigSchema } from '../config.js';
 
 /** The query's `limit` for a largest page of `maxLimit` rows (TOKENS_MAX_LIMIT): 1 … maxLimit, digits only. */
 export function limitSchema(maxLimit: number) {
-  return z.string().regex(/^\d{1,6}$/).refine((v) => Number(v) >= 1 && Number(v) <= maxLimit, { message: `limit must be an integer from 1 to ${maxLimit}` })
+  return z
+    .string()
+    .regex(/^\d{1,6}$/)
+    .refine((v) => Number(v) >= 1 && Number(v) <= maxLimit, { message: `limit must be an integer from 1 to ${maxLimit}` })
     .meta({ description: `Rows, 1 to ${maxLimit} (TOKENS_MAX_LIMIT; default TOKENS_LIMIT)` });
 }
 
 /** One ticker row (domain/window.ts TokenRow). USD figures are null without a SOL/USD rate. */
-export const TokenRowSchema = z.object({
-  mint: z.string().describe('SPL mint address (base58)'),
-  symbol: z.string().nullable(),
-  name: z.string().nullable(),
-  price: z.number().nullable().describe('USD per whole token'),
-  marketCap: z.number().nullable().describe('USD'),
-  volume: z.number().nullable().describe('USD traded in 24 h'),
-  change: z.number().nullable().describe('Price change over 24 h, percent'),
-  timestamp: z.number().nullable().describe('Last trade, Unix ms'),
-  priceSol: z.number().nullable(),
-  marketCapSol: z.number().nullable(),
-  volumeSol: z.number().nullable(),
-  usdSource: z.enum(['stream', 'config', 'birdeye']).nullable(),
-  solUsd: z.number().nullable().describe('USD per SOL used for the USD figures'),
-  solUsdObservedAt: z.number().nullable().describe('Unix ms'),
-  replayed: z.boolean().describe('From a replayed recording (local stack), not live trades'),
-  recordedAt: z.number().nullable().describe('Replayed rows: chain time of the latest recorded trade, Unix ms'),
-}).describe('A token of the live ticker');
+export const TokenRowSchema = z
+  .object({
+    mint: z.string().describe('SPL mint address (base58)'),
+    symbol: z.string().nullable(),
+    name: z.string().nullable(),
+    price: z.number().nullable().describe('USD per whole token'),
+    marketCap: z.number().nullable().describe('USD'),
+    volume: z.number().nullable().describe('USD traded in 24 h'),
+    change: z.number().nullable().describe('Price change over 24 h, percent'),
+    timestamp: z.number().nullable().describe('Last trade, Unix ms'),
+    priceSol: z.number().nullable(),
+    marketCapSol: z.number().nullable(),
+    volumeSol: z.number().nullable(),
+    usdSource: z.enum(['stream', 'config', 'birdeye']).nullable(),
+    solUsd: z.number().nullable().describe('USD per SOL used for the USD figures'),
+    solUsdObservedAt: z.number().nullable().describe('Unix ms'),
+    replayed: z.boolean().describe('From a replayed recording (local stack), not live trades'),
+    recordedAt: z.number().nullable().describe('Replayed rows: chain time of the latest recorded trade, Unix ms'),
+  })
+  .describe('A token of the live ticker');
 
 /** token-price's declaration for a largest page of `maxLimit` (default: TOKENS_MAX_LIMIT's default). */
 export function tokenPriceApi(maxLimit: number = TokenPriceConfigSchema.shape.TOKENS_MAX_LIMIT.parse(undefined)): ApiDeclaration {
@@ -43,7 +48,11 @@ export function tokenPriceApi(maxLimit: number = TokenPriceConfigSchema.shape.TO
     defaultResponse: DEFAULT_ERROR_RESPONSE,
     routes: [
       {
-        method: 'get', path: '/api/birdeye/tokens', operationId: 'listTokens', summary: 'The most traded tokens of the last 24 h', security: [],
+        method: 'get',
+        path: '/api/birdeye/tokens',
+        operationId: 'listTokens',
+        summary: 'The most traded tokens of the last 24 h',
+        security: [],
         query: z.object({ limit: limitSchema(maxLimit).optional() }),
         responses: {
           200: { description: 'The rows, most traded first', body: z.object({ success: z.literal(true), data: z.array(TokenRowSchema) }) },

@@ -9,7 +9,10 @@ import { limitSchema } from './api.js';
 export const FETCH_FAILED_BODY = { status: 500, message: 'Failed to fetch token data' } as const;
 
 /** Registers the route. `?limit=` (1 … maxLimit) overrides `defaultLimit`; anything else is a 400. */
-export function registerRoutes(http: FastifyInstance, deps: { ticker: Ticker; logger: Logger; defaultLimit: number; maxLimit: number; cacheMs: number; requests: Counter<'outcome'> }): void {
+export function registerRoutes(
+  http: FastifyInstance,
+  deps: { ticker: Ticker; logger: Logger; defaultLimit: number; maxLimit: number; cacheMs: number; requests: Counter<'outcome'> },
+): void {
   const limitOk = limitSchema(deps.maxLimit);
   http.get('/api/birdeye/tokens', async (request, reply) => {
     const raw = (request.query as Record<string, unknown>).limit;

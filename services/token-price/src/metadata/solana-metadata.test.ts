@@ -74,12 +74,7 @@ function address(seed: number): string {
   return new PublicKey(Buffer.alloc(32, seed)).toBase58();
 }
 
-function mintAccount(options: {
-  program?: 'spl-token' | 'spl-token-2022';
-  decimals: unknown;
-  supply: unknown;
-  extensions?: unknown;
-}): Account {
+function mintAccount(options: { program?: 'spl-token' | 'spl-token-2022'; decimals: unknown; supply: unknown; extensions?: unknown }): Account {
   const program = options.program ?? 'spl-token';
   const info: Record<string, unknown> = {
     decimals: options.decimals,
@@ -331,10 +326,7 @@ describe('createRpcMetadataResolver', () => {
 
   it('falls back to Metaplex for a Token-2022 mint whose extension has empty names', async () => {
     const mint = address(22);
-    chain.set(
-      mint,
-      mintAccount({ program: 'spl-token-2022', decimals: 9, supply: '5', extensions: [tokenMetadataExtension(' ', '', mint)] }),
-    );
+    chain.set(mint, mintAccount({ program: 'spl-token-2022', decimals: 9, supply: '5', extensions: [tokenMetadataExtension(' ', '', mint)] }));
     const metaplex = metaplexAccountBytes({ mint, name: 'From Metaplex', symbol: 'FMP' });
     chain.set(metaplexMetadataAddress(mint), binaryAccount(METAPLEX_TOKEN_METADATA_PROGRAM_ID, metaplex.toString('base64')));
     await expect(resolver().resolve(mint)).resolves.toMatchObject({ name: 'From Metaplex', symbol: 'FMP', decimals: 9 });

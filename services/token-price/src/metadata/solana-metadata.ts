@@ -155,10 +155,7 @@ export function metaplexMetadataAddress(mint: string): string {
   } catch (err) {
     throw new TypeError(`not a Solana address: ${JSON.stringify(String(mint).slice(0, 64))}`, { cause: err });
   }
-  const [pda] = PublicKey.findProgramAddressSync(
-    [METADATA_SEED, METAPLEX_PROGRAM.toBuffer(), mintKey.toBuffer()],
-    METAPLEX_PROGRAM,
-  );
+  const [pda] = PublicKey.findProgramAddressSync([METADATA_SEED, METAPLEX_PROGRAM.toBuffer(), mintKey.toBuffer()], METAPLEX_PROGRAM);
   return pda.toBase58();
 }
 

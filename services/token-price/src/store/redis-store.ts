@@ -209,7 +209,10 @@ export class StoreError extends Error {
  * The token-price Redis store. Methods throw the node-redis error when Redis is unreachable.
  */
 export class TokenStore {
-  constructor(private readonly redis: Redis, readonly options: StoreOptions) {}
+  constructor(
+    private readonly redis: Redis,
+    readonly options: StoreOptions,
+  ) {}
 
   private key(name: string): string {
     return this.options.prefix + name;
@@ -252,27 +255,56 @@ export class TokenStore {
     const result = await this.redis.eval(APPLY, {
       keys: [this.key('state'), this.key(`t:${mint}`), this.key(`px:${mint}`), this.key(`b:${b}`), this.key('buckets'), this.key('vol')],
       arguments: [
-        String(seq), kind, isToken ? update.source : '', String(timeMs), String(value), lamports.toFixed(0), String(b),
-        String(nowMs), String(windowMs), String(bucketMs), String(tokenTtlMs), JSON.stringify(facts), mint,
+        String(seq),
+        kind,
+        isToken ? update.source : '',
+        String(timeMs),
+        String(value),
+        lamports.toFixed(0),
+        String(b),
+        String(nowMs),
+        String(windowMs),
+        String(bucketMs),
+        String(tokenTtlMs),
+        JSON.stringify(facts),
+        mint,
       ],
     });
     if (result === -1) return 'skipped';
     return result === 1 ? 'needs_metadata' : 'applied';
   }
 
-  private async applyReplayed(seq: number, update: Extract<TradeUpdate, { kind: 'trade' | 'price' | 'sol_usd' }>): Promise<'skipped' | 'applied' | 'needs_metadata'> {
+  private async applyReplayed(
+    seq: number,
+    update: Extract<TradeUpdate, { kind: 'trade' | 'price' | 'sol_usd' }>,
+  ): Promise<'skipped' | 'applied' | 'needs_metadata'> {
     const mint = update.kind === 'sol_usd' ? '' : update.mint;
     const value = update.kind === 'sol_usd' ? update.solUsd : update.priceSol;
     const lamports = update.kind === 'trade' ? update.volumeLamports : 0;
     const result = await this.redis.eval(APPLY_REPLAYED, {
       keys: [
-        this.key('state'), this.key(`t:${mint}`), this.key(`rt:${mint}`), this.key(`rx:${mint}`), this.key(`rz:${mint}`),
-        this.key('rvol'), this.key('rseen'), this.key('rsol'),
+        this.key('state'),
+        this.key(`t:${mint}`),
+        this.key(`rt:${mint}`),
+        this.key(`rx:${mint}`),
+        this.key(`rz:${mint}`),
+        this.key('rvol'),
+        this.key('rseen'),
+        this.key('rsol'),
       ],
       arguments: [
-        String(seq), update.kind, mint, String(update.timeMs), update.recordedTimeMs === null ? '' : update.recordedTimeMs.toFixed(0),
-        String(value), lamports.toFixed(0), update.tradeId, String(this.options.tokenTtlMs), String(this.options.windowMs),
-        JSON.stringify(update.kind === 'sol_usd' ? {} : factsFields(update.facts)), update.kind === 'sol_usd' ? '' : update.source,
+        String(seq),
+        update.kind,
+        mint,
+        String(update.timeMs),
+        update.recordedTimeMs === null ? '' : update.recordedTimeMs.toFixed(0),
+        String(value),
+        lamports.toFixed(0),
+        update.tradeId,
+        String(this.options.tokenTtlMs),
+        String(this.options.windowMs),
+        JSON.stringify(update.kind === 'sol_usd' ? {} : factsFields(update.facts)),
+        update.kind === 'sol_usd' ? '' : update.source,
       ],
     });
     if (result === -1) return 'skipped';
@@ -294,7 +326,9 @@ export class TokenStore {
     const cutoff = expiredBucketCutoff(nowMs, this.options.windowMs, this.options.bucketMs);
     let total = 0;
     for (;;) {
-      const n = Number(await this.redis.eval(ROLL, { keys: [this.key('buckets'), this.key('vol')], arguments: [String(cutoff), this.options.prefix, String(ROLL_BATCH)] }));
+      const n = Number(
+        await this.redis.eval(ROLL, { keys: [this.key('buckets'), this.key('vol')], arguments: [String(cutoff), this.options.prefix, String(ROLL_BATCH)] }),
+      );
       total += n;
       if (n < ROLL_BATCH) return total;
     }

@@ -11,8 +11,16 @@ function parse(frame: Buffer): string[] {
     expect(frame[at + 1]! & 0x80).toBe(0); // not masked
     let length = len7;
     let header = 2;
-    if (len7 === 126) { length = frame.readUInt16BE(at + 2); header = 4; expect(length).toBeGreaterThanOrEqual(126); }
-    if (len7 === 127) { length = Number(frame.readBigUInt64BE(at + 2)); header = 10; expect(length).toBeGreaterThanOrEqual(65_536); }
+    if (len7 === 126) {
+      length = frame.readUInt16BE(at + 2);
+      header = 4;
+      expect(length).toBeGreaterThanOrEqual(126);
+    }
+    if (len7 === 127) {
+      length = Number(frame.readBigUInt64BE(at + 2));
+      header = 10;
+      expect(length).toBeGreaterThanOrEqual(65_536);
+    }
     out.push(frame.subarray(at + header, at + header + length).toString('utf8'));
     at += header + length;
     expect(at).toBeLessThanOrEqual(frame.length);
@@ -27,7 +35,10 @@ describe('frame', () => {
     await new Promise((r) => wss.once('listening', r));
     const got = new Promise<string>((resolve) => {
       const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
-      client.once('message', (data) => { resolve(data.toString()); client.close(); });
+      client.once('message', (data) => {
+        resolve(data.toString());
+        client.close();
+      });
     });
     wss.once('connection', (_ws, req) => req.socket.write(tradeFrame(9, Buffer.from('{"a":"' + 'y'.repeat(70_000) + '"}'))));
     expect(await got).toBe('{"seq":9,"a":"' + 'y'.repeat(70_000) + '"}');

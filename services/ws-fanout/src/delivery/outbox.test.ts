@@ -10,11 +10,23 @@ class RecordingSocket extends EventEmitter {
   corked = 0;
   batches: number[] = [];
   private inBatch = 0;
-  cork() { this.corked++; this.inBatch = 0; }
-  uncork() { this.batches.push(this.inBatch); }
-  write(chunk: Buffer) { this.inBatch++; this.writableLength += chunk.byteLength; return true; }
+  cork() {
+    this.corked++;
+    this.inBatch = 0;
+  }
+  uncork() {
+    this.batches.push(this.inBatch);
+  }
+  write(chunk: Buffer) {
+    this.inBatch++;
+    this.writableLength += chunk.byteLength;
+    return true;
+  }
   /** The peer read everything. */
-  drain() { this.writableLength = 0; this.emit('drain'); }
+  drain() {
+    this.writableLength = 0;
+    this.emit('drain');
+  }
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
@@ -23,7 +35,9 @@ const frame = (bytes: number) => Buffer.alloc(bytes, 1);
 describe('outbox', () => {
   it('when many frames are queued in one turn, then they are written in one corked batch at the end of the turn', async () => {
     const socket = new RecordingSocket();
-    const outbox = new Outbox(socket as unknown as Socket, { highWaterBytes: 1 << 20, maxBytes: 8 << 20 }, new FlushScheduler(), () => { throw new Error('not slow'); });
+    const outbox = new Outbox(socket as unknown as Socket, { highWaterBytes: 1 << 20, maxBytes: 8 << 20 }, new FlushScheduler(), () => {
+      throw new Error('not slow');
+    });
     for (let i = 0; i < 50; i++) outbox.push(frame(100));
     expect(socket.batches).toEqual([]);
     await turn();

@@ -118,9 +118,12 @@ export class LoginGuard {
     private readonly maxTrackedAddresses = 100_000,
     private readonly ipv6PrefixBits = 128,
   ) {
-    if (!Number.isInteger(maxFailuresPerMinute) || maxFailuresPerMinute < 1) throw new RangeError(`maxFailuresPerMinute must be a positive integer, got ${maxFailuresPerMinute}`);
-    if (!Number.isInteger(maxTrackedAddresses) || maxTrackedAddresses < 1) throw new RangeError(`maxTrackedAddresses must be a positive integer, got ${maxTrackedAddresses}`);
-    if (!Number.isInteger(ipv6PrefixBits) || ipv6PrefixBits < 1 || ipv6PrefixBits > 128) throw new RangeError(`ipv6PrefixBits must be an integer in 1..128, got ${ipv6PrefixBits}`);
+    if (!Number.isInteger(maxFailuresPerMinute) || maxFailuresPerMinute < 1)
+      throw new RangeError(`maxFailuresPerMinute must be a positive integer, got ${maxFailuresPerMinute}`);
+    if (!Number.isInteger(maxTrackedAddresses) || maxTrackedAddresses < 1)
+      throw new RangeError(`maxTrackedAddresses must be a positive integer, got ${maxTrackedAddresses}`);
+    if (!Number.isInteger(ipv6PrefixBits) || ipv6PrefixBits < 1 || ipv6PrefixBits > 128)
+      throw new RangeError(`ipv6PrefixBits must be an integer in 1..128, got ${ipv6PrefixBits}`);
   }
 
   /** Addresses currently remembered (≤ maxTrackedAddresses). */
@@ -142,9 +145,10 @@ export class LoginGuard {
     // When the weighted count falls below the limit: later in this minute while `current` alone is
     // below it (the previous minute's share shrinks), else in the next minute, where `current`
     // becomes the shrinking share.
-    const allowedAt = entry.current < max
-      ? start + LOGIN_FAILURE_WINDOW_MS * (1 - (max - entry.current) / entry.previous)
-      : start + LOGIN_FAILURE_WINDOW_MS * (2 - max / entry.current);
+    const allowedAt =
+      entry.current < max
+        ? start + LOGIN_FAILURE_WINDOW_MS * (1 - (max - entry.current) / entry.previous)
+        : start + LOGIN_FAILURE_WINDOW_MS * (2 - max / entry.current);
     return { allowed: false, retryAfterMs: Math.max(1, Math.floor(allowedAt - t) + 1) };
   }
 

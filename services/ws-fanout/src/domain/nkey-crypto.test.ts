@@ -5,11 +5,28 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import {
-  Algorithms, createAccount, createCurve, createOperator, createUser, decode, encodeAccount, encodeOperator, encodeUser,
-  fromPublic, fromSeed, type KeyPair,
+  Algorithms,
+  createAccount,
+  createCurve,
+  createOperator,
+  createUser,
+  decode,
+  encodeAccount,
+  encodeOperator,
+  encodeUser,
+  fromPublic,
+  fromSeed,
+  type KeyPair,
 } from '@nats-io/jwt';
 import {
-  decodePublicKey, decodeSeed, decodeVerifiedJwt, encodePublicKey, encodeSeed, privateKeyFromNKeySeed, publicKeyFromSeed, PublicKeyCache,
+  decodePublicKey,
+  decodeSeed,
+  decodeVerifiedJwt,
+  encodePublicKey,
+  encodeSeed,
+  privateKeyFromNKeySeed,
+  publicKeyFromSeed,
+  PublicKeyCache,
   verifyNKeySignature,
 } from './nkey-crypto.js';
 import { sign } from 'node:crypto';
@@ -42,7 +59,11 @@ describe('publicKeyFromSeed', () => {
     const seed = seedOf(createUser());
     const otherChar = (c: string) => (c === 'A' ? 'B' : 'A');
     const bad = [
-      '', seed.toLowerCase(), `${seed} `, seed.slice(0, -1), `${seed}AA`,
+      '',
+      seed.toLowerCase(),
+      `${seed} `,
+      seed.slice(0, -1),
+      `${seed}AA`,
       seed.slice(0, 10) + otherChar(seed[10]!) + seed.slice(11), // checksum
       createUser().getPublicKey(), // a public key, not a seed
     ];
@@ -184,7 +205,13 @@ describe('decodeVerifiedJwt', () => {
   it('when the header has another alg or typ, then decoding throws, even when correctly signed', () => {
     const claims = JSON.stringify({ iss: account.getPublicKey(), sub: user.getPublicKey(), nats: { type: 'user', version: 2 } });
     expect(decodeVerifiedJwt(signRaw('{"typ":"JWT","alg":"ed25519-nkey"}', claims, account)).sub).toBe(user.getPublicKey());
-    for (const header of ['{"typ":"JWT","alg":"HS256"}', '{"typ":"JWT","alg":"none"}', '{"typ":"JWT"}', '{"typ":"JWS","alg":"ed25519-nkey"}', '{"alg":"ed25519-nkey"}']) {
+    for (const header of [
+      '{"typ":"JWT","alg":"HS256"}',
+      '{"typ":"JWT","alg":"none"}',
+      '{"typ":"JWT"}',
+      '{"typ":"JWS","alg":"ed25519-nkey"}',
+      '{"alg":"ed25519-nkey"}',
+    ]) {
       expect(() => decodeVerifiedJwt(signRaw(header, claims, account)), header).toThrow(/not a NATS JWT/);
     }
   });

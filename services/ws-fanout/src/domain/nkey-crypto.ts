@@ -27,9 +27,7 @@ const ROLE_PREFIX_BYTES = { O: 14 << 3, A: 0, U: 20 << 3, N: 13 << 3, C: 2 << 3 
 /** Role of an Ed25519 NKey, its first letter: operator, account, user, server, cluster. */
 export type NKeyRole = keyof typeof ROLE_PREFIX_BYTES;
 
-const ROLE_OF_PREFIX_BYTE = new Map<number, NKeyRole>(
-  (Object.entries(ROLE_PREFIX_BYTES) as [NKeyRole, number][]).map(([role, byte]) => [byte, role]),
-);
+const ROLE_OF_PREFIX_BYTE = new Map<number, NKeyRole>((Object.entries(ROLE_PREFIX_BYTES) as [NKeyRole, number][]).map(([role, byte]) => [byte, role]));
 const SEED_PREFIX_BYTE = 18 << 3;
 const KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;

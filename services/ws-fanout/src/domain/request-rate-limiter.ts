@@ -35,17 +35,21 @@ export interface RateDecision {
 
 export class RequestRateLimiter {
   /** @param windowMs window length in ms (config REQUEST_RATE_WINDOW_MS, default 60 000 = per minute). */
-  constructor(private readonly redis: Redis, private readonly windowMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Counts one control request of `user` against `limit` per window. @throws Redis errors (the caller answers `unavailable`). */
   async take(user: string, limit: number): Promise<RateDecision> {
     const now = this.now();
     const window = Math.floor(now / this.windowMs);
     const elapsed = (now - window * this.windowMs) / this.windowMs;
-    const result = await this.redis.eval(TAKE, {
+    const result = (await this.redis.eval(TAKE, {
       keys: [`tw:ws:rpm:${user}:${window}`, `tw:ws:rpm:${user}:${window - 1}`],
       arguments: [String(1 - elapsed), String(limit), String(this.windowMs * 2)],
-    }) as [number, number];
+    })) as [number, number];
     return { allowed: result[0] === 1, used: result[1], retryAfterMs: (window + 1) * this.windowMs - now };
   }
 }

@@ -26,8 +26,11 @@ export function tradeSubject(subject: unknown): TradeSubject {
 export function allowedSubject(user: VerifiedUser, subject: TradeSubject): TradeSubject {
   if (!maySubscribe(user, subject)) {
     const plan = cheapestPlanFor(subject);
-    throw new WsProtocolError('permission_denied', 'subject_not_in_plan',
-      `${subject} is not in your ${user.plan ?? 'current'} plan; it is included in the ${plan?.name ?? 'paid'} plan and above`);
+    throw new WsProtocolError(
+      'permission_denied',
+      'subject_not_in_plan',
+      `${subject} is not in your ${user.plan ?? 'current'} plan; it is included in the ${plan?.name ?? 'paid'} plan and above`,
+    );
   }
   return subject;
 }

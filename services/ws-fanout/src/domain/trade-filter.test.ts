@@ -11,8 +11,15 @@ import { BUNDLED_RECORDING_DIR, loadRecording, subjectOf } from '@tradewind/inge
 import { NATIVE_SOL, TRADE_SUBJECTS, WSOL_MINT, type TradeSubject } from '@tradewind/contracts';
 import { WsProtocolError } from './errors.js';
 import {
-  FILTER_KEYS, TRANSACTION_TYPES, matchesFilter, parseTradeFilter, solToLamports, tradeFacts, tradeFilterJson,
-  type TradeFacts, type TradeFilter,
+  FILTER_KEYS,
+  TRANSACTION_TYPES,
+  matchesFilter,
+  parseTradeFilter,
+  solToLamports,
+  tradeFacts,
+  tradeFilterJson,
+  type TradeFacts,
+  type TradeFilter,
 } from './trade-filter.js';
 
 type Msg = Record<string, unknown>;
@@ -85,14 +92,19 @@ describe('parseTradeFilter', () => {
   });
 
   it.each([
-    ['a string', 'mints'], ['a number', 5], ['a boolean', true], ['an array', [WSOL_MINT]],
+    ['a string', 'mints'],
+    ['a number', 5],
+    ['a boolean', true],
+    ['an array', [WSOL_MINT]],
   ])('when the filter is %s, then bad_filter says it must be an object', (kind, raw) => {
     expect(reject(raw)).toBe(`filter must be an object with any of the keys mints, accounts, types, min_sol (or null for no filter); got ${kind}`);
   });
 
   it('when the filter has an unknown key, then bad_filter names it and lists the allowed keys', () => {
     expect(reject({ mint: [WSOL_MINT] })).toBe('filter has unknown key "mint"; allowed keys: mints, accounts, types, min_sol');
-    expect(reject({ mints: [WSOL_MINT], min_usd: 1, side: 'buy' })).toBe('filter has unknown keys "min_usd", "side"; allowed keys: mints, accounts, types, min_sol');
+    expect(reject({ mints: [WSOL_MINT], min_usd: 1, side: 'buy' })).toBe(
+      'filter has unknown keys "min_usd", "side"; allowed keys: mints, accounts, types, min_sol',
+    );
     expect(FILTER_KEYS).toEqual(['mints', 'accounts', 'types', 'min_sol']);
   });
 
@@ -118,8 +130,7 @@ describe('parseTradeFilter', () => {
       const badChar = `0${WSOL_MINT.slice(1)}`; // '0' is not in the base58 alphabet
       expect(short).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
       expect(reject({ [key]: [WSOL_MINT, short, 42, long, badChar, null, NATIVE_SOL] }, 'basic.pumpfun', 10)).toBe(
-        `filter.${key} has entries that are not base58 Solana public keys (32 bytes): ` +
-        `[1] "${short}", [2] 42, [3] "${long}", [4] "${badChar}", [5] null`,
+        `filter.${key} has entries that are not base58 Solana public keys (32 bytes): ` + `[1] "${short}", [2] 42, [3] "${long}", [4] "${badChar}", [5] null`,
       );
     });
 
@@ -134,7 +145,7 @@ describe('parseTradeFilter', () => {
   });
 
   describe('types', () => {
-    it('when a type is not a transaction_type of the subject, then bad_filter names it and the subject\'s types', () => {
+    it("when a type is not a transaction_type of the subject, then bad_filter names it and the subject's types", () => {
       expect(reject({ types: ['BUY', 'SWAP'] }, 'basic.pumpfun')).toBe(
         'filter.types has entries that are not transaction_type values of basic.pumpfun: [1] "SWAP"; types of basic.pumpfun: CREATE, BUY, SELL, COMPLETE, MIGRATE',
       );
@@ -164,15 +175,29 @@ describe('parseTradeFilter', () => {
 
   describe('min_sol', () => {
     it.each([
-      [0, 0n], [0.5, 500_000_000n], [1, 1_000_000_000n], [0.000000001, 1n], [1e-7, 100n], [0.29, 290_000_000n],
-      [123.456789012, 123_456_789_012n], [1.5e-8, 15n], [1e21, 10n ** 30n], [-0, 0n],
+      [0, 0n],
+      [0.5, 500_000_000n],
+      [1, 1_000_000_000n],
+      [0.000000001, 1n],
+      [1e-7, 100n],
+      [0.29, 290_000_000n],
+      [123.456789012, 123_456_789_012n],
+      [1.5e-8, 15n],
+      [1e21, 10n ** 30n],
+      [-0, 0n],
     ])('when min_sol is %s, then it is exactly %s lamports', (sol, lamports) => {
       expect(parse({ min_sol: sol }).minLamports).toBe(lamports);
       expect(solToLamports(sol)).toBe(lamports);
     });
 
     it.each([
-      [-1, '-1'], [-0.5, '-0.5'], [Number.NaN, 'NaN'], [Number.POSITIVE_INFINITY, 'Infinity'], ['0.5', '"0.5"'], [null, 'null'], [true, 'true'],
+      [-1, '-1'],
+      [-0.5, '-0.5'],
+      [Number.NaN, 'NaN'],
+      [Number.POSITIVE_INFINITY, 'Infinity'],
+      ['0.5', '"0.5"'],
+      [null, 'null'],
+      [true, 'true'],
     ])('when min_sol is %s, then bad_filter asks for a finite number ≥ 0', (value, shown) => {
       expect(reject({ min_sol: value })).toBe(`filter.min_sol must be a finite number ≥ 0 (an amount of SOL, such as 0.5); got ${shown}`);
     });
@@ -213,7 +238,7 @@ describe('tradeFilterJson', () => {
 });
 
 describe('transaction types', () => {
-  it('when compared with the TRADES schemas, then each subject has exactly the schema\'s transaction_type enum', () => {
+  it("when compared with the TRADES schemas, then each subject has exactly the schema's transaction_type enum", () => {
     const schemaDir = join(BUNDLED_RECORDING_DIR, '..', '..', '..', 'packages', 'contracts', 'schemas');
     for (const subject of TRADE_SUBJECTS) {
       const schema = JSON.parse(readFileSync(join(schemaDir, `${subject}.schema.json`), 'utf8')) as { properties: { transaction_type: { enum: string[] } } };
@@ -239,7 +264,11 @@ describe('tradeFacts on recorded trades', () => {
     expect(sell.quote_mint).toBe(NATIVE_SOL);
     expect(tradeFacts('basic.pumpfun', sell)).toEqual<TradeFacts>({
       mints: ['EJ9WK1msUpETtQnpN4dY9EssVy4wi6xXVwAxv6bypump'],
-      accounts: ['3k5CB8svr7rXkyH5vGDuP9vJXfrNcRhSAVYAwNGeFJgV', '6f42Rb8CwWLTpxKYyqQSFqwu9km75TRZd2qZUYisUXGK', '4zyRuaGiBoFTr5EtwpvxyqA1gAcjAGrWGGKS29G7ABno'],
+      accounts: [
+        '3k5CB8svr7rXkyH5vGDuP9vJXfrNcRhSAVYAwNGeFJgV',
+        '6f42Rb8CwWLTpxKYyqQSFqwu9km75TRZd2qZUYisUXGK',
+        '4zyRuaGiBoFTr5EtwpvxyqA1gAcjAGrWGGKS29G7ABno',
+      ],
       type: 'SELL',
       lamports: 71_734_685n,
     });
@@ -249,7 +278,9 @@ describe('tradeFacts on recorded trades', () => {
     const migrate = recorded('basic.pumpfun', '2ffHb9AX', 'MIGRATE');
     const facts = tradeFacts('basic.pumpfun', migrate);
     expect(facts.accounts).toEqual([
-      '9ZbTXdPSdKZeTCY215VwzEHhJoiDK4xtbaRqr3f7b3R1', '8qoeYoeWG5ifYKp2uAdq7du8zsMB4AbZN7qqbdZnXbaH', 'Ef7wUrbarRXHNMMgBs8cstSkzRttnstjMsniaq7zMp6j',
+      '9ZbTXdPSdKZeTCY215VwzEHhJoiDK4xtbaRqr3f7b3R1',
+      '8qoeYoeWG5ifYKp2uAdq7du8zsMB4AbZN7qqbdZnXbaH',
+      'Ef7wUrbarRXHNMMgBs8cstSkzRttnstjMsniaq7zMp6j',
     ]);
     expect(facts.lamports).toBe(84_990_359_420n);
   });
@@ -273,7 +304,11 @@ describe('tradeFacts on recorded trades', () => {
   it('when a LetsBonk CREATE and BUY are read, then base and quote mints, payer, creator and pool_state are the facts', () => {
     expect(tradeFacts('basic.bonk', recorded('basic.bonk', 'mqSGNwKK', 'CREATE'))).toEqual<TradeFacts>({
       mints: ['AqFe2tk1BRx6czUuRPGUZ8mtvcBGDZYsG6oPvELwzray', WSOL_MINT],
-      accounts: ['FeGbW3kbwQnV42hxUAFfbupVzDU5sKhcHswvtRbrYpn5', 'FeGbW3kbwQnV42hxUAFfbupVzDU5sKhcHswvtRbrYpn5', '7SUXJsAtzPEY7Aq7e8tRjPJR7VrxUkZ6erKGuprnitNa'],
+      accounts: [
+        'FeGbW3kbwQnV42hxUAFfbupVzDU5sKhcHswvtRbrYpn5',
+        'FeGbW3kbwQnV42hxUAFfbupVzDU5sKhcHswvtRbrYpn5',
+        '7SUXJsAtzPEY7Aq7e8tRjPJR7VrxUkZ6erKGuprnitNa',
+      ],
       type: 'CREATE',
       lamports: undefined,
     });
@@ -296,11 +331,21 @@ describe('tradeFacts on recorded trades', () => {
   it('when a LaunchLab MIGRATE is read, then quote_amount is the SOL amount and the new pool an account', () => {
     const base = recorded('basic.bonk', '3USu3YAs', 'BUY');
     const migrate: Msg = {
-      source: 'bonk', transaction_type: 'MIGRATE', base_mint: base.base_mint, quote_mint: WSOL_MINT, payer: NOBODY,
-      pool_state: base.pool_state, amm_pool: USDC, quote_amount: '85000000000', migrate_to: 'raydium_cpmm',
+      source: 'bonk',
+      transaction_type: 'MIGRATE',
+      base_mint: base.base_mint,
+      quote_mint: WSOL_MINT,
+      payer: NOBODY,
+      pool_state: base.pool_state,
+      amm_pool: USDC,
+      quote_amount: '85000000000',
+      migrate_to: 'raydium_cpmm',
     };
     expect(tradeFacts('basic.bonk', migrate)).toEqual<TradeFacts>({
-      mints: [base.base_mint as string, WSOL_MINT], accounts: [NOBODY, base.pool_state as string, USDC], type: 'MIGRATE', lamports: 85_000_000_000n,
+      mints: [base.base_mint as string, WSOL_MINT],
+      accounts: [NOBODY, base.pool_state as string, USDC],
+      type: 'MIGRATE',
+      lamports: 85_000_000_000n,
     });
   });
 
@@ -357,12 +402,28 @@ describe('tradeFacts on recorded trades', () => {
 
   it('when Raydium CREATE_POOL / DEPOSIT / WITHDRAW are read, then their pool mints, owner or creator and WSOL side count', () => {
     const pool = { source: 'raydium_cpmm', pool_state: NOBODY };
-    expect(tradeFacts('premium.raydium', {
-      ...pool, transaction_type: 'CREATE_POOL', creator: USDC, token_0_mint: WSOL_MINT, token_1_mint: USDC, init_amount_0: '5000000000', init_amount_1: '7',
-    })).toEqual<TradeFacts>({ mints: [WSOL_MINT, USDC], accounts: [USDC, NOBODY], type: 'CREATE_POOL', lamports: 5_000_000_000n });
-    expect(tradeFacts('premium.raydium', {
-      ...pool, transaction_type: 'WITHDRAW', owner: USDC, vault_0_mint: USDC, vault_1_mint: WSOL_MINT, token_0_amount: '9', token_1_amount: '42',
-    })).toEqual<TradeFacts>({ mints: [USDC, WSOL_MINT], accounts: [USDC, NOBODY], type: 'WITHDRAW', lamports: 42n });
+    expect(
+      tradeFacts('premium.raydium', {
+        ...pool,
+        transaction_type: 'CREATE_POOL',
+        creator: USDC,
+        token_0_mint: WSOL_MINT,
+        token_1_mint: USDC,
+        init_amount_0: '5000000000',
+        init_amount_1: '7',
+      }),
+    ).toEqual<TradeFacts>({ mints: [WSOL_MINT, USDC], accounts: [USDC, NOBODY], type: 'CREATE_POOL', lamports: 5_000_000_000n });
+    expect(
+      tradeFacts('premium.raydium', {
+        ...pool,
+        transaction_type: 'WITHDRAW',
+        owner: USDC,
+        vault_0_mint: USDC,
+        vault_1_mint: WSOL_MINT,
+        token_0_amount: '9',
+        token_1_amount: '42',
+      }),
+    ).toEqual<TradeFacts>({ mints: [USDC, WSOL_MINT], accounts: [USDC, NOBODY], type: 'WITHDRAW', lamports: 42n });
   });
 
   it('when a message lacks the fields or has malformed amounts, then the facts are empty and no filter key but min_sol 0 matches', () => {
@@ -399,7 +460,12 @@ const PEOPLE: Record<TradeSubject, { trader: string; pool: string }> = {
   'premium.pumpswap': { trader: 'user', pool: 'pool' },
   'premium.raydium': { trader: 'payer', pool: 'pool_state' },
 };
-const TOKEN: Record<TradeSubject, string> = { 'basic.pumpfun': 'mint', 'basic.bonk': 'base_mint', 'premium.pumpswap': 'base_mint', 'premium.raydium': 'input_mint' };
+const TOKEN: Record<TradeSubject, string> = {
+  'basic.pumpfun': 'mint',
+  'basic.bonk': 'base_mint',
+  'premium.pumpswap': 'base_mint',
+  'premium.raydium': 'input_mint',
+};
 
 describe.each([...TRADE_SUBJECTS])('matchesFilter on every recorded %s message', (subject) => {
   it('when filtering by the token mint of a recorded trade, then exactly the trades touching that mint pass', () => {
@@ -439,7 +505,10 @@ describe.each([...TRADE_SUBJECTS])('matchesFilter on every recorded %s message',
   it('when filtering by min_sol, then the SOL amounts are read as the schema describes and compared at lamport precision', () => {
     const messages = bySubject[subject];
     for (const m of messages) expect(tradeFacts(subject, m).lamports, m.signature as string).toBe(expectedLamports(subject, m));
-    const amounts = messages.map((m) => expectedLamports(subject, m)).filter((l): l is bigint => l !== undefined).sort((a, b) => (a < b ? -1 : 1));
+    const amounts = messages
+      .map((m) => expectedLamports(subject, m))
+      .filter((l): l is bigint => l !== undefined)
+      .sort((a, b) => (a < b ? -1 : 1));
     expect(amounts.length).toBeGreaterThan(0);
     const median = amounts[Math.floor(amounts.length / 2)]!;
     const sol = Number(median) / 1e9; // the recorded amounts have at most 9 decimals, so this is exact in decimal form

@@ -59,7 +59,6 @@ const TYPE_SETS: Readonly<Record<TradeSubject, ReadonlySet<string>>> = {
   'premium.raydium': new Set(TRANSACTION_TYPES['premium.raydium']),
 };
 
-
 /** Lamports per SOL (Solana's native unit has 9 decimals). */
 const SOL_DECIMALS = 9;
 const LAMPORTS_PER_SOL = 10n ** BigInt(SOL_DECIMALS);
@@ -111,7 +110,10 @@ function listOf(key: string, value: unknown, maxItems: number, what: string): re
 
 /** "[1] "abc", [4] 12 (and 3 more)" for the entries of `list` at `indexes`. */
 function nameEntries(list: readonly unknown[], indexes: readonly number[]): string {
-  const named = indexes.slice(0, MAX_NAMED_ENTRIES).map((i) => `[${i}] ${quote(list[i])}`).join(', ');
+  const named = indexes
+    .slice(0, MAX_NAMED_ENTRIES)
+    .map((i) => `[${i}] ${quote(list[i])}`)
+    .join(', ');
   const rest = indexes.length - MAX_NAMED_ENTRIES;
   return rest > 0 ? `${named} (and ${rest} more)` : named;
 }
@@ -119,7 +121,9 @@ function nameEntries(list: readonly unknown[], indexes: readonly number[]): stri
 function parsePublicKeys(key: 'mints' | 'accounts', value: unknown, maxItems: number): ReadonlySet<string> {
   const list = listOf(key, value, maxItems, 'base58 Solana public keys');
   const invalid: number[] = [];
-  list.forEach((entry, i) => { if (!isPublicKey(entry)) invalid.push(i); });
+  list.forEach((entry, i) => {
+    if (!isPublicKey(entry)) invalid.push(i);
+  });
   if (invalid.length > 0) {
     throw bad(`filter.${key} has entries that are not base58 Solana public keys (32 bytes): ${nameEntries(list, invalid)}`);
   }
@@ -130,10 +134,14 @@ function parseTypes(value: unknown, subject: TradeSubject, maxItems: number): Re
   const list = listOf('types', value, maxItems, `transaction_type values of ${subject}`);
   const allowed = TYPE_SETS[subject];
   const invalid: number[] = [];
-  list.forEach((entry, i) => { if (typeof entry !== 'string' || !allowed.has(entry)) invalid.push(i); });
+  list.forEach((entry, i) => {
+    if (typeof entry !== 'string' || !allowed.has(entry)) invalid.push(i);
+  });
   if (invalid.length > 0) {
-    throw bad(`filter.types has entries that are not transaction_type values of ${subject}: ${nameEntries(list, invalid)}; ` +
-      `types of ${subject}: ${TRANSACTION_TYPES[subject].join(', ')}`);
+    throw bad(
+      `filter.types has entries that are not transaction_type values of ${subject}: ${nameEntries(list, invalid)}; ` +
+        `types of ${subject}: ${TRANSACTION_TYPES[subject].join(', ')}`,
+    );
   }
   return new Set(list as string[]);
 }
@@ -265,9 +273,12 @@ const PUMPSWAP_ACCOUNTS = ['user', 'creator', 'coin_creator', 'pool'];
 const RAYDIUM_ACCOUNTS = ['payer', 'owner', 'creator', 'pool_state'];
 /** premium.raydium: the amount of the WSOL side: SWAP amount_in / amount_out, CREATE_POOL init_amount_0/1, DEPOSIT / WITHDRAW token_0/1_amount. */
 const RAYDIUM_SOL_SIDES = [
-  ['input_mint', 'amount_in'], ['output_mint', 'amount_out'],
-  ['token_0_mint', 'init_amount_0'], ['token_1_mint', 'init_amount_1'],
-  ['vault_0_mint', 'token_0_amount'], ['vault_1_mint', 'token_1_amount'],
+  ['input_mint', 'amount_in'],
+  ['output_mint', 'amount_out'],
+  ['token_0_mint', 'init_amount_0'],
+  ['token_1_mint', 'init_amount_1'],
+  ['vault_0_mint', 'token_0_amount'],
+  ['vault_1_mint', 'token_1_amount'],
 ] as const;
 
 /**
@@ -303,7 +314,7 @@ export function tradeFacts(subject: TradeSubject, message: Record<string, unknow
         mints: strings(message, TRADE_MINT_FIELDS['basic.bonk']),
         accounts: strings(message, BONK_ACCOUNTS),
         type,
-        lamports: message.quote_mint === WSOL_MINT ? u64(message, 'sol_amount') ?? u64(message, 'quote_amount') : undefined,
+        lamports: message.quote_mint === WSOL_MINT ? (u64(message, 'sol_amount') ?? u64(message, 'quote_amount')) : undefined,
       };
     case 'premium.pumpswap':
       return {

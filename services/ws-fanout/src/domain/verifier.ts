@@ -188,7 +188,8 @@ export class CredentialVerifier {
   private async checkUser(userJwt: string): Promise<{ claims: ClaimsData<User>; account: ClaimsData<Account> }> {
     const claims = decodeVerified<User>(userJwt, 'user');
     // Optional chaining and typeof: any key can sign a JWT, so its claims may be any JSON object.
-    if (claims.nats?.type !== 'user' || typeof claims.sub !== 'string' || !claims.sub.startsWith('U')) throw unauth('invalid_jwt', 'the JWT is not a NATS user JWT');
+    if (claims.nats?.type !== 'user' || typeof claims.sub !== 'string' || !claims.sub.startsWith('U'))
+      throw unauth('invalid_jwt', 'the JWT is not a NATS user JWT');
     const accountKey = claims.nats.issuer_account ?? claims.iss;
     const account = await this.account(accountKey);
     const accountSigners = new Set([account.sub, ...signingKeyIds(account.nats.signing_keys)]);

@@ -6,9 +6,7 @@ import { articlePath, type BlogPostMeta } from '../../content/blog/posts';
  * HTML and the browser render the same text whatever the visitor's time zone.
  */
 export function formatPostDate(isoDate: string): string {
-  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
-    new Date(`${isoDate}T00:00:00Z`),
-  );
+  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${isoDate}T00:00:00Z`));
 }
 
 /** Category, tags · date · reading time, as shown on cards and article headers. */
@@ -17,7 +15,9 @@ export function PostMeta({ post }: { post: BlogPostMeta }) {
     <p className="blog-meta">
       <span className="badge">{post.category}</span>
       {post.tags.map((t) => (
-        <span key={t} className="badge blog-tag">{t}</span>
+        <span key={t} className="badge blog-tag">
+          {t}
+        </span>
       ))}
       <time dateTime={post.published}>{formatPostDate(post.published)}</time>
       <span aria-hidden="true">·</span>

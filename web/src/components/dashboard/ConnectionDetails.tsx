@@ -1,6 +1,15 @@
 import { useId, useState } from 'react';
 import { useAuth } from '../../session/session';
-import { CREDS_FILE_NAME, connectionSnippet, connectionUrl, downloadText, errorMessage, fetchCredsFile, type Credentials, type Transport } from '../../lib/credentials';
+import {
+  CREDS_FILE_NAME,
+  connectionSnippet,
+  connectionUrl,
+  downloadText,
+  errorMessage,
+  fetchCredsFile,
+  type Credentials,
+  type Transport,
+} from '../../lib/credentials';
 import { copyFailedText } from '../../lib/clipboard';
 import { SecretField, useCopy } from './SecretField';
 
@@ -74,7 +83,12 @@ export function ConnectionDetails({ credentials, headingLevel = 2 }: { credentia
       </fieldset>
       <SecretField label={transport === 'websocket' ? 'WebSocket URL' : 'NATS URL'} value={url} />
       <SecretField label="User JWT" value={credentials.user_jwt} secret />
-      <SecretField label="NKey seed" value={credentials.user_nkey_seed} secret hint="Keep the seed private: anyone holding it can stream on your plan. Rotate it in Settings if it leaks." />
+      <SecretField
+        label="NKey seed"
+        value={credentials.user_nkey_seed}
+        secret
+        hint="Keep the seed private: anyone holding it can stream on your plan. Rotate it in Settings if it leaks."
+      />
       <DownloadCredsButton />
       <div className="dash-snippet">
         <div className="dash-snippet-head">

@@ -3,8 +3,20 @@ import { Link } from 'react-router';
 import { useAuth } from '../../session/session';
 import { errorMessage } from '../../lib/credentials';
 import {
-  NOTIFICATIONS_CHANGED_EVENT, NOTIFICATIONS_MIN_RELOAD_MS, NOTIFICATIONS_PAGE_SIZE, NOTIFICATIONS_POLL_MS, appendOlder, badgeText, bellLabel, fetchNotifications,
-  markNotificationsRead, mergeFirstPage, relativeTime, safeLink, type AppNotification, type NotificationPage,
+  NOTIFICATIONS_CHANGED_EVENT,
+  NOTIFICATIONS_MIN_RELOAD_MS,
+  NOTIFICATIONS_PAGE_SIZE,
+  NOTIFICATIONS_POLL_MS,
+  appendOlder,
+  badgeText,
+  bellLabel,
+  fetchNotifications,
+  markNotificationsRead,
+  mergeFirstPage,
+  relativeTime,
+  safeLink,
+  type AppNotification,
+  type NotificationPage,
 } from '../../lib/notifications';
 
 /** The bell's data: the notifications shown, the unread count, load and action state. */
@@ -177,7 +189,18 @@ export function useNotificationFeed(): NotificationFeed {
 
 function BellIcon() {
   return (
-    <svg width="22" height="22" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+    <svg
+      width="22"
+      height="22"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
       <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9M10.3 21a1.94 1.94 0 0 0 3.4 0" />
     </svg>
   );

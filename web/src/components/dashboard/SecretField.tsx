@@ -67,11 +67,22 @@ export function SecretField({ label, value, secret = false, hint }: { label: str
           }}
         />
         {secret ? (
-          <button type="button" className="btn btn-secondary btn-sm" aria-pressed={shown} aria-label={`${shown ? 'Hide' : 'Show'} ${label}`} onClick={() => setShown((s) => !s)}>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            aria-pressed={shown}
+            aria-label={`${shown ? 'Hide' : 'Show'} ${label}`}
+            onClick={() => setShown((s) => !s)}
+          >
             {shown ? 'Hide' : 'Show'}
           </button>
         ) : null}
-        <button type="button" className="btn btn-secondary btn-sm dash-copy" aria-label={copied ? `${label} copied` : `Copy ${label}`} onClick={() => void copy(value)}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm dash-copy"
+          aria-label={copied ? `${label} copied` : `Copy ${label}`}
+          onClick={() => void copy(value)}
+        >
           {copied ? 'Copied' : 'Copy'}
         </button>
       </div>

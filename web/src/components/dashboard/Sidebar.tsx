@@ -22,7 +22,19 @@ const ICONS: Record<string, ReactNode> = {
 
 function Icon({ name }: { name: keyof typeof ICONS }) {
   return (
-    <svg className="dash-icon" width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+    <svg
+      className="dash-icon"
+      width="20"
+      height="20"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
       {ICONS[name]}
     </svg>
   );
@@ -89,7 +101,14 @@ export function Sidebar({
         <ul>
           {DASHBOARD_LINKS.map((l, i) => (
             <li key={l.to}>
-              <NavLink ref={i === 0 ? firstLink : undefined} to={l.to} end={l.end} onClick={onNavigate} className="dash-nav-link" title={collapsed && !drawer ? l.label : undefined}>
+              <NavLink
+                ref={i === 0 ? firstLink : undefined}
+                to={l.to}
+                end={l.end}
+                onClick={onNavigate}
+                className="dash-nav-link"
+                title={collapsed && !drawer ? l.label : undefined}
+              >
                 <Icon name={l.icon} />
                 <span className="dash-label">{l.label}</span>
               </NavLink>
@@ -107,8 +126,12 @@ export function Sidebar({
         <div className="dash-user">
           <Avatar user={user} size={36} />
           <span className="dash-label dash-user-text">
-            <span className="dash-user-name" data-testid="user-display-name">{displayName(user)}</span>
-            <span className="muted dash-user-plan" data-testid="user-plan-label">{planLabel(user?.plan)}</span>
+            <span className="dash-user-name" data-testid="user-display-name">
+              {displayName(user)}
+            </span>
+            <span className="muted dash-user-plan" data-testid="user-plan-label">
+              {planLabel(user?.plan)}
+            </span>
           </span>
         </div>
         <button type="button" className="dash-nav-link dash-button" onClick={toggleTheme} aria-label={`Switch to ${nextTheme} theme`}>
@@ -130,7 +153,13 @@ export function Sidebar({
           <span className="dash-label">Sign out</span>
         </button>
         {drawer ? null : (
-          <button type="button" className="dash-nav-link dash-button dash-collapse" onClick={onToggleCollapsed} aria-pressed={collapsed} aria-label="Collapse sidebar">
+          <button
+            type="button"
+            className="dash-nav-link dash-button dash-collapse"
+            onClick={onToggleCollapsed}
+            aria-pressed={collapsed}
+            aria-label="Collapse sidebar"
+          >
             <Icon name={collapsed ? 'expand' : 'collapse'} />
             <span className="dash-label" aria-hidden="true">
               {collapsed ? 'Keep sidebar open' : 'Collapse sidebar'}

@@ -5,17 +5,20 @@ import type { BillingPeriod, PaidTier } from '../../lib/gating';
 import { errorMessage } from '../../lib/credentials';
 import { defaultUpgradePeriod, optionPriceText, upgradeOptions } from '../../lib/upgrade';
 import {
-  MODAL_CHECKOUT_CANCEL_URL, UPGRADE_FAILED_MESSAGE, confirmUpgrade, fetchUpgradePreview, formatBillingDate, formatCents, previewHeadline, type UpgradePreview,
+  MODAL_CHECKOUT_CANCEL_URL,
+  UPGRADE_FAILED_MESSAGE,
+  confirmUpgrade,
+  fetchUpgradePreview,
+  formatBillingDate,
+  formatCents,
+  previewHeadline,
+  type UpgradePreview,
 } from '../../lib/upgrade-preview';
 import { useAuth } from '../../session/session';
 import { Dialog } from './Dialog';
 import './upgrade-modal.css';
 
-type PreviewState =
-  | { state: 'idle' }
-  | { state: 'loading' }
-  | { state: 'ready'; preview: UpgradePreview }
-  | { state: 'error'; message: string };
+type PreviewState = { state: 'idle' } | { state: 'loading' } | { state: 'ready'; preview: UpgradePreview } | { state: 'error'; message: string };
 
 /**
  * The upgrade dialog (product spec §4): the options for the user's effective tier from
@@ -82,7 +85,11 @@ export function UpgradeModal({
     try {
       if (!user) throw new Error('No active session');
       const answer = await confirmUpgrade(await accessToken(), {
-        tier: selected, period: billing, userId: user.id, cancelUrl: MODAL_CHECKOUT_CANCEL_URL, prorationDate: shown.kind === 'proration' ? shown.proration_date : null,
+        tier: selected,
+        period: billing,
+        userId: user.id,
+        cancelUrl: MODAL_CHECKOUT_CANCEL_URL,
+        prorationDate: shown.kind === 'proration' ? shown.proration_date : null,
       });
       if (!answer?.url) throw new Error('No checkout URL was returned');
       // An immediate plan change returns to the dashboard's "Plan changed" toast and refresh (docs/billing.md).
@@ -150,7 +157,10 @@ export function UpgradeModal({
               </span>
               <span id={`${groupName}-${o.tier}-price`}>
                 <strong>{optionPriceText(o, billing)}</strong>
-                <span className="muted"> · {billing === 'monthly' ? `or $${o.yearlyPrice}/month billed yearly` : `or $${o.monthlyPrice}/month billed monthly`}</span>
+                <span className="muted">
+                  {' '}
+                  · {billing === 'monthly' ? `or $${o.yearlyPrice}/month billed yearly` : `or $${o.monthlyPrice}/month billed monthly`}
+                </span>
               </span>
               <span className="muted" id={`${groupName}-${o.tier}-description`}>
                 {o.description}
@@ -214,7 +224,9 @@ export function UpgradeModal({
           Cancel
         </button>
       </div>
-      <p className="muted dash-upgrade-note">Plan changes take effect immediately with proration. To downgrade, cancel or switch billing period, use Manage billing.</p>
+      <p className="muted dash-upgrade-note">
+        Plan changes take effect immediately with proration. To downgrade, cancel or switch billing period, use Manage billing.
+      </p>
     </Dialog>
   );
 }

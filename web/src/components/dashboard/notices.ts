@@ -17,7 +17,10 @@ export function accountNotices(user: User | null): AccountNotice[] {
   const notices: AccountNotice[] = [];
   const status = user.metadata.subscription_status;
   if (status === 'past_due') {
-    notices.push({ kind: 'warning', text: 'Stripe could not take your last payment and is retrying. Your plan stays active meanwhile; update your card under Plan → Manage billing.' });
+    notices.push({
+      kind: 'warning',
+      text: 'Stripe could not take your last payment and is retrying. Your plan stays active meanwhile; update your card under Plan → Manage billing.',
+    });
   } else if (status === 'unpaid' || status === 'incomplete' || status === 'paused') {
     notices.push({ kind: 'warning', text: `Your subscription is ${status.replace('_', ' ')}, so Starter limits apply. Open Plan to fix the payment.` });
   }

@@ -28,7 +28,9 @@ export function CodeBlock({ label, code, language }: CodeBlockProps) {
           {copied === 'copied' ? 'Copied' : copied === 'failed' ? 'Copy failed' : 'Copy'}
         </button>
       </figcaption>
-      <pre tabIndex={0} role="region" aria-label={label} data-language={language}><code>{code}</code></pre>
+      <pre tabIndex={0} role="region" aria-label={label} data-language={language}>
+        <code>{code}</code>
+      </pre>
     </figure>
   );
 }

@@ -28,23 +28,38 @@ export function SchemaTable({ rows, caption }: SchemaTableProps) {
               <th scope="row" className="docs-schema-field" style={{ paddingLeft: `${12 + row.depth * 16}px` }}>
                 <code>{row.path}</code>
               </th>
-              <td><code className="docs-schema-type">{row.type}</code></td>
               <td>
-                {row.required ? <span className="badge">always</span> : row.requiredWhen.length > 0 ? 'when…' : <span className="muted">no</span>}
+                <code className="docs-schema-type">{row.type}</code>
               </td>
+              <td>{row.required ? <span className="badge">always</span> : row.requiredWhen.length > 0 ? 'when…' : <span className="muted">no</span>}</td>
               <td className="docs-schema-desc">
                 {row.description && <p>{row.description}</p>}
-                {row.const !== undefined && <p>Always <code>{row.const}</code>.</p>}
+                {row.const !== undefined && (
+                  <p>
+                    Always <code>{row.const}</code>.
+                  </p>
+                )}
                 {row.enum && (
                   <p>
                     One of:{' '}
                     {row.enum.map((v, i) => (
-                      <span key={v}>{i > 0 && ', '}<code>{v}</code></span>
+                      <span key={v}>
+                        {i > 0 && ', '}
+                        <code>{v}</code>
+                      </span>
                     ))}
                   </p>
                 )}
-                {row.format && <p>Format: <code>{row.format}</code></p>}
-                {row.pattern && <p>Pattern: <code className="docs-pattern">{row.pattern}</code></p>}
+                {row.format && (
+                  <p>
+                    Format: <code>{row.format}</code>
+                  </p>
+                )}
+                {row.pattern && (
+                  <p>
+                    Pattern: <code className="docs-pattern">{row.pattern}</code>
+                  </p>
+                )}
                 {row.constraints.length > 0 && <p>Range: {row.constraints.join(', ')}</p>}
                 {row.requiredWhen.length > 0 && <p>Required when {row.requiredWhen.join('; ')}.</p>}
               </td>

@@ -49,12 +49,7 @@ export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {
   };
 
   return (
-    <section
-      className="home-carousel"
-      aria-roledescription="carousel"
-      aria-label="Articles from the blog"
-      onKeyDown={onKeyDown}
-    >
+    <section className="home-carousel" aria-roledescription="carousel" aria-label="Articles from the blog" onKeyDown={onKeyDown}>
       <div className="home-carousel-controls">
         <button
           type="button"
@@ -153,7 +148,9 @@ export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {
         <p className="muted home-carousel-note">Automatic slide changes are off because your system asks for reduced motion.</p>
       ) : null}
       <p className="home-carousel-all">
-        <Link to="/blog" data-testid="view-all-articles">View All Articles</Link>
+        <Link to="/blog" data-testid="view-all-articles">
+          View All Articles
+        </Link>
       </p>
     </section>
   );

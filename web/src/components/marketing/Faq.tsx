@@ -50,7 +50,9 @@ export function Faq({ items, headingLevel = 3 }: { items: readonly FaqItem[]; he
                 }
               >
                 <span>{item.question}</span>
-                <span className="faq-icon" aria-hidden="true">{expanded ? '−' : '+'}</span>
+                <span className="faq-icon" aria-hidden="true">
+                  {expanded ? '−' : '+'}
+                </span>
               </button>
             </Heading>
             <div id={panelId} className="faq-answer" hidden={!expanded}>

@@ -6,9 +6,5 @@ import { SITE } from '../../site';
  * (`SITE.supportEmail`), else the community page. Never an invented address.
  */
 export function LegalContact() {
-  return SITE.supportEmail ? (
-    <a href={`mailto:${SITE.supportEmail}`}>{SITE.supportEmail}</a>
-  ) : (
-    <Link to="/community">our community and support page</Link>
-  );
+  return SITE.supportEmail ? <a href={`mailto:${SITE.supportEmail}`}>{SITE.supportEmail}</a> : <Link to="/community">our community and support page</Link>;
 }

@@ -13,7 +13,15 @@ export interface PlanPriceColumn {
  * Articles and the Terms read the same table, so none can promise more than is enforced.
  * `sentenceCase` capitalises the headers and the replay cells (Yes/No; else yes/—).
  */
-export function PlanLimitsTable({ priceColumns, caption, sentenceCase = false }: { priceColumns: readonly PlanPriceColumn[]; caption?: string; sentenceCase?: boolean }) {
+export function PlanLimitsTable({
+  priceColumns,
+  caption,
+  sentenceCase = false,
+}: {
+  priceColumns: readonly PlanPriceColumn[];
+  caption?: string;
+  sentenceCase?: boolean;
+}) {
   const head = (text: string) => (sentenceCase ? text.charAt(0).toUpperCase() + text.slice(1) : text);
   return (
     <div className="table-wrap">

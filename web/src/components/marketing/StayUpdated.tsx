@@ -45,7 +45,10 @@ export function StayUpdated() {
   return (
     <section className="card stay-updated" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Stay Updated</h2>
-      <p>Add your e-mail address to our list for new-article announcements. We store the address and the date you gave it, and use them for nothing else (see the <Link to="/privacy">privacy policy</Link>).</p>
+      <p>
+        Add your e-mail address to our list for new-article announcements. We store the address and the date you gave it, and use them for nothing else (see the{' '}
+        <Link to="/privacy">privacy policy</Link>).
+      </p>
       <form className="stay-updated-form" onSubmit={submit} noValidate>
         <label htmlFor={`${id}-email`}>E-mail address</label>
         <div className="stay-updated-row">
@@ -79,7 +82,11 @@ export function StayUpdated() {
         ) : null}
       </div>
       <p className="muted stay-updated-feed">
-        Prefer a feed reader? New articles also appear in the <a href="/blog/rss.xml" type="application/rss+xml">RSS feed</a>.
+        Prefer a feed reader? New articles also appear in the{' '}
+        <a href="/blog/rss.xml" type="application/rss+xml">
+          RSS feed
+        </a>
+        .
       </p>
     </section>
   );

@@ -86,7 +86,10 @@ export function replayNote(rows: readonly TokenRow[]): string | null {
   const replayed = rows.filter((r) => r.replayed);
   if (replayed.length === 0) return null;
   const dates = replayed.map((r) => r.recordedAt).filter((t): t is number => typeof t === 'number' && Number.isFinite(t));
-  const span = dates.length === 0 ? '' : ` recorded ${formatDate(Math.min(...dates))}${Math.min(...dates) === Math.max(...dates) ? '' : ` to ${formatDate(Math.max(...dates))}`}`;
+  const span =
+    dates.length === 0
+      ? ''
+      : ` recorded ${formatDate(Math.min(...dates))}${Math.min(...dates) === Math.max(...dates) ? '' : ` to ${formatDate(Math.max(...dates))}`}`;
   const which = replayed.length === rows.length ? 'These figures come from' : 'Rows marked “Replayed” come from';
   return `Replayed mainnet data. ${which} real trades${span}, replayed by this deployment: not current market data. Their 24 h volume and change are measured in the recording’s own time.`;
 }
@@ -97,10 +100,7 @@ export function replayNote(rows: readonly TokenRow[]): string | null {
  * refresh keeps the last rows and reports `refreshError`. `retry()` loads again at once. `now`
  * (ms, default `performance.now`) times each request for `responseMs`.
  */
-export function useTokens(
-  refreshMs = TOKENS_REFRESH_MS,
-  now: () => number = () => performance.now(),
-): { state: TokensState; retry: () => void } {
+export function useTokens(refreshMs = TOKENS_REFRESH_MS, now: () => number = () => performance.now()): { state: TokensState; retry: () => void } {
   const [state, setState] = useState<TokensState>({ status: 'loading' });
   const controller = useRef<AbortController | null>(null);
   const live = useRef(true);
@@ -185,7 +185,9 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelPro
           </p>
           <p>{LIVE_PANEL_TEXT.errorMessage}</p>
           <p>{LIVE_PANEL_TEXT.errorHint}</p>
-          <p className="muted" data-testid="live-error-cause">{state.message}</p>
+          <p className="muted" data-testid="live-error-cause">
+            {state.message}
+          </p>
         </div>
         <button type="button" className="btn btn-secondary btn-sm" onClick={retry}>
           Retry
@@ -237,7 +239,9 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelPro
           ) : null}
           <div className="home-tokens-table-wrap">
             <table className="home-tokens-table">
-              <caption>Most traded tokens of the last 24 hours, from Tradewind’s decoded trades, refreshed every {Math.round(refreshMs / 1000)} seconds</caption>
+              <caption>
+                Most traded tokens of the last 24 hours, from Tradewind’s decoded trades, refreshed every {Math.round(refreshMs / 1000)} seconds
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">Token</th>
@@ -257,7 +261,9 @@ export function TokenPanel({ refreshMs = TOKENS_REFRESH_MS, now }: TokenPanelPro
                         {symbol !== null ? (
                           <strong data-testid="token-symbol">{symbol}</strong>
                         ) : (
-                          <code data-testid="token-symbol" title={`Mint address ${row.mint}`}>{shortenMint(row.mint)}</code>
+                          <code data-testid="token-symbol" title={`Mint address ${row.mint}`}>
+                            {shortenMint(row.mint)}
+                          </code>
                         )}
                         <span className="muted" title={row.name ?? row.mint} data-testid="token-name">
                           {name ?? MINT_ADDRESS_LABEL}

@@ -45,7 +45,9 @@ describe('HTTP API section of the API reference', () => {
 
     const operations = operationsOf(DOCUMENT);
     expect(operations.length).toBeGreaterThanOrEqual(19);
-    expect([...section.querySelectorAll('[data-operation]')].map((e) => e.getAttribute('data-operation')).sort()).toEqual(operations.map((o) => o.op.operationId).sort());
+    expect([...section.querySelectorAll('[data-operation]')].map((e) => e.getAttribute('data-operation')).sort()).toEqual(
+      operations.map((o) => o.op.operationId).sort(),
+    );
     for (const { method, path, op } of operations) {
       const article = section.querySelector<HTMLElement>(`[data-operation="${op.operationId}"]`)!;
       expect(article.querySelector('h4')!.textContent).toBe(`${method.toUpperCase()} ${path}`);
@@ -69,7 +71,9 @@ describe('HTTP API section of the API reference', () => {
     const nats = section.querySelector<HTMLElement>('[data-operation="getNatsCredentials"] [data-status="200"]')!;
     expect(nats.querySelector('tr[data-field="user_jwt"]')).not.toBeNull();
     expect(nats.querySelector('[data-media="text/plain; charset=utf-8"]')!.textContent).toContain('.creds file');
-    expect(section.querySelector<HTMLElement>('[data-operation="refreshSession"] [data-auth]')!.textContent).toBe('Auth: Refresh cookie (tw_refresh) (optional)');
+    expect(section.querySelector<HTMLElement>('[data-operation="refreshSession"] [data-auth]')!.textContent).toBe(
+      'Auth: Refresh cookie (tw_refresh) (optional)',
+    );
   });
 
   it('when the page is opened at #http-api, then the document is loaded without a click', async () => {
@@ -78,7 +82,9 @@ describe('HTTP API section of the API reference', () => {
     vi.stubGlobal('fetch', fetchMock);
     const { container } = renderDocs();
     await waitFor(() => expect(container.querySelector('#http-api [data-state="loaded"]')).not.toBeNull());
-    expect(screen.getByTestId('openapi-version').textContent).toBe(`Tradewind HTTP API ${DOCUMENT.info.version} (OpenAPI 3.1.0), ${operationsOf(DOCUMENT).length} operations.`);
+    expect(screen.getByTestId('openapi-version').textContent).toBe(
+      `Tradewind HTTP API ${DOCUMENT.info.version} (OpenAPI 3.1.0), ${operationsOf(DOCUMENT).length} operations.`,
+    );
   });
 
   it('when the document cannot be fetched, then the section says so and offers to try again', async () => {

@@ -12,7 +12,10 @@ export interface OpenApiDoc {
   info: { title: string; version: string; description?: string };
   tags?: Array<{ name: string; description?: string }>;
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components?: { schemas?: Record<string, JsonSchema>; securitySchemes?: Record<string, { type: string; scheme?: string; in?: string; name?: string; description?: string }> };
+  components?: {
+    schemas?: Record<string, JsonSchema>;
+    securitySchemes?: Record<string, { type: string; scheme?: string; in?: string; name?: string; description?: string }>;
+  };
 }
 
 /** One operation of {@link OpenApiDoc}. */
@@ -70,13 +73,20 @@ function SchemaView({ doc, schema, caption }: { doc: OpenApiDoc; schema: JsonSch
   return (
     <div className="docs-http-schema" data-schema={name ?? 'inline'}>
       <p className="muted">
-        {name ? <><code>{name}</code>: </> : null}<code>{describeType(root, schema)}</code>
+        {name ? (
+          <>
+            <code>{name}</code>:{' '}
+          </>
+        ) : null}
+        <code>{describeType(root, schema)}</code>
         {resolved.description ? <> — {resolved.description}</> : null}
       </p>
       {alternatives ? (
         alternatives.map((alt, i) => (
           <div key={i}>
-            <p>One of ({i + 1}/{alternatives.length}):</p>
+            <p>
+              One of ({i + 1}/{alternatives.length}):
+            </p>
             <SchemaTable rows={schemaRows(deref(root, alt), root)} caption={`${caption}, alternative ${i + 1}`} />
           </div>
         ))
@@ -101,14 +111,29 @@ function Operation({ doc, method, path, op }: { doc: OpenApiDoc; method: string;
       {op.parameters && op.parameters.length > 0 && (
         <div className="table-wrap">
           <table>
-            <caption className="sr-only">Parameters of {method.toUpperCase()} {path}</caption>
-            <thead><tr><th scope="col">Parameter</th><th scope="col">In</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead>
+            <caption className="sr-only">
+              Parameters of {method.toUpperCase()} {path}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Parameter</th>
+                <th scope="col">In</th>
+                <th scope="col">Type</th>
+                <th scope="col">Required</th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
             <tbody>
               {op.parameters.map((p) => (
                 <tr key={`${p.in}-${p.name}`} data-parameter={p.name}>
-                  <th scope="row"><code>{p.name}</code></th>
+                  <th scope="row">
+                    <code>{p.name}</code>
+                  </th>
                   <td>{p.in}</td>
-                  <td><code>{p.schema ? describeType(doc as unknown as JsonSchema, p.schema) : 'string'}</code>{p.schema?.enum ? <> ({p.schema.enum.map(String).join(', ')})</> : null}</td>
+                  <td>
+                    <code>{p.schema ? describeType(doc as unknown as JsonSchema, p.schema) : 'string'}</code>
+                    {p.schema?.enum ? <> ({p.schema.enum.map(String).join(', ')})</> : null}
+                  </td>
                   <td>{p.required ? 'yes' : 'no'}</td>
                   <td>{p.description ?? ''}</td>
                 </tr>
@@ -117,12 +142,16 @@ function Operation({ doc, method, path, op }: { doc: OpenApiDoc; method: string;
           </table>
         </div>
       )}
-      {op.requestBody && Object.entries(op.requestBody.content).map(([type, media]) => (
-        <div key={type} data-request>
-          <h5>Request body (<code>{type}</code>{op.requestBody!.required ? '' : ', optional'})</h5>
-          <SchemaView doc={doc} schema={media.schema} caption={`Request body of ${method.toUpperCase()} ${path}`} />
-        </div>
-      ))}
+      {op.requestBody &&
+        Object.entries(op.requestBody.content).map(([type, media]) => (
+          <div key={type} data-request>
+            <h5>
+              Request body (<code>{type}</code>
+              {op.requestBody!.required ? '' : ', optional'})
+            </h5>
+            <SchemaView doc={doc} schema={media.schema} caption={`Request body of ${method.toUpperCase()} ${path}`} />
+          </div>
+        ))}
       <h5>Responses</h5>
       <ul className="docs-http-responses">
         {Object.entries(op.responses).map(([status, response]) => {
@@ -132,10 +161,24 @@ function Operation({ doc, method, path, op }: { doc: OpenApiDoc; method: string;
           return (
             <li key={status} data-status={status}>
               <strong>{status}</strong> {response.description}
-              {media && !table && <> — <code>{name ?? media[0]}</code>{name && errorSchemas.has(name) ? <> (<a href={`#http-schema-${name}`}>shape</a>)</> : null}</>}
+              {media && !table && (
+                <>
+                  {' '}
+                  — <code>{name ?? media[0]}</code>
+                  {name && errorSchemas.has(name) ? (
+                    <>
+                      {' '}
+                      (<a href={`#http-schema-${name}`}>shape</a>)
+                    </>
+                  ) : null}
+                </>
+              )}
               {table && <SchemaView doc={doc} schema={media[1].schema} caption={`${status} response of ${method.toUpperCase()} ${path}`} />}
               {others.map(([type, m]) => (
-                <p key={type} data-media={type}>Or <code>{type}</code>{m.schema.description ? <>: {m.schema.description}</> : null}</p>
+                <p key={type} data-media={type}>
+                  Or <code>{type}</code>
+                  {m.schema.description ? <>: {m.schema.description}</> : null}
+                </p>
               ))}
             </li>
           );
@@ -152,7 +195,9 @@ function Operation({ doc, method, path, op }: { doc: OpenApiDoc; method: string;
  * when the section comes into view, when the page is opened at `#http-api`, or on the button.
  */
 export function HttpApiReference({ url = OPENAPI_URL }: { url?: string }) {
-  const [state, setState] = useState<{ status: 'idle' | 'loading' } | { status: 'loaded'; doc: OpenApiDoc } | { status: 'failed'; message: string }>({ status: 'idle' });
+  const [state, setState] = useState<{ status: 'idle' | 'loading' } | { status: 'loaded'; doc: OpenApiDoc } | { status: 'failed'; message: string }>({
+    status: 'idle',
+  });
   const started = useRef(false);
   const container = useRef<HTMLDivElement>(null);
 
@@ -181,12 +226,15 @@ export function HttpApiReference({ url = OPENAPI_URL }: { url?: string }) {
     }
     const el = container.current;
     if (!el || typeof IntersectionObserver === 'undefined') return;
-    const observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        observer.disconnect();
-        load();
-      }
-    }, { rootMargin: '400px' });
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          observer.disconnect();
+          load();
+        }
+      },
+      { rootMargin: '400px' },
+    );
     observer.observe(el);
     return () => observer.disconnect();
   }, [load]);
@@ -194,16 +242,30 @@ export function HttpApiReference({ url = OPENAPI_URL }: { url?: string }) {
   return (
     <div ref={container} className="docs-http" data-state={state.status}>
       <p>
-        The HTTP APIs (<code>/auth/*</code> and <code>/api/*</code>) are described by an OpenAPI 3.1 document, generated from the same
-        schemas the services validate requests with: <a href={url} data-testid="openapi-link">{url}</a>. Errors are JSON{' '}
-        <code>{'{status, code?, message}'}</code> (<code>/api/nats</code>: <code>{'{error, message}'}</code>); the trade-message JSON
-        Schemas are served at their <code>$id</code> paths, e.g. <a href="/schemas/basic.pumpfun.schema.json"><code>/schemas/basic.pumpfun.schema.json</code></a>.
+        The HTTP APIs (<code>/auth/*</code> and <code>/api/*</code>) are described by an OpenAPI 3.1 document, generated from the same schemas the services
+        validate requests with:{' '}
+        <a href={url} data-testid="openapi-link">
+          {url}
+        </a>
+        . Errors are JSON <code>{'{status, code?, message}'}</code> (<code>/api/nats</code>: <code>{'{error, message}'}</code>); the trade-message JSON Schemas
+        are served at their <code>$id</code> paths, e.g.{' '}
+        <a href="/schemas/basic.pumpfun.schema.json">
+          <code>/schemas/basic.pumpfun.schema.json</code>
+        </a>
+        .
       </p>
-      {state.status === 'idle' && <button type="button" className="btn btn-secondary btn-sm" onClick={load}>Show the HTTP API reference</button>}
+      {state.status === 'idle' && (
+        <button type="button" className="btn btn-secondary btn-sm" onClick={load}>
+          Show the HTTP API reference
+        </button>
+      )}
       {state.status === 'loading' && <p role="status">Loading the HTTP API reference…</p>}
       {state.status === 'failed' && (
         <p role="alert">
-          The HTTP API reference could not be loaded ({state.message}). <button type="button" className="btn btn-ghost btn-sm" onClick={load}>Try again</button>
+          The HTTP API reference could not be loaded ({state.message}).{' '}
+          <button type="button" className="btn btn-ghost btn-sm" onClick={load}>
+            Try again
+          </button>
         </p>
       )}
       {state.status === 'loaded' && <Loaded doc={state.doc} />}
@@ -217,18 +279,28 @@ function Loaded({ doc }: { doc: OpenApiDoc }) {
   const schemas = doc.components?.schemas ?? {};
   return (
     <>
-      <p className="muted" data-testid="openapi-version">{doc.info.title} {doc.info.version} (OpenAPI {doc.openapi}), {operations.length} operations.</p>
-      {['ErrorBody', 'CredentialError'].filter((n) => schemas[n]).map((name) => (
-        <div key={name} id={`http-schema-${name}`} className="docs-subsection">
-          <h3>Error body <code>{name}</code></h3>
-          <SchemaView doc={doc} schema={{ $ref: `#/components/schemas/${name}` }} caption={`Fields of ${name}`} />
-        </div>
-      ))}
+      <p className="muted" data-testid="openapi-version">
+        {doc.info.title} {doc.info.version} (OpenAPI {doc.openapi}), {operations.length} operations.
+      </p>
+      {['ErrorBody', 'CredentialError']
+        .filter((n) => schemas[n])
+        .map((name) => (
+          <div key={name} id={`http-schema-${name}`} className="docs-subsection">
+            <h3>
+              Error body <code>{name}</code>
+            </h3>
+            <SchemaView doc={doc} schema={{ $ref: `#/components/schemas/${name}` }} caption={`Fields of ${name}`} />
+          </div>
+        ))}
       {tags.map((tag) => (
         <section key={tag.name} className="docs-subsection" aria-labelledby={`http-tag-${tag.name}`} data-tag={tag.name}>
           <h3 id={`http-tag-${tag.name}`}>{tag.name}</h3>
           {tag.description && <p className="muted">{tag.description}</p>}
-          {operations.filter((o) => o.tag === tag.name).map((o) => <Operation key={`${o.method} ${o.path}`} doc={doc} method={o.method} path={o.path} op={o.op} />)}
+          {operations
+            .filter((o) => o.tag === tag.name)
+            .map((o) => (
+              <Operation key={`${o.method} ${o.path}`} doc={doc} method={o.method} path={o.path} op={o.op} />
+            ))}
         </section>
       ))}
     </>

@@ -6,12 +6,7 @@ import { BLOG_POSTS, articlePath, type BlogPostMeta } from './posts';
 
 /** Escapes text for XML element content and attribute values (`& < > " '`). */
 export function xmlEscape(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
 /** An ISO date (`2026-11-21`) as the RFC 822 date RSS wants, midnight UTC: `Sat, 21 Nov 2026 00:00:00 GMT`. */

@@ -67,68 +67,69 @@ export default function PumpFunApi() {
   return (
     <>
       <p>
-        Pump.fun is the launchpad where most new Solana memecoins start: anyone can create a token, and the token
-        trades at once against a bonding curve, a program that prices it by formula until enough has been bought for it
-        to move to a real market. Every one of those actions is a Solana transaction, and Tradewind decodes each of them
-        into one JSON message on the subject <code>basic.pumpfun</code>. This guide is the complete implementation
-        path: what the stream carries, how to authenticate and subscribe over WebSocket, what every important field of
-        a trade means and how it is decoded, how to filter on the server, which errors to expect, how to reconnect
-        without losing a trade, how to use native NATS instead, and how to grow a first client into a bot that keeps
-        running. Everything here follows the protocol as the servers implement it and the messages as the decoder
-        produces them; the samples are real mainnet transactions.
+        Pump.fun is the launchpad where most new Solana memecoins start: anyone can create a token, and the token trades at once against a bonding curve, a
+        program that prices it by formula until enough has been bought for it to move to a real market. Every one of those actions is a Solana transaction, and
+        Tradewind decodes each of them into one JSON message on the subject <code>basic.pumpfun</code>. This guide is the complete implementation path: what the
+        stream carries, how to authenticate and subscribe over WebSocket, what every important field of a trade means and how it is decoded, how to filter on
+        the server, which errors to expect, how to reconnect without losing a trade, how to use native NATS instead, and how to grow a first client into a bot
+        that keeps running. Everything here follows the protocol as the servers implement it and the messages as the decoder produces them; the samples are real
+        mainnet transactions.
       </p>
 
       <Section s={S.whatYouGet}>
         <p>
-          Tradewind reads the Pump.fun program (<code>6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P</code>) from the
-          chain, decodes every instruction and event of it with the program’s official interface description, and
-          publishes one message per instruction. On <code>basic.pumpfun</code> the <code>transaction_type</code> of a
-          message is one of five values:
+          Tradewind reads the Pump.fun program (<code>6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P</code>) from the chain, decodes every instruction and event of
+          it with the program’s official interface description, and publishes one message per instruction. On <code>basic.pumpfun</code> the{' '}
+          <code>transaction_type</code> of a message is one of five values:
         </p>
         <ul>
-          <li><strong>CREATE</strong>: a new token, with its name, symbol, metadata URI, mint, bonding curve and creator.</li>
-          <li><strong>BUY</strong> and <strong>SELL</strong>: a trade on the curve, with amounts, reserves, fees and the derived price.</li>
-          <li><strong>COMPLETE</strong>: the buy that filled the curve; the token no longer trades on it.</li>
-          <li><strong>MIGRATE</strong>: the curve’s liquidity moved to a PumpSwap pool, where trading continues.</li>
+          <li>
+            <strong>CREATE</strong>: a new token, with its name, symbol, metadata URI, mint, bonding curve and creator.
+          </li>
+          <li>
+            <strong>BUY</strong> and <strong>SELL</strong>: a trade on the curve, with amounts, reserves, fees and the derived price.
+          </li>
+          <li>
+            <strong>COMPLETE</strong>: the buy that filled the curve; the token no longer trades on it.
+          </li>
+          <li>
+            <strong>MIGRATE</strong>: the curve’s liquidity moved to a PumpSwap pool, where trading continues.
+          </li>
         </ul>
         <p>
-          The same pipeline publishes LetsBonk.fun on <code>basic.bonk</code>, and the two AMMs where graduated tokens
-          keep trading, PumpSwap and Raydium CPMM, on <code>premium.pumpswap</code> and <code>premium.raydium</code>.
-          What each plan includes is read from the same catalogue that enforces it:
+          The same pipeline publishes LetsBonk.fun on <code>basic.bonk</code>, and the two AMMs where graduated tokens keep trading, PumpSwap and Raydium CPMM,
+          on <code>premium.pumpswap</code> and <code>premium.raydium</code>. What each plan includes is read from the same catalogue that enforces it:
         </p>
         <PlanLimitsTable priceColumns={[{ header: 'price', cell: (p) => (p.monthlyUsd === 0 ? 'free' : `$${p.monthlyUsd} a month`) }]} />
         <p>
-          There are two ways to receive the stream, with the same credentials and byte-identical messages: a WebSocket
-          on port 9223, which works from browsers and from any language with a WebSocket library, and native NATS on
-          port 4223, for languages with a NATS client. Most of this guide uses the WebSocket; the native section shows
-          what changes.
+          There are two ways to receive the stream, with the same credentials and byte-identical messages: a WebSocket on port 9223, which works from browsers
+          and from any language with a WebSocket library, and native NATS on port 4223, for languages with a NATS client. Most of this guide uses the WebSocket;
+          the native section shows what changes.
         </p>
       </Section>
 
       <Section s={S.whatYouNeed}>
         <p>
-          You need a Tradewind account. The {starter.name} plan costs nothing and includes both launchpad subjects,{' '}
-          <code>basic.pumpfun</code> and <code>basic.bonk</code>, with {starter.connections} concurrent connection per
-          transport. Sign in, open the dashboard and look at the connection details. They contain three things this
-          guide uses:
+          You need a Tradewind account. The {starter.name} plan costs nothing and includes both launchpad subjects, <code>basic.pumpfun</code> and{' '}
+          <code>basic.bonk</code>, with {starter.connections} concurrent connection per transport. Sign in, open the dashboard and look at the connection
+          details. They contain three things this guide uses:
         </p>
         <ul>
           <li>
-            <code>ws_connection</code>, the WebSocket URL. On a local development stack it is{' '}
-            <code>{SITE.wsUrl}</code>; the WebSocket server listens on port 9223.
+            <code>ws_connection</code>, the WebSocket URL. On a local development stack it is <code>{SITE.wsUrl}</code>; the WebSocket server listens on port
+            9223.
           </li>
           <li>
             <code>user_jwt</code>, your NATS user JWT. It names your account and, through the account, your plan.
           </li>
           <li>
-            <code>user_nkey_seed</code>, the private NKey seed that belongs to the JWT. It starts with <code>SU</code>.
-            Treat it like a password: anyone holding the JWT and the seed can use your plan’s connections.
+            <code>user_nkey_seed</code>, the private NKey seed that belongs to the JWT. It starts with <code>SU</code>. Treat it like a password: anyone holding
+            the JWT and the seed can use your plan’s connections.
           </li>
         </ul>
         <p>
-          The same JWT and seed also work for native NATS on port 4223, covered further down. For
-          this guide install Node.js 20 or newer and two packages: <code>ws</code>, a WebSocket client, and{' '}
-          <code>@nats-io/nkeys</code>, the NATS project’s NKey library, which we use to sign the server’s challenge.
+          The same JWT and seed also work for native NATS on port 4223, covered further down. For this guide install Node.js 20 or newer and two packages:{' '}
+          <code>ws</code>, a WebSocket client, and <code>@nats-io/nkeys</code>, the NATS project’s NKey library, which we use to sign the server’s challenge.
         </p>
         <Code
           label="terminal"
@@ -145,23 +146,21 @@ export TRADEWIND_NKEY_SEED='SU…'   # user_nkey_seed from the dashboard
 
       <Section s={S.handshake}>
         <p>
-          Every frame in both directions is a JSON text frame. The server starts the conversation: as soon as the socket
-          opens it sends a challenge containing a random nonce of 32 base64url characters.
+          Every frame in both directions is a JSON text frame. The server starts the conversation: as soon as the socket opens it sends a challenge containing a
+          random nonce of 32 base64url characters.
         </p>
         <Code label="server → client" lang="json" code={`{"type":"challenge","nonce":"<32 base64url characters>"}`} />
         <p>You answer with your credentials in one of two forms. The simple form sends the seed itself:</p>
         <Code label="client → server" lang="json" code={`{"jwt":"<user JWT>","nkey":"<user NKey seed, SU…>"}`} />
         <p>
-          The safer form never sends the seed. You sign the nonce’s UTF-8 bytes with your NKey (an Ed25519 key) and send
-          the signature, base64url-encoded. The server checks that the signature was made by the key named in the JWT,
-          which proves you hold the seed without revealing it:
+          The safer form never sends the seed. You sign the nonce’s UTF-8 bytes with your NKey (an Ed25519 key) and send the signature, base64url-encoded. The
+          server checks that the signature was made by the key named in the JWT, which proves you hold the seed without revealing it:
         </p>
         <Code label="client → server" lang="json" code={`{"jwt":"<user JWT>","sig":"<base64url signature of nonce>"}`} />
         <p>
-          The server verifies the credentials the way the NATS server does: the JWT’s signature chain up to the
-          operator, its expiry, the account’s revocations and possession of the key. When everything checks out it
-          answers with your plan, the subjects you may subscribe to and the moment your JWT expires (milliseconds since
-          the epoch, or <code>null</code>):
+          The server verifies the credentials the way the NATS server does: the JWT’s signature chain up to the operator, its expiry, the account’s revocations
+          and possession of the key. When everything checks out it answers with your plan, the subjects you may subscribe to and the moment your JWT expires
+          (milliseconds since the epoch, or <code>null</code>):
         </p>
         <Code
           label="server → client"
@@ -169,21 +168,19 @@ export TRADEWIND_NKEY_SEED='SU…'   # user_nkey_seed from the dashboard
           code={`{"type":"authenticated","plan":"starter","subjects":["basic.pumpfun","basic.bonk"],"expires_at_ms":1795248000000}`}
         />
         <p>
-          You have 10 seconds from connecting to send credentials. After that the server sends{' '}
-          <code>auth_timeout</code> and closes the socket with code 4408. Once authenticated, you subscribe by sending{' '}
-          <code>{`{"subject":"basic.pumpfun"}`}</code>. The server confirms with{' '}
-          <code>{`{"type":"subscribed","subject":"basic.pumpfun","filter":null,"seq":48213}`}</code> (<code>seq</code>: the
-          subject’s last stream sequence when the subscription started) and then streams trades. A connection can
-          hold several subjects at once, and <code>{`{"unsubscribe":"basic.pumpfun"}`}</code> stops one of them.
+          You have 10 seconds from connecting to send credentials. After that the server sends <code>auth_timeout</code> and closes the socket with code 4408.
+          Once authenticated, you subscribe by sending <code>{`{"subject":"basic.pumpfun"}`}</code>. The server confirms with{' '}
+          <code>{`{"type":"subscribed","subject":"basic.pumpfun","filter":null,"seq":48213}`}</code> (<code>seq</code>: the subject’s last stream sequence when
+          the subscription started) and then streams trades. A connection can hold several subjects at once, and{' '}
+          <code>{`{"unsubscribe":"basic.pumpfun"}`}</code> stops one of them.
         </p>
       </Section>
 
       <Section s={S.firstClient}>
         <p>
-          Here is the whole exchange as one file. It signs the challenge rather than sending the seed, subscribes to the
-          subject given on the command line (default <code>basic.pumpfun</code>) and prints buys and sells. The rule that
-          makes the message loop simple: control messages always have a <code>type</code> field, never{' '}
-          <code>"trade"</code>; trade messages have no <code>type</code>, or <code>{'"type":"trade"'}</code> (pump.fun trades).
+          Here is the whole exchange as one file. It signs the challenge rather than sending the seed, subscribes to the subject given on the command line
+          (default <code>basic.pumpfun</code>) and prints buys and sells. The rule that makes the message loop simple: control messages always have a{' '}
+          <code>type</code> field, never <code>"trade"</code>; trade messages have no <code>type</code>, or <code>{'"type":"trade"'}</code> (pump.fun trades).
         </p>
         <Code
           label="client.mjs"
@@ -238,17 +235,16 @@ function onTrade(t) {
 `}
         />
         <p>
-          Run it with <code>node client.mjs</code>, or <code>node client.mjs basic.bonk</code> for LetsBonk.fun trades.
-          If you would rather send the seed for a first test, replace the two signing lines with{' '}
-          <code>{`ws.send(JSON.stringify({ jwt, nkey: seed }))`}</code>; the server accepts either form.
+          Run it with <code>node client.mjs</code>, or <code>node client.mjs basic.bonk</code> for LetsBonk.fun trades. If you would rather send the seed for a
+          first test, replace the two signing lines with <code>{`ws.send(JSON.stringify({ jwt, nkey: seed }))`}</code>; the server accepts either form.
         </p>
       </Section>
 
       <Section s={S.tradeMessage}>
         <p>
-          Every message on <code>basic.pumpfun</code> follows the subject’s JSON Schema. Below is a real one: the decoder’s
-          output for a pump.fun buy recorded from mainnet in July 2025 (signature <code>2ghHZX…STszhc</code>, one of the
-          transactions bundled with Tradewind for testing), reformatted over several lines.
+          Every message on <code>basic.pumpfun</code> follows the subject’s JSON Schema. Below is a real one: the decoder’s output for a pump.fun buy recorded
+          from mainnet in July 2025 (signature <code>2ghHZX…STszhc</code>, one of the transactions bundled with Tradewind for testing), reformatted over several
+          lines.
         </p>
         <Code
           label="a basic.pumpfun BUY message"
@@ -281,37 +277,35 @@ function onTrade(t) {
         <p>A few rules make these messages easy to consume:</p>
         <ul>
           <li>
-            Raw on-chain integers (u64, i64) are <strong>decimal strings</strong>, because they can exceed the range a
-            JSON number holds exactly. <code>sol_amount</code> is in lamports, <code>token_amount</code> in the token’s
-            base units (pump.fun mints have 6 decimals). Parse them with <code>BigInt</code> when you do arithmetic.
+            Raw on-chain integers (u64, i64) are <strong>decimal strings</strong>, because they can exceed the range a JSON number holds exactly.{' '}
+            <code>sol_amount</code> is in lamports, <code>token_amount</code> in the token’s base units (pump.fun mints have 6 decimals). Parse them with{' '}
+            <code>BigInt</code> when you do arithmetic.
           </li>
           <li>
-            Fields whose name ends in <code>_ui</code>, and <code>price_sol</code>, are derived numbers in human units:
-            SOL, whole tokens, and SOL per token. <code>price_sol</code> is the bonding curve’s spot price after the trade,
-            (virtual_sol_reserves / 1e9) / (virtual_token_reserves / 1e6). Curves quoted in another mint carry{' '}
-            <code>price_quote</code> and <code>quote_amount_ui</code> instead.
+            Fields whose name ends in <code>_ui</code>, and <code>price_sol</code>, are derived numbers in human units: SOL, whole tokens, and SOL per token.{' '}
+            <code>price_sol</code> is the bonding curve’s spot price after the trade, (virtual_sol_reserves / 1e9) / (virtual_token_reserves / 1e6). Curves
+            quoted in another mint carry <code>price_quote</code> and <code>quote_amount_ui</code> instead.
           </li>
           <li>
-            <code>schema_version</code> is 2. <code>data</code> repeats the essentials in one place (symbol, price and
-            volume in SOL, side, timestamp in ms, <code>txHash</code>, <code>poolAddress</code>); a member that does not
-            apply or is unknown is <code>null</code> (ingest never saw this token’s CREATE, so no symbol).
+            <code>schema_version</code> is 2. <code>data</code> repeats the essentials in one place (symbol, price and volume in SOL, side, timestamp in ms,{' '}
+            <code>txHash</code>, <code>poolAddress</code>); a member that does not apply or is unknown is <code>null</code> (ingest never saw this token’s
+            CREATE, so no symbol).
           </li>
           <li>
-            <code>transaction_type</code> is one of CREATE, BUY, SELL, COMPLETE (this buy filled the bonding curve) and
-            MIGRATE (the curve’s liquidity moved to a PumpSwap pool). Check it before reading trade fields.
+            <code>transaction_type</code> is one of CREATE, BUY, SELL, COMPLETE (this buy filled the bonding curve) and MIGRATE (the curve’s liquidity moved to
+            a PumpSwap pool). Check it before reading trade fields.
           </li>
           <li>
-            Fields an older event layout lacks are <strong>absent</strong>, not zero: a 2024 trade has no{' '}
-            <code>creator</code> or fee fields. Code defensively with optional access.
+            Fields an older event layout lacks are <strong>absent</strong>, not zero: a 2024 trade has no <code>creator</code> or fee fields. Code defensively
+            with optional access.
           </li>
           <li>
-            <code>signature</code> plus <code>instruction_path</code> identifies a message: one transaction can contain
-            several trades, for instance when a router or bot calls pump.fun more than once.
+            <code>signature</code> plus <code>instruction_path</code> identifies a message: one transaction can contain several trades, for instance when a
+            router or bot calls pump.fun more than once.
           </li>
           <li>
-            Over WebSocket each message starts with <code>seq</code>, its sequence in the TRADES stream (
-            <code>{'{"seq":48213,"source":"pumpfun",…}'}</code>): remember the last one, it is where you resume after a
-            disconnect. <code>commitment</code> says how final the transaction was when it was decoded (
+            Over WebSocket each message starts with <code>seq</code>, its sequence in the TRADES stream (<code>{'{"seq":48213,"source":"pumpfun",…}'}</code>):
+            remember the last one, it is where you resume after a disconnect. <code>commitment</code> says how final the transaction was when it was decoded (
             <code>processed</code>, <code>confirmed</code> or <code>finalized</code>).
           </li>
         </ul>
@@ -319,22 +313,19 @@ function onTrade(t) {
 
       <Section s={S.pumpfun}>
         <p>
-          A Solana transaction does not say “Alice bought 2.8 million tokens for 0.13 SOL”. It says that programs were
-          invoked with some bytes and accounts, that other programs were invoked from inside them, and that some log
-          lines were written. The decoder turns that into trades in three moves. It matches each Pump.fun instruction
-          by the 8-byte discriminator at the start of its data, using the official IDL of the program (from the{' '}
-          <code>@pump-fun/pump-sdk</code> package), and names its accounts from the IDL. It finds the instruction’s{' '}
-          <strong>event</strong>, because only the event says what actually happened: instruction arguments state a
-          maximum price or a minimum output, the event states the amounts. Events arrive either as{' '}
-          <code>Program data:</code> log lines or as a self-invocation of the program, and the decoder reads both,
-          preferring the logs, which are cheaper to decode. Finally it reads the event’s fields in the IDL’s order and
-          stops cleanly at the end of the bytes, because event layouts grow: Pump.fun’s TradeEvent was 121 bytes in 2024,
-          217 bytes from mid-2025 (adding the fee recipient, fees and creator fee) and 350 bytes in 2026. Fields an
-          older layout lacks are absent from the message, never zero. A failed transaction produces nothing.
+          A Solana transaction does not say “Alice bought 2.8 million tokens for 0.13 SOL”. It says that programs were invoked with some bytes and accounts,
+          that other programs were invoked from inside them, and that some log lines were written. The decoder turns that into trades in three moves. It matches
+          each Pump.fun instruction by the 8-byte discriminator at the start of its data, using the official IDL of the program (from the{' '}
+          <code>@pump-fun/pump-sdk</code> package), and names its accounts from the IDL. It finds the instruction’s <strong>event</strong>, because only the
+          event says what actually happened: instruction arguments state a maximum price or a minimum output, the event states the amounts. Events arrive either
+          as <code>Program data:</code> log lines or as a self-invocation of the program, and the decoder reads both, preferring the logs, which are cheaper to
+          decode. Finally it reads the event’s fields in the IDL’s order and stops cleanly at the end of the bytes, because event layouts grow: Pump.fun’s
+          TradeEvent was 121 bytes in 2024, 217 bytes from mid-2025 (adding the fee recipient, fees and creator fee) and 350 bytes in 2026. Fields an older
+          layout lacks are absent from the message, never zero. A failed transaction produces nothing.
         </p>
         <p>
-          A CREATE message carries the token’s identity and the curve’s starting reserves. This one is the decoder’s
-          output for a real 2026 launch (signature <code>5EDHe1…bafYuZ</code>), shortened to its main fields:
+          A CREATE message carries the token’s identity and the curve’s starting reserves. This one is the decoder’s output for a real 2026 launch (signature{' '}
+          <code>5EDHe1…bafYuZ</code>), shortened to its main fields:
         </p>
         <Code
           label="a basic.pumpfun CREATE message (main fields)"
@@ -363,11 +354,10 @@ function onTrade(t) {
 `}
         />
         <p>
-          On <code>basic.pumpfun</code>, <code>transaction_type</code> is CREATE, BUY, SELL, COMPLETE or MIGRATE. Every
-          buy instruction variant becomes BUY and every sell variant SELL, with <code>side</code> taken from the event’s{' '}
-          <code>is_buy</code>. A trade message holds every TradeEvent field present in the bytes, plus the{' '}
-          <code>bonding_curve</code> account and derived values. For the real July 2025 buy shown above, the raw and
-          derived fields relate like this:
+          On <code>basic.pumpfun</code>, <code>transaction_type</code> is CREATE, BUY, SELL, COMPLETE or MIGRATE. Every buy instruction variant becomes BUY and
+          every sell variant SELL, with <code>side</code> taken from the event’s <code>is_buy</code>. A trade message holds every TradeEvent field present in
+          the bytes, plus the <code>bonding_curve</code> account and derived values. For the real July 2025 buy shown above, the raw and derived fields relate
+          like this:
         </p>
         <Code
           label="check-pumpfun.mjs"
@@ -393,26 +383,23 @@ console.log(curvePlusFees); // → 131112615n lamports: into the curve, plus pro
 `}
         />
         <p>
-          <code>sol_amount</code> is what entered (or, for a sell, left) the bonding curve, excluding fees;{' '}
-          <code>fee</code> and <code>creator_fee</code> are the protocol and creator fees in lamports, 95 and 5 basis
-          points here. On 2026 curves quoted in another mint, such as USDC, <code>sol_amount</code> is 0,{' '}
-          <code>price_sol</code> is absent, and <code>price_quote</code> and <code>quote_amount_ui</code> take their
-          place. <code>name</code> and <code>symbol</code> are added to a trade when the token was created in the same
-          transaction.
+          <code>sol_amount</code> is what entered (or, for a sell, left) the bonding curve, excluding fees; <code>fee</code> and <code>creator_fee</code> are
+          the protocol and creator fees in lamports, 95 and 5 basis points here. On 2026 curves quoted in another mint, such as USDC, <code>sol_amount</code> is
+          0, <code>price_sol</code> is absent, and <code>price_quote</code> and <code>quote_amount_ui</code> take their place. <code>name</code> and{' '}
+          <code>symbol</code> are added to a trade when the token was created in the same transaction.
         </p>
         <p>
-          The buy that fills the bonding curve is followed by a <strong>COMPLETE</strong> message with the same{' '}
-          <code>instruction_path</code>. <strong>MIGRATE</strong> reports the curve’s liquidity moving to a PumpSwap pool:
-          the <code>pool</code>, <code>mint_amount</code>, <code>sol_amount</code> and <code>pool_migration_fee</code>. A
-          migrate instruction that moved nothing (the curve was already migrated) produces no message.
+          The buy that fills the bonding curve is followed by a <strong>COMPLETE</strong> message with the same <code>instruction_path</code>.{' '}
+          <strong>MIGRATE</strong> reports the curve’s liquidity moving to a PumpSwap pool: the <code>pool</code>, <code>mint_amount</code>,{' '}
+          <code>sol_amount</code> and <code>pool_migration_fee</code>. A migrate instruction that moved nothing (the curve was already migrated) produces no
+          message.
         </p>
       </Section>
 
       <Section s={S.filters}>
         <p>
-          A subscription can carry a filter, and the server then sends only the trades that match it. That saves the
-          bandwidth and the parsing of everything you would throw away. Every key is optional and every key you give
-          must match:
+          A subscription can carry a filter, and the server then sends only the trades that match it. That saves the bandwidth and the parsing of everything you
+          would throw away. Every key is optional and every key you give must match:
         </p>
         <Code
           label="client → server"
@@ -424,99 +411,149 @@ console.log(curvePlusFees); // → 131112615n lamports: into the curve, plus pro
         />
         <ul>
           <li>
-            <code>types</code> takes <code>transaction_type</code> values: <code>["CREATE"]</code> is a feed of new
-            tokens, <code>["MIGRATE"]</code> a feed of graduations.
-          </li>
-          <li><code>mints</code> follows tokens by mint address, up to 1,000 of them per list.</li>
-          <li>
-            <code>accounts</code> matches the trader, the creator or the bonding curve, which is how you follow a
-            wallet.
+            <code>types</code> takes <code>transaction_type</code> values: <code>["CREATE"]</code> is a feed of new tokens, <code>["MIGRATE"]</code> a feed of
+            graduations.
           </li>
           <li>
-            <code>min_sol</code> is the trade’s SOL amount in SOL, compared exactly in lamports. A curve quoted in another
-            mint has no SOL side and never passes a <code>min_sol</code> above 0.
+            <code>mints</code> follows tokens by mint address, up to 1,000 of them per list.
+          </li>
+          <li>
+            <code>accounts</code> matches the trader, the creator or the bonding curve, which is how you follow a wallet.
+          </li>
+          <li>
+            <code>min_sol</code> is the trade’s SOL amount in SOL, compared exactly in lamports. A curve quoted in another mint has no SOL side and never passes
+            a <code>min_sol</code> above 0.
           </li>
         </ul>
         <p>
-          Sending the same subject again with a new filter replaces the filter in place: the next message is judged by
-          the new one, with no gap and no duplicate, so a bot can add a mint to its watch list without resubscribing.{' '}
-          <code>{'"filter": null'}</code> removes it. A malformed filter, such as a string that is not a 32-byte base58
-          key or an unknown type, is refused with <code>bad_filter</code>, which says which value is wrong, and the
-          subscription keeps its previous filter. On native NATS the equivalent of a mint filter is a subject: every
-          trade is also published on <code>basic.pumpfun.mint.&lt;mint&gt;</code>.
+          Sending the same subject again with a new filter replaces the filter in place: the next message is judged by the new one, with no gap and no
+          duplicate, so a bot can add a mint to its watch list without resubscribing. <code>{'"filter": null'}</code> removes it. A malformed filter, such as a
+          string that is not a 32-byte base58 key or an unknown type, is refused with <code>bad_filter</code>, which says which value is wrong, and the
+          subscription keeps its previous filter. On native NATS the equivalent of a mint filter is a subject: every trade is also published on{' '}
+          <code>basic.pumpfun.mint.&lt;mint&gt;</code>.
         </p>
       </Section>
 
       <Section s={S.controlMessages}>
         <p>
-          Besides <code>challenge</code>, <code>authenticated</code> and <code>subscribed</code>, a long-running client
-          should understand three more control messages, because they report changes you did not ask for:
+          Besides <code>challenge</code>, <code>authenticated</code> and <code>subscribed</code>, a long-running client should understand three more control
+          messages, because they report changes you did not ask for:
         </p>
         <ul>
           <li>
-            <code>plan_changed</code> arrives when your account’s plan changes while you are connected. After an upgrade
-            the new subjects can be subscribed on the same socket at once, with the same credentials.
+            <code>plan_changed</code> arrives when your account’s plan changes while you are connected. After an upgrade the new subjects can be subscribed on
+            the same socket at once, with the same credentials.
           </li>
           <li>
-            <code>unsubscribed</code> with <code>{`"reason":"plan_changed"`}</code> follows a downgrade for each subject
-            the new plan no longer includes. The connection stays open and the other subjects keep flowing.
+            <code>unsubscribed</code> with <code>{`"reason":"plan_changed"`}</code> follows a downgrade for each subject the new plan no longer includes. The
+            connection stays open and the other subjects keep flowing.
           </li>
           <li>
-            <code>replay_caught_up</code> tells a {pro.name} client that a replay has delivered all stored history and
-            the messages that follow are live.
+            <code>replay_caught_up</code> tells a {pro.name} client that a replay has delivered all stored history and the messages that follow are live.
           </li>
         </ul>
         <p>
-          A JWT that expires while connected ends the connection with <code>expired</code> and close code 4401, just as
-          the NATS server ends native connections. The <code>expires_at_ms</code> value of <code>authenticated</code>{' '}
-          tells you when that will happen; the dashboard re-issues a JWT for the same key when it is close to expiry.
+          A JWT that expires while connected ends the connection with <code>expired</code> and close code 4401, just as the NATS server ends native connections.
+          The <code>expires_at_ms</code> value of <code>authenticated</code> tells you when that will happen; the dashboard re-issues a JWT for the same key
+          when it is close to expiry.
         </p>
       </Section>
 
       <Section s={S.errors}>
         <p>
-          Every refusal is <code>{`{"type":"error","code":…,"message":…}`}</code>. Some leave the connection usable; the
-          fatal ones are followed by a close frame whose reason is the error code. The ones you are likely to meet:
+          Every refusal is <code>{`{"type":"error","code":…,"message":…}`}</code>. Some leave the connection usable; the fatal ones are followed by a close
+          frame whose reason is the error code. The ones you are likely to meet:
         </p>
         <div className="table-wrap">
           <table>
             <thead>
-              <tr><th scope="col">code</th><th scope="col">meaning</th><th scope="col">close</th></tr>
+              <tr>
+                <th scope="col">code</th>
+                <th scope="col">meaning</th>
+                <th scope="col">close</th>
+              </tr>
             </thead>
             <tbody>
-              <tr><td><code>subject_not_in_plan</code></td><td>The subject needs another plan; the message names the cheapest one that includes it.</td><td>stays open</td></tr>
-              <tr><td><code>unknown_subject</code></td><td>Not one of the four TRADES subjects.</td><td>stays open</td></tr>
-              <tr><td><code>rate_limited</code></td><td>Too many control requests this minute ({starter.name}: {starter.requestsPerMinute}).</td><td>stays open</td></tr>
-              <tr><td><code>invalid_jwt</code>, <code>nkey_mismatch</code>, <code>expired</code>, <code>revoked</code></td><td>The credentials were refused.</td><td>4401</td></tr>
-              <tr><td><code>auth_timeout</code></td><td>No credentials within 10 seconds.</td><td>4408</td></tr>
-              <tr><td><code>connection_limit</code></td><td>All of the plan’s concurrent connections are in use.</td><td>4429</td></tr>
-              <tr><td><code>bad_json</code>, <code>missing_fields</code></td><td>A malformed frame before authentication.</td><td>4400</td></tr>
-              <tr><td><code>unavailable</code></td><td>The credential resolver could not be reached during authentication.</td><td>4503</td></tr>
+              <tr>
+                <td>
+                  <code>subject_not_in_plan</code>
+                </td>
+                <td>The subject needs another plan; the message names the cheapest one that includes it.</td>
+                <td>stays open</td>
+              </tr>
+              <tr>
+                <td>
+                  <code>unknown_subject</code>
+                </td>
+                <td>Not one of the four TRADES subjects.</td>
+                <td>stays open</td>
+              </tr>
+              <tr>
+                <td>
+                  <code>rate_limited</code>
+                </td>
+                <td>
+                  Too many control requests this minute ({starter.name}: {starter.requestsPerMinute}).
+                </td>
+                <td>stays open</td>
+              </tr>
+              <tr>
+                <td>
+                  <code>invalid_jwt</code>, <code>nkey_mismatch</code>, <code>expired</code>, <code>revoked</code>
+                </td>
+                <td>The credentials were refused.</td>
+                <td>4401</td>
+              </tr>
+              <tr>
+                <td>
+                  <code>auth_timeout</code>
+                </td>
+                <td>No credentials within 10 seconds.</td>
+                <td>4408</td>
+              </tr>
+              <tr>
+                <td>
+                  <code>connection_limit</code>
+                </td>
+                <td>All of the plan’s concurrent connections are in use.</td>
+                <td>4429</td>
+              </tr>
+              <tr>
+                <td>
+                  <code>bad_json</code>, <code>missing_fields</code>
+                </td>
+                <td>A malformed frame before authentication.</td>
+                <td>4400</td>
+              </tr>
+              <tr>
+                <td>
+                  <code>unavailable</code>
+                </td>
+                <td>The credential resolver could not be reached during authentication.</td>
+                <td>4503</td>
+              </tr>
             </tbody>
           </table>
         </div>
         <p>
-          Two close codes come without an error frame. <strong>4413</strong> (<code>slow_consumer</code>) means more
-          than 8 MiB of messages were queued for your socket because your client was not reading fast enough; the server
-          disconnects rather than buffer without limit. <strong>1001</strong> means the server is shutting down, for
-          example during a deployment. Both are reasons to reconnect, and 4413 is also a reason to move slow work off
-          the socket’s read loop.
+          Two close codes come without an error frame. <strong>4413</strong> (<code>slow_consumer</code>) means more than 8 MiB of messages were queued for your
+          socket because your client was not reading fast enough; the server disconnects rather than buffer without limit. <strong>1001</strong> means the
+          server is shutting down, for example during a deployment. Both are reasons to reconnect, and 4413 is also a reason to move slow work off the socket’s
+          read loop.
         </p>
       </Section>
 
       <Section s={S.reconnect}>
         <p>
-          Connections end: deployments, network changes, an expired JWT. A good client sorts close codes into those worth
-          retrying and those that need a human. Retrying 4401 with the same credentials fails again, and hammering the
-          server after 4429 only burns your request budget. The loop below retries everything else with exponential
-          backoff (1 s doubling to 30 s), resets the delay after a successful authentication, and resubscribes with{' '}
-          <code>resume_after</code> set to the <code>seq</code> of the last trade it saw, so nothing is lost in between
-          and nothing arrives twice — on every plan. It also treats 15 seconds without any frame as a dead link: a
-          subscribed connection gets a <code>heartbeat</code> after 5 quiet seconds.
+          Connections end: deployments, network changes, an expired JWT. A good client sorts close codes into those worth retrying and those that need a human.
+          Retrying 4401 with the same credentials fails again, and hammering the server after 4429 only burns your request budget. The loop below retries
+          everything else with exponential backoff (1 s doubling to 30 s), resets the delay after a successful authentication, and resubscribes with{' '}
+          <code>resume_after</code> set to the <code>seq</code> of the last trade it saw, so nothing is lost in between and nothing arrives twice — on every
+          plan. It also treats 15 seconds without any frame as a dead link: a subscribed connection gets a <code>heartbeat</code> after 5 quiet seconds.
         </p>
         <p>
-          In Node.js, the client library <code>@tradewind/client</code> (the WebSocket starter template ships it) does all
-          of this for you; the loop shows what it does, for other languages.
+          In Node.js, the client library <code>@tradewind/client</code> (the WebSocket starter template ships it) does all of this for you; the loop shows what
+          it does, for other languages.
         </p>
         <Code
           label="reconnect.mjs"
@@ -575,36 +612,31 @@ connect();
 `}
         />
         <p>
-          Two details deserve a comment. First, <code>seq</code> is the message's sequence in the TRADES stream: it
-          grows with every stored trade (across all subjects, so the numbers of one subject have gaps between them), which
-          is why a plain <code>{'<='}</code> comparison is enough to drop a message seen before. Second, 4429 gets the same
-          backoff as everything else: a connection slot held by a process that died without closing its socket is freed
-          when its 30-second lease expires, or sooner when the server notices the missing pongs.
+          Two details deserve a comment. First, <code>seq</code> is the message's sequence in the TRADES stream: it grows with every stored trade (across all
+          subjects, so the numbers of one subject have gaps between them), which is why a plain <code>{'<='}</code> comparison is enough to drop a message seen
+          before. Second, 4429 gets the same backoff as everything else: a connection slot held by a process that died without closing its socket is freed when
+          its 30-second lease expires, or sooner when the server notices the missing pongs.
         </p>
         <Note title="How far back a resume reaches">
           <p>
-            Every plan resumes from the last 5 minutes. On {pro.name} (${pro.monthlyUsd} a month) a resume reaches as far
-            back as the stream keeps, and <code>{'{"replay":{"from": …}}'}</code> replays from a time. Past the window the
-            server answers <code>resume_too_old</code> with the oldest sequence it still holds, so your bot knows exactly
-            which range it missed.
+            Every plan resumes from the last 5 minutes. On {pro.name} (${pro.monthlyUsd} a month) a resume reaches as far back as the stream keeps, and{' '}
+            <code>{'{"replay":{"from": …}}'}</code> replays from a time. Past the window the server answers <code>resume_too_old</code> with the oldest sequence
+            it still holds, so your bot knows exactly which range it missed.
           </p>
         </Note>
       </Section>
 
       <Section s={S.nats}>
         <p>
-          Tradewind is built on NATS JetStream: the decoder publishes every trade into a stream called{' '}
-          <code>TRADES</code>, and the WebSocket server is one consumer of that stream among others. You can skip the
-          WebSocket layer and connect to NATS directly on port 4223 with the same credentials, using any official NATS
-          client library or the <code>nats</code> command-line tool. A NATS client library already authenticates from a
-          standard credentials file, reconnects and re-subscribes on its own, and gives you JetStream consumers for
-          replay, so if your stack has one (Go, Rust, Python, Java, .NET and JavaScript all do) native NATS is usually the
-          shorter path.
+          Tradewind is built on NATS JetStream: the decoder publishes every trade into a stream called <code>TRADES</code>, and the WebSocket server is one
+          consumer of that stream among others. You can skip the WebSocket layer and connect to NATS directly on port 4223 with the same credentials, using any
+          official NATS client library or the <code>nats</code> command-line tool. A NATS client library already authenticates from a standard credentials file,
+          reconnects and re-subscribes on its own, and gives you JetStream consumers for replay, so if your stack has one (Go, Rust, Python, Java, .NET and
+          JavaScript all do) native NATS is usually the shorter path.
         </p>
         <p>
-          The dashboard lets you download your JWT and seed as a standard <code>.creds</code> file, the format every
-          NATS client reads. Keep it out of version control and container images and mount it at run time. The quickest
-          check that it works is the CLI:
+          The dashboard lets you download your JWT and seed as a standard <code>.creds</code> file, the format every NATS client reads. Keep it out of version
+          control and container images and mount it at run time. The quickest check that it works is the CLI:
         </p>
         <Code
           label="terminal"
@@ -615,12 +647,10 @@ nats --server ${SITE.natsUrl} --creds ./tradewind.creds sub 'basic.pumpfun.mint.
 `}
         />
         <p>
-          Your account imports exactly the subjects of your plan, so the NATS server itself refuses anything else: a{' '}
-          {starter.name} user subscribing to <code>premium.pumpswap</code> gets{' '}
-          <code>Permissions Violation for Subscription to "premium.pumpswap"</code> while the allowed subscriptions keep
-          receiving. Publishing is refused on every plan. Connection limits are the plan’s, enforced per account, so a
-          second native connection on {starter.name} or {plus.name} is refused with{' '}
-          <code>maximum account active connections exceeded</code>. In Node.js, nats.js version 3 looks like this:
+          Your account imports exactly the subjects of your plan, so the NATS server itself refuses anything else: a {starter.name} user subscribing to{' '}
+          <code>premium.pumpswap</code> gets <code>Permissions Violation for Subscription to "premium.pumpswap"</code> while the allowed subscriptions keep
+          receiving. Publishing is refused on every plan. Connection limits are the plan’s, enforced per account, so a second native connection on{' '}
+          {starter.name} or {plus.name} is refused with <code>maximum account active connections exceeded</code>. In Node.js, nats.js version 3 looks like this:
         </p>
         <Code
           label="subscribe.ts"
@@ -651,37 +681,31 @@ await nc.closed();
 `}
         />
         <p>
-          Core NATS subscriptions like these are live only. On {pro.name}, history is read with a JetStream pull
-          consumer of your own, named after your account’s public key, under the API prefix{' '}
-          <code>$JS.REPLAY.API</code>; its <code>m.seq</code> is the same stream sequence the WebSocket sends as{' '}
-          <code>seq</code>, so “resume after sequence N” means the same thing on both transports. When your plan changes,
-          Tradewind closes your native connections once and your client reconnects with the same credentials under the
-          new plan; the project’s integration tests check that this happens within 5 seconds.
+          Core NATS subscriptions like these are live only. On {pro.name}, history is read with a JetStream pull consumer of your own, named after your
+          account’s public key, under the API prefix <code>$JS.REPLAY.API</code>; its <code>m.seq</code> is the same stream sequence the WebSocket sends as{' '}
+          <code>seq</code>, so “resume after sequence N” means the same thing on both transports. When your plan changes, Tradewind closes your native
+          connections once and your client reconnects with the same credentials under the new plan; the project’s integration tests check that this happens
+          within 5 seconds.
         </p>
       </Section>
 
       <Section s={S.readLoop}>
         <p>
-          The first version of a bot looks like the client above. It works until the first deployment restarts the
-          server, the first burst of activity outruns the strategy, or the first plan change arrives on a live
-          connection. Three habits make the second version, the one that keeps running.
+          The first version of a bot looks like the client above. It works until the first deployment restarts the server, the first burst of activity outruns
+          the strategy, or the first plan change arrives on a live connection. Three habits make the second version, the one that keeps running.
         </p>
         <p>
-          <strong>Keep the read loop fast.</strong> The WebSocket server applies a named policy to slow clients: when
-          more than 8 MiB of messages are queued for your socket, it closes the connection with code 4413 rather than
-          buffer without limit. The socket’s message handler should only parse, de-duplicate and put the trade on a
-          bounded queue of your own; anything that waits, such as an RPC call, a database write or a request to your own
-          services, belongs in a worker that reads that queue. When your queue overflows, do what the server does:
-          close, reconnect and resume, rather than drop trades silently. If several workers run in parallel, send all
-          trades of one mint to the same worker, so a later trade is never handled before an earlier one.
+          <strong>Keep the read loop fast.</strong> The WebSocket server applies a named policy to slow clients: when more than 8 MiB of messages are queued for
+          your socket, it closes the connection with code 4413 rather than buffer without limit. The socket’s message handler should only parse, de-duplicate
+          and put the trade on a bounded queue of your own; anything that waits, such as an RPC call, a database write or a request to your own services,
+          belongs in a worker that reads that queue. When your queue overflows, do what the server does: close, reconnect and resume, rather than drop trades
+          silently. If several workers run in parallel, send all trades of one mint to the same worker, so a later trade is never handled before an earlier one.
         </p>
         <p>
-          <strong>De-duplicate by signature and instruction path.</strong> One transaction can contain several trades,
-          so the signature alone is not a unique key. The decoder’s id is{' '}
-          <code>{'<signature>:<instruction path joined by .>'}</code>, with <code>:COMPLETE</code> appended for COMPLETE
-          messages, which share their buy’s path. The stream already drops republished duplicates, so a single live
-          subscription sees each message once; your own duplicates come from overlap, such as two instances of the bot
-          during a rolling deployment or a replay that starts before your last processed trade.
+          <strong>De-duplicate by signature and instruction path.</strong> One transaction can contain several trades, so the signature alone is not a unique
+          key. The decoder’s id is <code>{'<signature>:<instruction path joined by .>'}</code>, with <code>:COMPLETE</code> appended for COMPLETE messages,
+          which share their buy’s path. The stream already drops republished duplicates, so a single live subscription sees each message once; your own
+          duplicates come from overlap, such as two instances of the bot during a rolling deployment or a replay that starts before your last processed trade.
         </p>
         <Code
           label="message-id.ts"
@@ -694,25 +718,21 @@ export function messageId(t: { signature: string; instruction_path: number[]; tr
 `}
         />
         <p>
-          <strong>Monitor five numbers.</strong> Messages received per subject and the time since the last one (alert
-          on silence that is unusual for the hour, not on a fixed rate; heartbeats tell a quiet market from a dead
-          link); data age, your clock minus the newest trade’s <code>block_time_ms</code>; your queue depth and its
-          overflows; reconnects by close code (a few 1001s during deployments are normal, repeated 4413s are not); and
-          duplicates dropped, which should be zero in steady live operation. Log <code>plan_changed</code> and{' '}
-          <code>unsubscribed</code> prominently: a bot that silently stops receiving a subject looks healthy unless you
-          check.
+          <strong>Monitor five numbers.</strong> Messages received per subject and the time since the last one (alert on silence that is unusual for the hour,
+          not on a fixed rate; heartbeats tell a quiet market from a dead link); data age, your clock minus the newest trade’s <code>block_time_ms</code>; your
+          queue depth and its overflows; reconnects by close code (a few 1001s during deployments are normal, repeated 4413s are not); and duplicates dropped,
+          which should be zero in steady live operation. Log <code>plan_changed</code> and <code>unsubscribed</code> prominently: a bot that silently stops
+          receiving a subject looks healthy unless you check.
         </p>
       </Section>
 
       <Section s={S.graduation}>
         <p>
-          A Pump.fun token that fills its bonding curve does not stop trading; it moves. The launchpad subject reports
-          the move itself, so you can see it coming even on {starter.name}: <strong>COMPLETE</strong> follows the buy
-          that filled the curve, and <strong>MIGRATE</strong> reports the liquidity moving to PumpSwap with the new{' '}
-          <code>pool</code>, <code>mint_amount</code>, <code>sol_amount</code> and <code>pool_migration_fee</code>. Every
-          trade after that happens in the PumpSwap pool, which <code>premium.pumpswap</code> carries from the{' '}
-          {plus.name} plan up. Both subjects use <code>mint</code> for the token, so following one token across the two
-          is a few lines:
+          A Pump.fun token that fills its bonding curve does not stop trading; it moves. The launchpad subject reports the move itself, so you can see it coming
+          even on {starter.name}: <strong>COMPLETE</strong> follows the buy that filled the curve, and <strong>MIGRATE</strong> reports the liquidity moving to
+          PumpSwap with the new <code>pool</code>, <code>mint_amount</code>, <code>sol_amount</code> and <code>pool_migration_fee</code>. Every trade after that
+          happens in the PumpSwap pool, which <code>premium.pumpswap</code> carries from the {plus.name} plan up. Both subjects use <code>mint</code> for the
+          token, so following one token across the two is a few lines:
         </p>
         <Code
           label="follow-graduations.mjs"
@@ -743,9 +763,9 @@ export function onMessage(msg) {
 
       <Section s={S.templates}>
         <p>
-          You do not have to start from an empty folder. The repository ships three starter templates, each a complete
-          program that reads your credentials from a <code>.creds</code> file, subscribes and prints one trade per line
-          as the exact JSON the server sent, with status and errors on stderr. Each links to its files on this site:
+          You do not have to start from an empty folder. The repository ships three starter templates, each a complete program that reads your credentials from
+          a <code>.creds</code> file, subscribes and prints one trade per line as the exact JSON the server sent, with status and errors on stderr. Each links
+          to its files on this site:
         </p>
         <ul>
           {STARTER_TEMPLATES.map((t) => (
@@ -762,63 +782,80 @@ export function onMessage(msg) {
           ))}
         </ul>
         <p>
-          The two WebSocket templates implement everything in this guide: the challenge signed with your NKey, one
-          subscription per subject, reconnects with backoff from 1 second doubling to 30 seconds and giving up after 10
-          failed attempts in a row, resume by <code>seq</code> with duplicates dropped, a reported gap when a resume is
-          too old, and a 15-second watchdog. The TypeScript template uses native NATS and, on {pro.name}, replays from a
-          time or a stream sequence. The <Link to="/how-it-works">how it works</Link> page walks through the same three
-          steps with the protocol sample.
+          The two WebSocket templates implement everything in this guide: the challenge signed with your NKey, one subscription per subject, reconnects with
+          backoff from 1 second doubling to 30 seconds and giving up after 10 failed attempts in a row, resume by <code>seq</code> with duplicates dropped, a
+          reported gap when a resume is too old, and a 15-second watchdog. The TypeScript template uses native NATS and, on {pro.name}, replays from a time or a
+          stream sequence. The <Link to="/how-it-works">how it works</Link> page walks through the same three steps with the protocol sample.
         </p>
       </Section>
 
       <Section s={S.performance}>
         <p>
-          We publish only figures we have measured, with the date, the machine and the baseline. The WebSocket server’s
-          benchmark (<code>npm run bench -- fanout</code> in the repository) publishes a real 1,091-byte Pump.fun buy to{' '}
-          <code>basic.pumpfun</code> at fixed rates and receives it either through Tradewind’s WebSocket server or
-          through plain NATS subscriptions to the same nats-server, the baseline. Measured on 25 November 2026 on a
-          2-core development machine (Node 20, nats-server 2.9.10, subscribers, servers and publisher sharing the two
-          cores):
+          We publish only figures we have measured, with the date, the machine and the baseline. The WebSocket server’s benchmark (
+          <code>npm run bench -- fanout</code> in the repository) publishes a real 1,091-byte Pump.fun buy to <code>basic.pumpfun</code> at fixed rates and
+          receives it either through Tradewind’s WebSocket server or through plain NATS subscriptions to the same nats-server, the baseline. Measured on 25
+          November 2026 on a 2-core development machine (Node 20, nats-server 2.9.10, subscribers, servers and publisher sharing the two cores):
         </p>
         <div className="table-wrap">
           <table>
             <thead>
-              <tr><th scope="col">figure</th><th scope="col">Tradewind WebSocket</th><th scope="col">NATS core subscribers</th></tr>
+              <tr>
+                <th scope="col">figure</th>
+                <th scope="col">Tradewind WebSocket</th>
+                <th scope="col">NATS core subscribers</th>
+              </tr>
             </thead>
             <tbody>
-              <tr><td>highest rate kept up, 100 subscribers (deliveries per second)</td><td>500,000</td><td>500,000</td></tr>
-              <tr><td>highest rate kept up, 1,000 subscribers</td><td>500,000</td><td>200,000</td></tr>
-              <tr><td>latency p50 / p99, 1 subscriber at 2,000 msg/s</td><td>0.51 / 5.2 ms</td><td>0.27 / 16.3 ms</td></tr>
-              <tr><td>latency p50 / p99, 100 subscribers at 2,000 msg/s</td><td>3.1 / 45.5 ms</td><td>6.3 / 254.7 ms</td></tr>
-              <tr><td>messages lost, duplicated or reordered</td><td>0 / 0 / 0</td><td>0 / 0 / 0</td></tr>
+              <tr>
+                <td>highest rate kept up, 100 subscribers (deliveries per second)</td>
+                <td>500,000</td>
+                <td>500,000</td>
+              </tr>
+              <tr>
+                <td>highest rate kept up, 1,000 subscribers</td>
+                <td>500,000</td>
+                <td>200,000</td>
+              </tr>
+              <tr>
+                <td>latency p50 / p99, 1 subscriber at 2,000 msg/s</td>
+                <td>0.51 / 5.2 ms</td>
+                <td>0.27 / 16.3 ms</td>
+              </tr>
+              <tr>
+                <td>latency p50 / p99, 100 subscribers at 2,000 msg/s</td>
+                <td>3.1 / 45.5 ms</td>
+                <td>6.3 / 254.7 ms</td>
+              </tr>
+              <tr>
+                <td>messages lost, duplicated or reordered</td>
+                <td>0 / 0 / 0</td>
+                <td>0 / 0 / 0</td>
+              </tr>
             </tbody>
           </table>
         </div>
         <p>
-          Two honest caveats. First, these numbers cover Tradewind’s own delivery path, from the moment a decoded trade
-          is published to the moment your socket receives it; they do not include the time between a transaction
-          landing on Solana and the decoder seeing it, which depends on the live source a deployment reads (Yellowstone
-          gRPC or an RPC node). Second, absolute figures on a shared 2-core machine drift two- to three-fold between
-          runs, so compare the columns rather than quote one cell; our target of a p99 at or below 1.3 ms for one
-          subscriber is not met on this machine, and nor is it by nats-server’s own subscribers in the same run.
+          Two honest caveats. First, these numbers cover Tradewind’s own delivery path, from the moment a decoded trade is published to the moment your socket
+          receives it; they do not include the time between a transaction landing on Solana and the decoder seeing it, which depends on the live source a
+          deployment reads (Yellowstone gRPC or an RPC node). Second, absolute figures on a shared 2-core machine drift two- to three-fold between runs, so
+          compare the columns rather than quote one cell; our target of a p99 at or below 1.3 ms for one subscriber is not met on this machine, and nor is it by
+          nats-server’s own subscribers in the same run.
         </p>
       </Section>
 
       <Section s={S.conclusion}>
         <p>
-          A Pump.fun integration comes down to a few rules. Authenticate by signing the challenge so your seed stays
-          home. Subscribe to <code>basic.pumpfun</code>, with a filter if you only need part of it. Read raw amounts as
-          decimal strings and derived values from the <code>_ui</code> fields and <code>price_sol</code>. Treat close
-          codes by kind, and resume with the last <code>seq</code> so a reconnect costs you nothing. Keep the read loop
-          fast and de-duplicate by signature and instruction path. The {starter.name} plan is enough for all of it; move
-          up when you need the AMM subjects, more connections or history.
+          A Pump.fun integration comes down to a few rules. Authenticate by signing the challenge so your seed stays home. Subscribe to{' '}
+          <code>basic.pumpfun</code>, with a filter if you only need part of it. Read raw amounts as decimal strings and derived values from the{' '}
+          <code>_ui</code> fields and <code>price_sol</code>. Treat close codes by kind, and resume with the last <code>seq</code> so a reconnect costs you
+          nothing. Keep the read loop fast and de-duplicate by signature and instruction path. The {starter.name} plan is enough for all of it; move up when you
+          need the AMM subjects, more connections or history.
         </p>
         <p>
-          From here: the <Link to="/solana-websocket">Solana WebSocket guide</Link> explains the RPC node subscriptions
-          this stream saves you from maintaining, the <Link to="/letsbonk-fun-api">LetsBonk.fun API guide</Link> covers
-          the other launchpad, and <Link to="/tradewind-vs-pumpportal">Tradewind vs PumpPortal</Link> compares costs and
-          trade-offs with a well-known alternative. The complete protocol reference, with every control message and
-          limit, is in the <Link to="/dashboard/docs">API documentation</Link> in your dashboard.
+          From here: the <Link to="/solana-websocket">Solana WebSocket guide</Link> explains the RPC node subscriptions this stream saves you from maintaining,
+          the <Link to="/letsbonk-fun-api">LetsBonk.fun API guide</Link> covers the other launchpad, and{' '}
+          <Link to="/tradewind-vs-pumpportal">Tradewind vs PumpPortal</Link> compares costs and trade-offs with a well-known alternative. The complete protocol
+          reference, with every control message and limit, is in the <Link to="/dashboard/docs">API documentation</Link> in your dashboard.
         </p>
       </Section>
     </>

@@ -96,71 +96,61 @@ export default function SolanaWebsocket() {
   return (
     <>
       <p>
-        “Solana WebSocket” means two different things depending on who says it. For a Solana developer it is the
-        PubSub endpoint of an RPC node: a JSON-RPC 2.0 connection that pushes a notification whenever an account, a
-        program’s accounts, a transaction’s logs, a signature or a slot changes. For a trader it often means a ready-made
-        stream of decoded trades. This guide covers both: how Solana’s own RPC WebSocket works, method by method, and how
-        Tradewind’s trade stream, which is built on top of Solana data, differs from it. Along the way it covers
-        commitment levels, server-side filters, reconnecting without losing data, measured performance and what to
-        choose instead when a WebSocket is not the right tool.
+        “Solana WebSocket” means two different things depending on who says it. For a Solana developer it is the PubSub endpoint of an RPC node: a JSON-RPC 2.0
+        connection that pushes a notification whenever an account, a program’s accounts, a transaction’s logs, a signature or a slot changes. For a trader it
+        often means a ready-made stream of decoded trades. This guide covers both: how Solana’s own RPC WebSocket works, method by method, and how Tradewind’s
+        trade stream, which is built on top of Solana data, differs from it. Along the way it covers commitment levels, server-side filters, reconnecting
+        without losing data, measured performance and what to choose instead when a WebSocket is not the right tool.
       </p>
 
       <Section s={S.whatItIs}>
         <p>
-          A Solana RPC node answers two kinds of requests. HTTP JSON-RPC is request and response: you ask for an
-          account, a transaction or a block and get one answer. The <strong>RPC PubSub</strong> WebSocket is
-          subscription based: you open one long-lived connection to <code>ws://&lt;address&gt;/</code> or{' '}
-          <code>wss://&lt;address&gt;/</code>, send a subscribe request, and the node sends you a message every time
-          the thing you subscribed to changes. Both speak JSON-RPC 2.0: every request carries <code>jsonrpc</code>,{' '}
-          <code>id</code>, <code>method</code> and <code>params</code>.
+          A Solana RPC node answers two kinds of requests. HTTP JSON-RPC is request and response: you ask for an account, a transaction or a block and get one
+          answer. The <strong>RPC PubSub</strong> WebSocket is subscription based: you open one long-lived connection to <code>ws://&lt;address&gt;/</code> or{' '}
+          <code>wss://&lt;address&gt;/</code>, send a subscribe request, and the node sends you a message every time the thing you subscribed to changes. Both
+          speak JSON-RPC 2.0: every request carries <code>jsonrpc</code>, <code>id</code>, <code>method</code> and <code>params</code>.
         </p>
         <p>
-          The PubSub endpoint listens on <strong>port 8900</strong> by default. On a local validator that is the HTTP
-          RPC port, 8899, plus one; <code>@solana/web3.js</code> derives a WebSocket URL the same way when an HTTP URL
-          names a port. Hosted providers normally serve the WebSocket on the same host as HTTP, with{' '}
-          <code>wss://</code> in front. Solana’s public endpoints, such as <code>api.mainnet-beta.solana.com</code>,
-          are shared and rate limited (Solana’s cluster documentation lists the limits and notes they can change), so
-          anything beyond experiments belongs on your own node or a provider’s.
+          The PubSub endpoint listens on <strong>port 8900</strong> by default. On a local validator that is the HTTP RPC port, 8899, plus one;{' '}
+          <code>@solana/web3.js</code> derives a WebSocket URL the same way when an HTTP URL names a port. Hosted providers normally serve the WebSocket on the
+          same host as HTTP, with <code>wss://</code> in front. Solana’s public endpoints, such as <code>api.mainnet-beta.solana.com</code>, are shared and rate
+          limited (Solana’s cluster documentation lists the limits and notes they can change), so anything beyond experiments belongs on your own node or a
+          provider’s.
         </p>
         <p>A subscription goes through three steps:</p>
         <ol>
           <li>
-            You send a request such as <code>accountSubscribe</code>. The node answers with a{' '}
-            <strong>subscription id</strong>, a number.
+            You send a request such as <code>accountSubscribe</code>. The node answers with a <strong>subscription id</strong>, a number.
           </li>
           <li>
-            Notifications arrive as JSON-RPC messages without an <code>id</code>, named after the method (
-            <code>accountNotification</code>, <code>logsNotification</code>, …) and carrying the subscription id in{' '}
-            <code>params.subscription</code>, so one connection can multiplex many subscriptions.
+            Notifications arrive as JSON-RPC messages without an <code>id</code>, named after the method (<code>accountNotification</code>,{' '}
+            <code>logsNotification</code>, …) and carrying the subscription id in <code>params.subscription</code>, so one connection can multiplex many
+            subscriptions.
           </li>
           <li>
-            You stop with the matching unsubscribe method (<code>accountUnsubscribe</code>, …) and the id. Closing the
-            socket ends every subscription on it.
+            You stop with the matching unsubscribe method (<code>accountUnsubscribe</code>, …) and the id. Closing the socket ends every subscription on it.
           </li>
         </ol>
         <p>
-          Two properties shape everything else in this guide. First, the RPC WebSocket has <strong>no history</strong>:
-          a notification missed while you were disconnected is gone, and after a reconnect the old subscription ids mean
-          nothing. Second, it delivers <strong>raw chain data</strong>: account bytes, log lines, slot numbers. Turning
-          log lines into “wallet X bought 2.9 million tokens of mint Y for 0.13 SOL” is your job.
+          Two properties shape everything else in this guide. First, the RPC WebSocket has <strong>no history</strong>: a notification missed while you were
+          disconnected is gone, and after a reconnect the old subscription ids mean nothing. Second, it delivers <strong>raw chain data</strong>: account bytes,
+          log lines, slot numbers. Turning log lines into “wallet X bought 2.9 million tokens of mint Y for 0.13 SOL” is your job.
         </p>
         <p>
-          Tradewind’s stream sits one level higher. It listens to the Solana programs behind Pump.fun, LetsBonk.fun
-          (Raydium LaunchLab), PumpSwap and Raydium CPMM, decodes every instruction with the programs’ published
-          interface definitions, and publishes each trade as one JSON message on a subject: <code>basic.pumpfun</code>,{' '}
-          <code>basic.bonk</code>, <code>premium.pumpswap</code> or <code>premium.raydium</code>. Its WebSocket
-          endpoint listens on <strong>port 9223</strong> (<code>{SITE.wsUrl}</code> on a local stack; the dashboard
-          shows yours), authenticates you with the JWT and NKey seed from your dashboard, and numbers every trade with a
-          sequence, <code>seq</code>, so a client that reconnects can ask for exactly what it missed.
+          Tradewind’s stream sits one level higher. It listens to the Solana programs behind Pump.fun, LetsBonk.fun (Raydium LaunchLab), PumpSwap and Raydium
+          CPMM, decodes every instruction with the programs’ published interface definitions, and publishes each trade as one JSON message on a subject:{' '}
+          <code>basic.pumpfun</code>, <code>basic.bonk</code>, <code>premium.pumpswap</code> or <code>premium.raydium</code>. Its WebSocket endpoint listens on{' '}
+          <strong>port 9223</strong> (<code>{SITE.wsUrl}</code> on a local stack; the dashboard shows yours), authenticates you with the JWT and NKey seed from
+          your dashboard, and numbers every trade with a sequence, <code>seq</code>, so a client that reconnects can ask for exactly what it missed.
         </p>
       </Section>
 
       <Section s={S.gettingStarted}>
         <h3>Solana’s RPC WebSocket in two minutes</h3>
         <p>
-          The quickest way to see PubSub is a local validator and a command-line WebSocket client. With the Solana CLI
-          installed, <code>solana-test-validator</code> starts a single-node cluster with HTTP RPC on 8899 and PubSub on
-          8900. <code>wscat</code> (an npm package) opens a socket and lets you type frames:
+          The quickest way to see PubSub is a local validator and a command-line WebSocket client. With the Solana CLI installed,{' '}
+          <code>solana-test-validator</code> starts a single-node cluster with HTTP RPC on 8899 and PubSub on 8900. <code>wscat</code> (an npm package) opens a
+          socket and lets you type frames:
         </p>
         <Code
           label="terminal"
@@ -174,9 +164,8 @@ npx wscat -c ws://127.0.0.1:8900 # in another
 `}
         />
         <p>
-          The first answer carries the subscription id (here 0); every later frame is a notification for it. In a
-          program the same exchange needs a little bookkeeping: match answers to requests by <code>id</code>, then route
-          notifications by <code>params.subscription</code>.
+          The first answer carries the subscription id (here 0); every later frame is a notification for it. In a program the same exchange needs a little
+          bookkeeping: match answers to requests by <code>id</code>, then route notifications by <code>params.subscription</code>.
         </p>
         <Code
           label="slots.ts (Node.js 20+, npm install ws)"
@@ -217,10 +206,9 @@ ws.on('message', (data) => {
         />
         <h3>Tradewind’s stream in two minutes</h3>
         <p>
-          Tradewind’s protocol is smaller because the server does the decoding. After you connect, the server sends a
-          challenge; you answer with your credentials, then name a subject, then read JSON trades. You can try it with{' '}
-          <code>wscat</code> too, with one caveat: credentials must arrive within 10 seconds of connecting, so have the
-          line ready to paste.
+          Tradewind’s protocol is smaller because the server does the decoding. After you connect, the server sends a challenge; you answer with your
+          credentials, then name a subject, then read JSON trades. You can try it with <code>wscat</code> too, with one caveat: credentials must arrive within
+          10 seconds of connecting, so have the line ready to paste.
         </p>
         <Code
           label="terminal"
@@ -236,19 +224,18 @@ npx wscat -c ${SITE.wsUrl}
 `}
         />
         <p>
-          The JWT and the NKey seed (it starts with <code>SU</code>) are on the dashboard’s connection page; the same pair
-          also works for native NATS on port 4223. Sending the seed is the simplest form. In a program, prefer signing
-          the challenge’s nonce with the seed and sending <code>{`{"jwt","sig"}`}</code> instead, so the seed never
-          leaves your machine; the reconnect example below does that. One rule keeps the message loop simple: control
-          messages always have a <code>type</code> field, never <code>"trade"</code>; trade messages have no{' '}
-          <code>type</code>, or <code>{'"type":"trade"'}</code> (pump.fun trades).
+          The JWT and the NKey seed (it starts with <code>SU</code>) are on the dashboard’s connection page; the same pair also works for native NATS on port
+          4223. Sending the seed is the simplest form. In a program, prefer signing the challenge’s nonce with the seed and sending{' '}
+          <code>{`{"jwt","sig"}`}</code> instead, so the seed never leaves your machine; the reconnect example below does that. One rule keeps the message loop
+          simple: control messages always have a <code>type</code> field, never <code>"trade"</code>; trade messages have no <code>type</code>, or{' '}
+          <code>{'"type":"trade"'}</code> (pump.fun trades).
         </p>
       </Section>
 
       <Section s={S.subscriptionMethods}>
         <p>
-          Solana’s PubSub API has a handful of methods that cover most needs. Each has a matching unsubscribe method
-          that takes the subscription id and answers <code>true</code>.
+          Solana’s PubSub API has a handful of methods that cover most needs. Each has a matching unsubscribe method that takes the subscription id and answers{' '}
+          <code>true</code>.
         </p>
         <div className="table-wrap">
           <table>
@@ -261,29 +248,55 @@ npx wscat -c ${SITE.wsUrl}
             </thead>
             <tbody>
               <tr>
-                <td><code>accountSubscribe</code></td>
-                <td>account public key; <code>commitment</code>, <code>encoding</code></td>
-                <td>the account’s lamports or data changed (same shape as <code>getAccountInfo</code>)</td>
+                <td>
+                  <code>accountSubscribe</code>
+                </td>
+                <td>
+                  account public key; <code>commitment</code>, <code>encoding</code>
+                </td>
+                <td>
+                  the account’s lamports or data changed (same shape as <code>getAccountInfo</code>)
+                </td>
               </tr>
               <tr>
-                <td><code>programSubscribe</code></td>
-                <td>program id; <code>commitment</code>, <code>encoding</code>, <code>filters</code></td>
-                <td>any account owned by the program changed: <code>{`{pubkey, account}`}</code></td>
+                <td>
+                  <code>programSubscribe</code>
+                </td>
+                <td>
+                  program id; <code>commitment</code>, <code>encoding</code>, <code>filters</code>
+                </td>
+                <td>
+                  any account owned by the program changed: <code>{`{pubkey, account}`}</code>
+                </td>
               </tr>
               <tr>
-                <td><code>logsSubscribe</code></td>
-                <td><code>"all"</code>, <code>"allWithVotes"</code> or <code>{`{mentions: [one pubkey]}`}</code>; <code>commitment</code></td>
-                <td>a transaction’s <code>signature</code>, <code>err</code> and <code>logs</code></td>
+                <td>
+                  <code>logsSubscribe</code>
+                </td>
+                <td>
+                  <code>"all"</code>, <code>"allWithVotes"</code> or <code>{`{mentions: [one pubkey]}`}</code>; <code>commitment</code>
+                </td>
+                <td>
+                  a transaction’s <code>signature</code>, <code>err</code> and <code>logs</code>
+                </td>
               </tr>
               <tr>
-                <td><code>signatureSubscribe</code></td>
-                <td>transaction signature; <code>commitment</code>, <code>enableReceivedNotification</code></td>
+                <td>
+                  <code>signatureSubscribe</code>
+                </td>
+                <td>
+                  transaction signature; <code>commitment</code>, <code>enableReceivedNotification</code>
+                </td>
                 <td>once, when the transaction reaches the commitment; then the subscription ends by itself</td>
               </tr>
               <tr>
-                <td><code>slotSubscribe</code></td>
+                <td>
+                  <code>slotSubscribe</code>
+                </td>
                 <td>none</td>
-                <td>every slot the node processes: <code>parent</code>, <code>root</code>, <code>slot</code></td>
+                <td>
+                  every slot the node processes: <code>parent</code>, <code>root</code>, <code>slot</code>
+                </td>
               </tr>
             </tbody>
           </table>
@@ -304,32 +317,27 @@ npx wscat -c ${SITE.wsUrl}
         <p>A few details that trip people up:</p>
         <ul>
           <li>
-            <strong>Encodings.</strong> Account data can come as <code>base58</code>, <code>base64</code>,{' '}
-            <code>base64+zstd</code> or <code>jsonParsed</code>. Solana’s documentation calls base58 slow; base64 is
-            the sensible default. <code>jsonParsed</code> works only for programs the node has a parser for (SPL Token,
-            Token-2022, Stake, Vote and a few others) and silently falls back to binary otherwise: check whether{' '}
-            <code>data</code> is a string.
+            <strong>Encodings.</strong> Account data can come as <code>base58</code>, <code>base64</code>, <code>base64+zstd</code> or <code>jsonParsed</code>.
+            Solana’s documentation calls base58 slow; base64 is the sensible default. <code>jsonParsed</code> works only for programs the node has a parser for
+            (SPL Token, Token-2022, Stake, Vote and a few others) and silently falls back to binary otherwise: check whether <code>data</code> is a string.
           </li>
           <li>
-            <strong>logsSubscribe gives you logs, not the transaction.</strong> The notification carries the signature,
-            the error (or <code>null</code>) and the log lines. To know the accounts and amounts you usually fetch the
-            transaction with HTTP <code>getTransaction</code>, which does not serve <code>processed</code>.
+            <strong>logsSubscribe gives you logs, not the transaction.</strong> The notification carries the signature, the error (or <code>null</code>) and the
+            log lines. To know the accounts and amounts you usually fetch the transaction with HTTP <code>getTransaction</code>, which does not serve{' '}
+            <code>processed</code>.
           </li>
           <li>
-            <strong>signatureSubscribe is one-shot</strong> and expects the transaction’s first signature. With{' '}
-            <code>enableReceivedNotification</code> you also get a <code>"receivedSignature"</code> notice when the node
-            receives the transaction, before it is processed.
+            <strong>signatureSubscribe is one-shot</strong> and expects the transaction’s first signature. With <code>enableReceivedNotification</code> you also
+            get a <code>"receivedSignature"</code> notice when the node receives the transaction, before it is processed.
           </li>
           <li>
-            <strong>More methods exist.</strong> <code>rootSubscribe</code>, <code>slotsUpdatesSubscribe</code> and{' '}
-            <code>voteSubscribe</code> serve specialised needs. <code>blockSubscribe</code> streams whole blocks but is
-            marked unstable and only works on a validator started with{' '}
+            <strong>More methods exist.</strong> <code>rootSubscribe</code>, <code>slotsUpdatesSubscribe</code> and <code>voteSubscribe</code> serve specialised
+            needs. <code>blockSubscribe</code> streams whole blocks but is marked unstable and only works on a validator started with{' '}
             <code>--rpc-pubsub-enable-block-subscription</code>, so not every endpoint offers it.
           </li>
         </ul>
         <p>
-          Tradewind’s stream has a different vocabulary because its unit is a trade, not an account. Every request is a
-          JSON object sent after authentication:
+          Tradewind’s stream has a different vocabulary because its unit is a trade, not an account. Every request is a JSON object sent after authentication:
         </p>
         <div className="table-wrap">
           <table>
@@ -341,104 +349,111 @@ npx wscat -c ${SITE.wsUrl}
             </thead>
             <tbody>
               <tr>
-                <td><code>{`{"subject":"basic.pumpfun"}`}</code></td>
-                <td>live trades of the subject; the answer <code>subscribed</code> names the subject’s last <code>seq</code></td>
+                <td>
+                  <code>{`{"subject":"basic.pumpfun"}`}</code>
+                </td>
+                <td>
+                  live trades of the subject; the answer <code>subscribed</code> names the subject’s last <code>seq</code>
+                </td>
               </tr>
               <tr>
-                <td><code>{`{"subject":…,"filter":{…}}`}</code></td>
+                <td>
+                  <code>{`{"subject":…,"filter":{…}}`}</code>
+                </td>
                 <td>only matching trades; sending a new filter replaces the old one in place, with no gap and no duplicate</td>
               </tr>
               <tr>
-                <td><code>{`{"subject":…,"resume_after":48213}`}</code></td>
-                <td>every trade after that <code>seq</code> you missed, then <code>replay_caught_up</code>, then live (every plan)</td>
+                <td>
+                  <code>{`{"subject":…,"resume_after":48213}`}</code>
+                </td>
+                <td>
+                  every trade after that <code>seq</code> you missed, then <code>replay_caught_up</code>, then live (every plan)
+                </td>
               </tr>
               <tr>
-                <td><code>{`{"subject":…,"replay":{"from":"2026-11-21T10:00:00Z"}}`}</code></td>
+                <td>
+                  <code>{`{"subject":…,"replay":{"from":"2026-11-21T10:00:00Z"}}`}</code>
+                </td>
                 <td>history from a time or a sequence, then live ({replayPlan.name})</td>
               </tr>
               <tr>
-                <td><code>{`{"unsubscribe":"basic.pumpfun"}`}</code></td>
+                <td>
+                  <code>{`{"unsubscribe":"basic.pumpfun"}`}</code>
+                </td>
                 <td>stop the subject; other subjects on the connection continue</td>
               </tr>
             </tbody>
           </table>
         </div>
         <p>
-          {starter.name} includes <code>basic.pumpfun</code> and <code>basic.bonk</code>; {plus.name} and {pro.name}{' '}
-          add <code>premium.pumpswap</code> and <code>premium.raydium</code>. A subject outside your plan is refused
-          with <code>subject_not_in_plan</code>, naming the cheapest plan that includes it, and the connection stays
-          open.
+          {starter.name} includes <code>basic.pumpfun</code> and <code>basic.bonk</code>; {plus.name} and {pro.name} add <code>premium.pumpswap</code> and{' '}
+          <code>premium.raydium</code>. A subject outside your plan is refused with <code>subject_not_in_plan</code>, naming the cheapest plan that includes it,
+          and the connection stays open.
         </p>
       </Section>
 
       <Section s={S.commitmentLevels}>
         <p>
-          Solana nodes see a block before the cluster agrees on it. The <strong>commitment</strong> you ask for decides
-          how far that agreement must have gone before a change is reported. There are three levels, from least to most
-          final:
+          Solana nodes see a block before the cluster agrees on it. The <strong>commitment</strong> you ask for decides how far that agreement must have gone
+          before a change is reported. There are three levels, from least to most final:
         </p>
         <ul>
           <li>
-            <code>processed</code>: the node’s most recent block. It is the fastest, and the block may still be skipped
-            by the cluster, so a change you see can disappear.
+            <code>processed</code>: the node’s most recent block. It is the fastest, and the block may still be skipped by the cluster, so a change you see can
+            disappear.
           </li>
           <li>
-            <code>confirmed</code>: a block voted on by a supermajority of the cluster (optimistic confirmation). Solana
-            recommends it for processing dependent transactions in series, as the balance of speed and rollback safety.
+            <code>confirmed</code>: a block voted on by a supermajority of the cluster (optimistic confirmation). Solana recommends it for processing dependent
+            transactions in series, as the balance of speed and rollback safety.
           </li>
           <li>
-            <code>finalized</code>: a block a supermajority of the cluster has confirmed as having reached maximum
-            lockout. It will not be rolled back; it is also the slowest level, trailing <code>confirmed</code>.
+            <code>finalized</code>: a block a supermajority of the cluster has confirmed as having reached maximum lockout. It will not be rolled back; it is
+            also the slowest level, trailing <code>confirmed</code>.
           </li>
         </ul>
         <p>
-          For subscriptions, an omitted commitment means <code>finalized</code>. That default surprises people who expect
-          “real time”: set the level explicitly on every request. Not every method supports every level:{' '}
-          <code>blockSubscribe</code> and HTTP <code>getTransaction</code> refuse <code>processed</code>, so a pipeline
-          that hears about a transaction at <code>processed</code> through <code>logsSubscribe</code> cannot fetch it
+          For subscriptions, an omitted commitment means <code>finalized</code>. That default surprises people who expect “real time”: set the level explicitly
+          on every request. Not every method supports every level: <code>blockSubscribe</code> and HTTP <code>getTransaction</code> refuse{' '}
+          <code>processed</code>, so a pipeline that hears about a transaction at <code>processed</code> through <code>logsSubscribe</code> cannot fetch it
           until it is at least confirmed.
         </p>
         <p>
-          A sensible split: watch prices, order flow and new tokens at <code>processed</code> or <code>confirmed</code>,
-          where a rare skipped block costs you a stale signal; confirm anything that moves money, such as your own
-          transaction landing, with <code>signatureSubscribe</code> at <code>confirmed</code> or{' '}
-          <code>finalized</code>.
+          A sensible split: watch prices, order flow and new tokens at <code>processed</code> or <code>confirmed</code>, where a rare skipped block costs you a
+          stale signal; confirm anything that moves money, such as your own transaction landing, with <code>signatureSubscribe</code> at <code>confirmed</code>{' '}
+          or <code>finalized</code>.
         </p>
         <p>
-          Every Tradewind trade states the level at which it was seen in its <code>commitment</code> field. It is the
-          level the ingest source subscribed at: the RPC source defaults to <code>confirmed</code> (because{' '}
-          <code>getTransaction</code> refuses <code>processed</code>), the Yellowstone gRPC source to{' '}
-          <code>processed</code>. A message is published once, at that level; it is not sent again when its block later
-          becomes final, and a <code>processed</code> trade whose block the cluster skips is not withdrawn. If your
-          strategy must only act on settled trades, check <code>commitment</code> and, for the decisive ones, confirm
-          the <code>signature</code> yourself.
+          Every Tradewind trade states the level at which it was seen in its <code>commitment</code> field. It is the level the ingest source subscribed at: the
+          RPC source defaults to <code>confirmed</code> (because <code>getTransaction</code> refuses <code>processed</code>), the Yellowstone gRPC source to{' '}
+          <code>processed</code>. A message is published once, at that level; it is not sent again when its block later becomes final, and a{' '}
+          <code>processed</code> trade whose block the cluster skips is not withdrawn. If your strategy must only act on settled trades, check{' '}
+          <code>commitment</code> and, for the decisive ones, confirm the <code>signature</code> yourself.
         </p>
       </Section>
 
       <Section s={S.filtering}>
         <p>
-          A subscription you do not filter sends you everything, and on Solana “everything” is a lot. Both APIs let the
-          server do the filtering, so the bytes never cross the network.
+          A subscription you do not filter sends you everything, and on Solana “everything” is a lot. Both APIs let the server do the filtering, so the bytes
+          never cross the network.
         </p>
         <h3>Solana: dataSize and memcmp</h3>
         <p>
-          <code>programSubscribe</code> (like HTTP <code>getProgramAccounts</code>) accepts <code>filters</code>, and an
-          account must pass <strong>all</strong> of them:
+          <code>programSubscribe</code> (like HTTP <code>getProgramAccounts</code>) accepts <code>filters</code>, and an account must pass <strong>all</strong>{' '}
+          of them:
         </p>
         <ul>
           <li>
             <code>dataSize</code> compares the length of the account’s data with a number.
           </li>
           <li>
-            <code>memcmp</code> compares bytes at an <code>offset</code> of the account’s data with <code>bytes</code>,
-            given as base58 (the default) or base64 with <code>encoding</code>; at most 128 decoded bytes.
+            <code>memcmp</code> compares bytes at an <code>offset</code> of the account’s data with <code>bytes</code>, given as base58 (the default) or base64
+            with <code>encoding</code>; at most 128 decoded bytes.
           </li>
         </ul>
         <p>
-          The classic example is token accounts. An account of the SPL Token program is exactly{' '}
-          <strong>165 bytes</strong>: the mint at offset 0, the owner at offset 32, then the amount and other fields. To
-          hear about every token account a wallet owns, subscribe to the Token program with a size filter and the
-          wallet’s key at offset 32; to watch every holder of one mint, put the mint at offset 0 instead:
+          The classic example is token accounts. An account of the SPL Token program is exactly <strong>165 bytes</strong>: the mint at offset 0, the owner at
+          offset 32, then the amount and other fields. To hear about every token account a wallet owns, subscribe to the Token program with a size filter and
+          the wallet’s key at offset 32; to watch every holder of one mint, put the mint at offset 0 instead:
         </p>
         <Code
           label="programSubscribe: token accounts of one wallet"
@@ -461,22 +476,19 @@ npx wscat -c ${SITE.wsUrl}
 `}
         />
         <p>
-          Two caveats. The 165-byte size describes the original Token program’s accounts; a Token-2022 account that
-          carries extensions is longer, so subscribe to the Token-2022 program separately and filter on the owner alone.
-          That matters for memecoins: newer Pump.fun tokens are Token-2022 mints (their CREATE messages name the token
-          program in <code>token_program</code>).
-          And keep the size filter even when <code>memcmp</code> looks sufficient: it excludes the program’s accounts
-          with other layouts (a mint is 82 bytes, a multisig account 355), whose bytes at offset 32 mean something
-          else.
+          Two caveats. The 165-byte size describes the original Token program’s accounts; a Token-2022 account that carries extensions is longer, so subscribe
+          to the Token-2022 program separately and filter on the owner alone. That matters for memecoins: newer Pump.fun tokens are Token-2022 mints (their
+          CREATE messages name the token program in <code>token_program</code>). And keep the size filter even when <code>memcmp</code> looks sufficient: it
+          excludes the program’s accounts with other layouts (a mint is 82 bytes, a multisig account 355), whose bytes at offset 32 mean something else.
         </p>
         <p>
-          <code>logsSubscribe</code> has only one filter, <code>mentions</code>, and it takes a single public key per
-          subscription: listing two is an error. To follow four programs you open four subscriptions.
+          <code>logsSubscribe</code> has only one filter, <code>mentions</code>, and it takes a single public key per subscription: listing two is an error. To
+          follow four programs you open four subscriptions.
         </p>
         <h3>Tradewind: filters on decoded fields</h3>
         <p>
-          Tradewind’s filters work on the decoded trade instead of raw bytes. Add a <code>filter</code> object to a
-          subscribe request; every key is optional and every key you give must match:
+          Tradewind’s filters work on the decoded trade instead of raw bytes. Add a <code>filter</code> object to a subscribe request; every key is optional and
+          every key you give must match:
         </p>
         <Code
           label="a filtered subscription"
@@ -487,60 +499,54 @@ npx wscat -c ${SITE.wsUrl}
         />
         <ul>
           <li>
-            <code>mints</code>: the trade’s token mints (on LaunchLab and PumpSwap both the base and quote mint, on
-            Raydium CPMM the input, output and pool mints).
+            <code>mints</code>: the trade’s token mints (on LaunchLab and PumpSwap both the base and quote mint, on Raydium CPMM the input, output and pool
+            mints).
           </li>
           <li>
             <code>accounts</code>: the trader, the creator and the pool (bonding curve, pool state or pool).
           </li>
           <li>
-            <code>types</code>: <code>transaction_type</code> values of the subject; <code>["CREATE"]</code> gives you
-            new tokens only, <code>["MIGRATE"]</code> graduations.
+            <code>types</code>: <code>transaction_type</code> values of the subject; <code>["CREATE"]</code> gives you new tokens only, <code>["MIGRATE"]</code>{' '}
+            graduations.
           </li>
           <li>
-            <code>min_sol</code>: the trade’s SOL amount, compared exactly in lamports. A trade with no SOL side never
-            passes a <code>min_sol</code> above zero.
+            <code>min_sol</code>: the trade’s SOL amount, compared exactly in lamports. A trade with no SOL side never passes a <code>min_sol</code> above zero.
           </li>
         </ul>
         <p>
-          Each list holds up to 1,000 entries. A malformed filter (an unknown key, a string that is not a base58 public
-          key, an empty list, a type the subject does not have) is refused with <code>bad_filter</code>, which says which
-          value is wrong, and the subscription keeps its previous filter. Sending a new filter for a subscribed subject
-          replaces the old one in place: the next message is judged by the new filter, with no gap and no duplicate,
-          which lets a bot widen or narrow its watch list without reconnecting. <code>{`"filter": null`}</code> removes
-          it.
+          Each list holds up to 1,000 entries. A malformed filter (an unknown key, a string that is not a base58 public key, an empty list, a type the subject
+          does not have) is refused with <code>bad_filter</code>, which says which value is wrong, and the subscription keeps its previous filter. Sending a new
+          filter for a subscribed subject replaces the old one in place: the next message is judged by the new filter, with no gap and no duplicate, which lets
+          a bot widen or narrow its watch list without reconnecting. <code>{`"filter": null`}</code> removes it.
         </p>
       </Section>
 
       <Section s={S.connectionManagement}>
         <p>
-          Every long-lived connection ends eventually: a deployment restarts the server, a laptop changes networks, a
-          proxy drops an idle socket, credentials expire. A client is production-ready when it survives these without
-          losing data or hammering the server. Four parts do that work.
+          Every long-lived connection ends eventually: a deployment restarts the server, a laptop changes networks, a proxy drops an idle socket, credentials
+          expire. A client is production-ready when it survives these without losing data or hammering the server. Four parts do that work.
         </p>
         <h3>1. Know when the link is dead</h3>
         <p>
-          A TCP connection can die without either side hearing about it. Tradewind’s server pings every connection every
-          10 seconds and drops one that misses two pongs (standard WebSocket clients answer pings automatically), and it
-          sends a subscribed client a <code>{`{"type":"heartbeat","slot":…,"seq":…,"subjects":{…}}`}</code> after 5
-          quiet seconds. So on the client side, 15 seconds without any frame at all means the link is gone. The
-          heartbeat also tells a quiet market (heartbeats arrive, <code>seq</code> unchanged) from a dead stream (nothing
-          arrives). On Solana’s RPC WebSocket a <code>slotSubscribe</code> gives the same kind of steady traffic: a
-          slot is expected every 400 milliseconds, so a silent connection is a broken one.
+          A TCP connection can die without either side hearing about it. Tradewind’s server pings every connection every 10 seconds and drops one that misses
+          two pongs (standard WebSocket clients answer pings automatically), and it sends a subscribed client a{' '}
+          <code>{`{"type":"heartbeat","slot":…,"seq":…,"subjects":{…}}`}</code> after 5 quiet seconds. So on the client side, 15 seconds without any frame at
+          all means the link is gone. The heartbeat also tells a quiet market (heartbeats arrive, <code>seq</code> unchanged) from a dead stream (nothing
+          arrives). On Solana’s RPC WebSocket a <code>slotSubscribe</code> gives the same kind of steady traffic: a slot is expected every 400 milliseconds, so
+          a silent connection is a broken one.
         </p>
         <h3>2. Retry with exponential backoff, and stop eventually</h3>
         <p>
-          Reconnect with a delay that starts at 1,000 ms and doubles after each failed attempt, capped at 30,000 ms:
-          1 s, 2 s, 4 s, 8 s, 16 s, then 30 s. Reset the count after a connection that authenticated successfully. Give
-          up after 10 consecutive failures and report it, rather than retrying for ever against a problem only a human
-          can fix. Add a little random jitter if you run many clients, so they do not all return in the same second
-          after an outage.
+          Reconnect with a delay that starts at 1,000 ms and doubles after each failed attempt, capped at 30,000 ms: 1 s, 2 s, 4 s, 8 s, 16 s, then 30 s. Reset
+          the count after a connection that authenticated successfully. Give up after 10 consecutive failures and report it, rather than retrying for ever
+          against a problem only a human can fix. Add a little random jitter if you run many clients, so they do not all return in the same second after an
+          outage.
         </p>
         <h3>3. Do not retry what cannot succeed</h3>
         <p>
-          Close codes say why a connection ended. On Tradewind, 4401 means the credentials were refused and 4400 means
-          the request was malformed: retrying the same thing fails again. Everything else is worth a retry with backoff.
-          The table lists each close code, the error codes the server sends before it, and what to do:
+          Close codes say why a connection ended. On Tradewind, 4401 means the credentials were refused and 4400 means the request was malformed: retrying the
+          same thing fails again. Everything else is worth a retry with backoff. The table lists each close code, the error codes the server sends before it,
+          and what to do:
         </p>
         <div className="table-wrap">
           <table>
@@ -566,17 +572,15 @@ npx wscat -c ${SITE.wsUrl}
         </div>
         <h3>4. Resume where you stopped</h3>
         <p>
-          On Solana’s RPC WebSocket a reconnect starts from scratch: subscribe again (the new subscription ids differ
-          from the old ones) and fetch what you missed over HTTP, for example with <code>getSignaturesForAddress</code>{' '}
-          and <code>until</code> set to the last signature you processed. On Tradewind, remember the <code>seq</code> of
-          the last trade you handled and subscribe with <code>resume_after</code>; the server sends every trade you
-          missed, once and in order, then continues live. Every plan can resume from the last 5 minutes; {replayPlan.name}{' '}
-          can resume from anywhere in the stream’s retention. Beyond the window the server answers{' '}
-          <code>resume_too_old</code> with <code>oldest_seq</code>, so you know exactly which range is lost.
+          On Solana’s RPC WebSocket a reconnect starts from scratch: subscribe again (the new subscription ids differ from the old ones) and fetch what you
+          missed over HTTP, for example with <code>getSignaturesForAddress</code> and <code>until</code> set to the last signature you processed. On Tradewind,
+          remember the <code>seq</code> of the last trade you handled and subscribe with <code>resume_after</code>; the server sends every trade you missed,
+          once and in order, then continues live. Every plan can resume from the last 5 minutes; {replayPlan.name} can resume from anywhere in the stream’s
+          retention. Beyond the window the server answers <code>resume_too_old</code> with <code>oldest_seq</code>, so you know exactly which range is lost.
         </p>
         <p>
-          Here are all four together, in TypeScript, for Tradewind’s stream. The same <code>backoffMs</code> and attempt
-          budget work for a Solana RPC client, as the next section shows.
+          Here are all four together, in TypeScript, for Tradewind’s stream. The same <code>backoffMs</code> and attempt budget work for a Solana RPC client, as
+          the next section shows.
         </p>
         <Code
           label="reconnect.ts (Node.js 20+, npm install ws @nats-io/nkeys; run with npx tsx reconnect.ts)"
@@ -664,54 +668,53 @@ connect();
 `}
         />
         <p>
-          In Node.js you can also use <code>@tradewind/client</code>, the TypeScript client that ships with the WebSocket
-          starter template. It implements the same policy (1 s doubling to 30 s, 10 consecutive failed attempts, the
-          15-second watchdog, resume by <code>seq</code>) and reports a lost range as a typed <code>gap</code> event
-          instead of a log line.
+          In Node.js you can also use <code>@tradewind/client</code>, the TypeScript client that ships with the WebSocket starter template. It implements the
+          same policy (1 s doubling to 30 s, 10 consecutive failed attempts, the 15-second watchdog, resume by <code>seq</code>) and reports a lost range as a
+          typed <code>gap</code> event instead of a log line.
         </p>
       </Section>
 
       <Section s={S.productionExamples}>
         <h3>How Tradewind itself uses Solana’s RPC WebSocket</h3>
-        <p>
-          Tradewind’s ingest service can read the chain from any plain RPC provider, and its design is a useful
-          template for anyone building on PubSub:
-        </p>
+        <p>Tradewind’s ingest service can read the chain from any plain RPC provider, and its design is a useful template for anyone building on PubSub:</p>
         <ul>
           <li>
-            <strong>One <code>logsSubscribe</code> per program</strong>, with <code>mentions</code> set to that program’s
-            id, because <code>mentions</code> takes a single key. Failed transactions (<code>err</code> not null) are
-            skipped and counted.
+            <strong>
+              One <code>logsSubscribe</code> per program
+            </strong>
+            , with <code>mentions</code> set to that program’s id, because <code>mentions</code> takes a single key. Failed transactions (<code>err</code> not
+            null) are skipped and counted.
           </li>
           <li>
-            <strong>A <code>slotSubscribe</code></strong> alongside, for two reasons: it tells how far the node’s tip is
-            ahead of the last processed transaction (a lag metric), and its steady traffic makes a silent connection
-            easy to spot. After 30 seconds without data the connection is dropped and reopened.
+            <strong>
+              A <code>slotSubscribe</code>
+            </strong>{' '}
+            alongside, for two reasons: it tells how far the node’s tip is ahead of the last processed transaction (a lag metric), and its steady traffic makes
+            a silent connection easy to spot. After 30 seconds without data the connection is dropped and reopened.
           </li>
           <li>
-            <strong>HTTP <code>getTransaction</code></strong> for each notified signature, in <code>base64</code> with{' '}
-            <code>maxSupportedTransactionVersion</code> set (without it, versioned transactions are refused). Up to 16
-            fetches run at once, but results are handed on in notification order.
+            <strong>
+              HTTP <code>getTransaction</code>
+            </strong>{' '}
+            for each notified signature, in <code>base64</code> with <code>maxSupportedTransactionVersion</code> set (without it, versioned transactions are
+            refused). Up to 16 fetches run at once, but results are handed on in notification order.
           </li>
           <li>
-            <strong>Gap filling</strong> after every reconnect: for each program, <code>getSignaturesForAddress</code>{' '}
-            with <code>until</code> set to the last signature processed, paged, merged with new notifications in slot
-            order, so nothing is missed and nothing is processed twice.
+            <strong>Gap filling</strong> after every reconnect: for each program, <code>getSignaturesForAddress</code> with <code>until</code> set to the last
+            signature processed, paged, merged with new notifications in slot order, so nothing is missed and nothing is processed twice.
           </li>
           <li>
-            <strong>A checkpoint</strong> of the last published slot and signature, written every second, so a
-            restarted process continues where the previous one stopped.
+            <strong>A checkpoint</strong> of the last published slot and signature, written every second, so a restarted process continues where the previous
+            one stopped.
           </li>
         </ul>
         <p>
-          That is roughly what any serious PubSub consumer ends up with. It costs one HTTP request per transaction; the
-          alternative is a Yellowstone gRPC stream, which delivers whole transactions and resumes from a slot (Tradewind
-          supports both sources).
+          That is roughly what any serious PubSub consumer ends up with. It costs one HTTP request per transaction; the alternative is a Yellowstone gRPC
+          stream, which delivers whole transactions and resumes from a slot (Tradewind supports both sources).
         </p>
         <h3>A resilient RPC PubSub client</h3>
         <p>
-          The core of such a consumer is a client that remembers what it subscribed to and subscribes again after every
-          reconnect, using the same backoff rule:
+          The core of such a consumer is a client that remembers what it subscribed to and subscribes again after every reconnect, using the same backoff rule:
         </p>
         <Code
           label="pubsub.ts (Node.js 20+, npm install ws)"
@@ -797,9 +800,8 @@ client.connect();
         />
         <h3>A new-token watcher on Tradewind</h3>
         <p>
-          The same job on Tradewind needs no transaction fetching and no decoding: subscribe to both launchpad subjects
-          with a filter for CREATE messages, and each new token arrives with its mint, name, symbol, metadata URI and
-          creator. This is a Starter-plan example (both subjects are included for free):
+          The same job on Tradewind needs no transaction fetching and no decoding: subscribe to both launchpad subjects with a filter for CREATE messages, and
+          each new token arrives with its mint, name, symbol, metadata URI and creator. This is a Starter-plan example (both subjects are included for free):
         </p>
         <Code
           label="new-tokens.ts (@tradewind/client, shipped with the WebSocket starter template)"
@@ -832,9 +834,8 @@ for await (const t of client.trades()) {
         />
         <h3>Following one wallet across venues</h3>
         <p>
-          To copy-watch a wallet, put it in <code>accounts</code> and subscribe to every subject your plan includes; add{' '}
-          <code>min_sol</code> to ignore dust. On {plus.name} and {pro.name} that follows the wallet from the bonding
-          curves to PumpSwap and Raydium CPMM:
+          To copy-watch a wallet, put it in <code>accounts</code> and subscribe to every subject your plan includes; add <code>min_sol</code> to ignore dust. On{' '}
+          {plus.name} and {pro.name} that follows the wallet from the bonding curves to PumpSwap and Raydium CPMM:
         </p>
         <Code
           label="requests after authentication"
@@ -848,29 +849,26 @@ for await (const t of client.trades()) {
         />
         <h3>Confirming your own transaction</h3>
         <p>
-          A bot that trades sends its own transactions through an RPC provider (Tradewind is read-only). To learn when
-          one lands, open <code>signatureSubscribe</code> for its first signature at <code>confirmed</code> before you
-          send it, so there is no window in which the notification can be missed; a <code>null</code>{' '}
-          <code>err</code> means it succeeded, an error object means it landed and failed. If the transaction’s
-          blockhash expires with no notification, check it once with <code>getSignatureStatuses</code>; a transaction
-          that never landed can be rebuilt with a fresh blockhash and sent again.
+          A bot that trades sends its own transactions through an RPC provider (Tradewind is read-only). To learn when one lands, open{' '}
+          <code>signatureSubscribe</code> for its first signature at <code>confirmed</code> before you send it, so there is no window in which the notification
+          can be missed; a <code>null</code> <code>err</code> means it succeeded, an error object means it landed and failed. If the transaction’s blockhash
+          expires with no notification, check it once with <code>getSignatureStatuses</code>; a transaction that never landed can be rebuilt with a fresh
+          blockhash and sent again.
         </p>
       </Section>
 
       <Section s={S.performance}>
         <p>
-          Speed claims about WebSocket feeds are easy to make and hard to check, so this section quotes only what we
-          measured, with the date, the machine and the baseline.
+          Speed claims about WebSocket feeds are easy to make and hard to check, so this section quotes only what we measured, with the date, the machine and
+          the baseline.
         </p>
         <p>
-          Tradewind’s repository contains a benchmark that runs the WebSocket server against plain NATS subscribers in
-          one run: it publishes a real 1,091-byte Pump.fun buy to <code>basic.pumpfun</code> at fixed rates and measures
-          how WebSocket clients receive it compared with <strong>nats-server’s own fan-out</strong> of the same messages
-          to the same number of core subscribers. Latency runs from the publish time written into the message to the
-          moment a subscriber reads it; it does not include the time from the chain to the publisher. Measured on{' '}
-          <strong>2026-11-25</strong> on a 2-core development machine (Node.js 20, nats-server 2.9.10), where
-          subscribers, servers and publisher share the two cores, so absolute figures drift 2–3× between runs and the
-          ratios are the meaningful part:
+          Tradewind’s repository contains a benchmark that runs the WebSocket server against plain NATS subscribers in one run: it publishes a real 1,091-byte
+          Pump.fun buy to <code>basic.pumpfun</code> at fixed rates and measures how WebSocket clients receive it compared with{' '}
+          <strong>nats-server’s own fan-out</strong> of the same messages to the same number of core subscribers. Latency runs from the publish time written
+          into the message to the moment a subscriber reads it; it does not include the time from the chain to the publisher. Measured on{' '}
+          <strong>2026-11-25</strong> on a 2-core development machine (Node.js 20, nats-server 2.9.10), where subscribers, servers and publisher share the two
+          cores, so absolute figures drift 2–3× between runs and the ratios are the meaningful part:
         </p>
         <div className="table-wrap">
           <table>
@@ -911,32 +909,30 @@ for await (const t of client.trades()) {
           </table>
         </div>
         <p>
-          “Kept up” means every subscriber received every message within one second of the publisher stopping; a
-          delivery is one message to one subscriber. Read honestly, the numbers say three things. The WebSocket path
-          costs about a quarter of a millisecond more than core NATS at the median (0.51 against 0.27 ms), the price of
-          reading from a durable stream with sequence numbers. Its tail latency was lower than nats-server’s in this
-          run. And our own target of a p99 at or under 1.3 ms for one subscriber was not met on this shared machine
-          (5.2 ms), nor by nats-server’s core subscribers in the same run (16.3 ms). The same one-subscriber step on the
-          machine with nothing else running gave 0.37 / 2.89 / 15.95 ms against nats-server’s 0.25 / 11.20 / 21.34 ms.
+          “Kept up” means every subscriber received every message within one second of the publisher stopping; a delivery is one message to one subscriber. Read
+          honestly, the numbers say three things. The WebSocket path costs about a quarter of a millisecond more than core NATS at the median (0.51 against 0.27
+          ms), the price of reading from a durable stream with sequence numbers. Its tail latency was lower than nats-server’s in this run. And our own target
+          of a p99 at or under 1.3 ms for one subscriber was not met on this shared machine (5.2 ms), nor by nats-server’s core subscribers in the same run
+          (16.3 ms). The same one-subscriber step on the machine with nothing else running gave 0.37 / 2.89 / 15.95 ms against nats-server’s 0.25 / 11.20 /
+          21.34 ms.
         </p>
         <p>What you control on the client side matters as much as the server:</p>
         <ul>
           <li>
-            <strong>Keep the read loop fast.</strong> Parse, enqueue, return. Do slow work (database writes, RPC calls,
-            signing) in a worker with its own bounded queue. Tradewind disconnects a client with 4413 once more than
-            8 MiB are queued for it, rather than buffering without limit.
+            <strong>Keep the read loop fast.</strong> Parse, enqueue, return. Do slow work (database writes, RPC calls, signing) in a worker with its own
+            bounded queue. Tradewind disconnects a client with 4413 once more than 8 MiB are queued for it, rather than buffering without limit.
           </li>
           <li>
-            <strong>Filter on the server.</strong> A <code>mints</code> or <code>min_sol</code> filter cuts the bytes you
-            receive and parse. On Solana, <code>dataSize</code> and <code>memcmp</code> do the same for account streams.
+            <strong>Filter on the server.</strong> A <code>mints</code> or <code>min_sol</code> filter cuts the bytes you receive and parse. On Solana,{' '}
+            <code>dataSize</code> and <code>memcmp</code> do the same for account streams.
           </li>
           <li>
-            <strong>Choose encodings deliberately.</strong> base58 is slow to produce and to decode; base64 (or{' '}
-            <code>base64+zstd</code> for large accounts) is cheaper, <code>jsonParsed</code> convenient but larger.
+            <strong>Choose encodings deliberately.</strong> base58 is slow to produce and to decode; base64 (or <code>base64+zstd</code> for large accounts) is
+            cheaper, <code>jsonParsed</code> convenient but larger.
           </li>
           <li>
-            <strong>Avoid firehoses you do not need.</strong> <code>logsSubscribe</code> with <code>"all"</code> reports
-            every non-vote transaction on the cluster.
+            <strong>Avoid firehoses you do not need.</strong> <code>logsSubscribe</code> with <code>"all"</code> reports every non-vote transaction on the
+            cluster.
           </li>
           <li>
             <strong>Run close to the source.</strong> Network distance to the server adds to every figure above.
@@ -946,36 +942,31 @@ for await (const t of client.trades()) {
 
       <Section s={S.migrationFromPolling}>
         <p>
-          Many projects start by polling: every few seconds, call <code>getSignaturesForAddress</code> for a program or
-          wallet, then <code>getTransaction</code> for each new signature. It is simple and it works, but it has three
-          costs. Latency is half the polling interval on average, before any processing. Every poll spends request quota
-          even when nothing happened. And the loop has to track the last signature it saw, page through bursts and cope
-          with rate limits.
+          Many projects start by polling: every few seconds, call <code>getSignaturesForAddress</code> for a program or wallet, then <code>getTransaction</code>{' '}
+          for each new signature. It is simple and it works, but it has three costs. Latency is half the polling interval on average, before any processing.
+          Every poll spends request quota even when nothing happened. And the loop has to track the last signature it saw, page through bursts and cope with
+          rate limits.
         </p>
         <p>Moving to a subscription does not mean throwing the poller away. The safest migration keeps it as the backfill:</p>
         <ol>
           <li>
-            <strong>Make processing idempotent.</strong> Key everything you store by signature (and, for trades, the
-            instruction’s position), so handling a transaction twice is harmless.
+            <strong>Make processing idempotent.</strong> Key everything you store by signature (and, for trades, the instruction’s position), so handling a
+            transaction twice is harmless.
           </li>
           <li>
-            <strong>Add the subscription</strong> (<code>logsSubscribe</code> with <code>mentions</code>, or{' '}
-            <code>accountSubscribe</code> for a handful of accounts) and feed its notifications into the same processing
-            path as the poller.
+            <strong>Add the subscription</strong> (<code>logsSubscribe</code> with <code>mentions</code>, or <code>accountSubscribe</code> for a handful of
+            accounts) and feed its notifications into the same processing path as the poller.
           </li>
           <li>
-            <strong>Turn the poller into a gap filler.</strong> Run it once at start and once after every reconnect, with{' '}
-            <code>until</code> set to the last signature processed, instead of on a timer.
+            <strong>Turn the poller into a gap filler.</strong> Run it once at start and once after every reconnect, with <code>until</code> set to the last
+            signature processed, instead of on a timer.
           </li>
           <li>
-            <strong>Measure, then retire the timer.</strong> Compare what each path delivered for a few days; when the
-            subscription plus gap filling misses nothing, stop the periodic polling.
+            <strong>Measure, then retire the timer.</strong> Compare what each path delivered for a few days; when the subscription plus gap filling misses
+            nothing, stop the periodic polling.
           </li>
         </ol>
-        <p>
-          If what you poll for is trades on the launchpads, PumpSwap or Raydium CPMM, the migration can skip the fetching
-          and decoding entirely:
-        </p>
+        <p>If what you poll for is trades on the launchpads, PumpSwap or Raydium CPMM, the migration can skip the fetching and decoding entirely:</p>
         <Code
           label="before: polling (sketch)"
           lang="ts"
@@ -1001,8 +992,8 @@ ws.send(JSON.stringify(lastSeq === null ? { subject: 'basic.pumpfun' } : { subje
 `}
         />
         <p>
-          The idempotency rule still applies: de-duplicate by <code>signature</code> plus{' '}
-          <code>instruction_path</code>, since one transaction can contain several trades.
+          The idempotency rule still applies: de-duplicate by <code>signature</code> plus <code>instruction_path</code>, since one transaction can contain
+          several trades.
         </p>
       </Section>
 
@@ -1040,7 +1031,9 @@ ws.send(JSON.stringify(lastSeq === null ? { subject: 'basic.pumpfun' } : { subje
               <tr>
                 <td>Tradewind WebSocket (port 9223)</td>
                 <td>decoded trades of Pump.fun, LetsBonk.fun, PumpSwap, Raydium CPMM as JSON</td>
-                <td><code>resume_after</code> the last <code>seq</code></td>
+                <td>
+                  <code>resume_after</code> the last <code>seq</code>
+                </td>
                 <td>bots, alerts and analytics on those venues, in any language</td>
               </tr>
               <tr>
@@ -1053,37 +1046,37 @@ ws.send(JSON.stringify(lastSeq === null ? { subject: 'basic.pumpfun' } : { subje
           </table>
         </div>
         <p>
-          The honest boundary: Tradewind covers four programs. If you need arbitrary accounts, other DEXs, NFT
-          marketplaces or your own program, use the RPC WebSocket or Yellowstone and decode yourself. If you trade or
-          analyse launchpad tokens and the AMMs they graduate to, a decoded stream saves you the fetching, the decoding,
-          the IDL upgrades and the gap filling described above.
+          The honest boundary: Tradewind covers four programs. If you need arbitrary accounts, other DEXs, NFT marketplaces or your own program, use the RPC
+          WebSocket or Yellowstone and decode yourself. If you trade or analyse launchpad tokens and the AMMs they graduate to, a decoded stream saves you the
+          fetching, the decoding, the IDL upgrades and the gap filling described above.
         </p>
       </Section>
 
       <Section s={S.conclusion}>
         <p>
-          Solana’s RPC WebSocket is a general tool: five core methods, three commitment levels, byte-level filters, and
-          no memory of what you missed. Used well, it needs an explicit commitment on every request, one{' '}
-          <code>logsSubscribe</code> per address, filters such as <code>dataSize</code> 165 with <code>memcmp</code>{' '}
-          for token accounts, a watchdog, a reconnect policy with exponential backoff (up to 10 attempts, from 1 second
-          to 30 seconds) and an HTTP backfill after every reconnect. Tradewind’s stream is a specialised tool on top of
-          it: decoded trades, server-side filters on decoded fields, and resume by sequence so a reconnect loses nothing.
+          Solana’s RPC WebSocket is a general tool: five core methods, three commitment levels, byte-level filters, and no memory of what you missed. Used well,
+          it needs an explicit commitment on every request, one <code>logsSubscribe</code> per address, filters such as <code>dataSize</code> 165 with{' '}
+          <code>memcmp</code> for token accounts, a watchdog, a reconnect policy with exponential backoff (up to 10 attempts, from 1 second to 30 seconds) and
+          an HTTP backfill after every reconnect. Tradewind’s stream is a specialised tool on top of it: decoded trades, server-side filters on decoded fields,
+          and resume by sequence so a reconnect loses nothing.
         </p>
         <p>
-          To try the stream, start on the free {starter.name} plan, which carries every Pump.fun and LetsBonk.fun trade,
-          and compare the paid plans on the <Link to="/pricing">pricing page</Link>. The{' '}
-          <Link to="/how-it-works">how it works</Link> page walks through the three steps from sign-in to your first
-          message, with the starter templates; the complete protocol reference is in the{' '}
-          <Link to="/dashboard/docs">API documentation</Link> once you are signed in. For the market these trades come
-          from, read our <Link to="/solana-memecoin">guide to Solana memecoins</Link>.
+          To try the stream, start on the free {starter.name} plan, which carries every Pump.fun and LetsBonk.fun trade, and compare the paid plans on the{' '}
+          <Link to="/pricing">pricing page</Link>. The <Link to="/how-it-works">how it works</Link> page walks through the three steps from sign-in to your
+          first message, with the starter templates; the complete protocol reference is in the <Link to="/dashboard/docs">API documentation</Link> once you are
+          signed in. For the market these trades come from, read our <Link to="/solana-memecoin">guide to Solana memecoins</Link>.
         </p>
         <Note title="Sources">
           <p>
             Solana RPC methods and parameters:{' '}
-            <a href="https://solana.com/docs/rpc/websocket" rel="noopener noreferrer">solana.com/docs/rpc/websocket</a>;
-            commitment levels and filter criteria:{' '}
-            <a href="https://solana.com/docs/rpc" rel="noopener noreferrer">solana.com/docs/rpc</a>; token account
-            layout:{' '}
+            <a href="https://solana.com/docs/rpc/websocket" rel="noopener noreferrer">
+              solana.com/docs/rpc/websocket
+            </a>
+            ; commitment levels and filter criteria:{' '}
+            <a href="https://solana.com/docs/rpc" rel="noopener noreferrer">
+              solana.com/docs/rpc
+            </a>
+            ; token account layout:{' '}
             <a href="https://solana.com/developers/guides/javascript/get-program-accounts" rel="noopener noreferrer">
               Solana’s getProgramAccounts guide
             </a>

@@ -1,9 +1,4 @@
-import {
-  CREDENTIALS_LOAD_FAILED,
-  CREDENTIALS_REFRESH_FAILED,
-  CREDENTIALS_WAIT_HINT,
-  REFRESH_PAGE_LABEL,
-} from './credentials-errors';
+import { CREDENTIALS_LOAD_FAILED, CREDENTIALS_REFRESH_FAILED, CREDENTIALS_WAIT_HINT, REFRESH_PAGE_LABEL } from './credentials-errors';
 
 /** Reloads the whole page (the "Refresh Page" button). */
 export function reloadPage(): void {

@@ -8,8 +8,14 @@ import { displayName, planLabel } from '../../lib/user';
 import { useToast } from '../../components/Toast';
 import { useAuth } from '../../session/session';
 import {
-  CHECKOUT_FIRST_REFRESH_MS, CHECKOUT_TOAST_MS, dashboardGate, fromPaymentRedirect, pollForPlanChange, readCheckoutReturn,
-  waitForUserPlan, withoutCheckoutParams,
+  CHECKOUT_FIRST_REFRESH_MS,
+  CHECKOUT_TOAST_MS,
+  dashboardGate,
+  fromPaymentRedirect,
+  pollForPlanChange,
+  readCheckoutReturn,
+  waitForUserPlan,
+  withoutCheckoutParams,
 } from '../../lib/gating';
 import './dashboard.css';
 
@@ -72,20 +78,33 @@ function useCheckoutReturn(): number {
     if (!pending) return;
     if (!toasted.current) {
       toasted.current = true;
-      toast({ kind: 'success', title: pending.title, durationMs: CHECKOUT_TOAST_MS, message: pending.kind === 'checkout' ? 'Stripe has confirmed the payment. Your plan updates here in a few seconds.' : undefined });
+      toast({
+        kind: 'success',
+        title: pending.title,
+        durationMs: CHECKOUT_TOAST_MS,
+        message: pending.kind === 'checkout' ? 'Stripe has confirmed the payment. Your plan updates here in a few seconds.' : undefined,
+      });
       navigate({ pathname: location.pathname, search: withoutCheckoutParams(new URLSearchParams(location.search)) }, { replace: true });
     }
     const controller = new AbortController();
     void (async () => {
       await new Promise((resolve) => setTimeout(resolve, CHECKOUT_FIRST_REFRESH_MS));
       if (controller.signal.aborted) return;
-      const billed = await pollForPlanChange(before, async () => apiFetch<Subscription>('/api/get-subscription', { token: await accessToken(), signal: controller.signal }), { signal: controller.signal });
+      const billed = await pollForPlanChange(
+        before,
+        async () => apiFetch<Subscription>('/api/get-subscription', { token: await accessToken(), signal: controller.signal }),
+        { signal: controller.signal },
+      );
       if (controller.signal.aborted) return;
       if (billed.changed && billed.last) {
-        await waitForUserPlan(billed.last.tier, async () => {
-          const next = await reloadUser();
-          return next ? { tier: next.plan ?? next.metadata.tier ?? null } : null;
-        }, { signal: controller.signal });
+        await waitForUserPlan(
+          billed.last.tier,
+          async () => {
+            const next = await reloadUser();
+            return next ? { tier: next.plan ?? next.metadata.tier ?? null } : null;
+          },
+          { signal: controller.signal },
+        );
       } else {
         try {
           await reloadUser();
@@ -179,15 +198,7 @@ export function sectionLabel(pathname: string): string {
  * button, the section's name, the notification bell and the avatar (a link to the profile); wider,
  * the bell alone (dashboard.css hides the rest), since the sidebar shows them.
  */
-function DashboardTopBar({
-  open,
-  menuButton,
-  onToggleMenu,
-}: {
-  open: boolean;
-  menuButton: RefObject<HTMLButtonElement | null>;
-  onToggleMenu: () => void;
-}) {
+function DashboardTopBar({ open, menuButton, onToggleMenu }: { open: boolean; menuButton: RefObject<HTMLButtonElement | null>; onToggleMenu: () => void }) {
   const { user } = useAuth();
   const location = useLocation();
   return (

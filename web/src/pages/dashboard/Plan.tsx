@@ -192,8 +192,8 @@ export default function PlanPage() {
           </dl>
           {sub?.cancel_at_period_end ? (
             <p className="alert alert-warning" role="status">
-              Your {plan.name} plan is cancelled and ends {cancelAt ? `on ${cancelAt}` : 'at the end of the billing period'}. Until then nothing changes; afterwards the
-              account returns to Starter. You can undo this in Manage billing.
+              Your {plan.name} plan is cancelled and ends {cancelAt ? `on ${cancelAt}` : 'at the end of the billing period'}. Until then nothing changes;
+              afterwards the account returns to Starter. You can undo this in Manage billing.
             </p>
           ) : null}
           {sub?.status === 'past_due' ? (
@@ -225,7 +225,9 @@ export default function PlanPage() {
             </Link>
           </div>
           {paid ? (
-            <p className="muted dash-small">Manage billing opens Stripe’s billing portal: change your card, download invoices, downgrade to Starter or cancel.</p>
+            <p className="muted dash-small">
+              Manage billing opens Stripe’s billing portal: change your card, download invoices, downgrade to Starter or cancel.
+            </p>
           ) : null}
           {portalError ? (
             <p role="alert" className="alert alert-error">

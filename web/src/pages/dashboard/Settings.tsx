@@ -109,8 +109,8 @@ function ProfilePanel() {
         </form>
       </div>
       <p className="muted dash-small">
-        Member since {since ?? '—'}. A name you save here is kept when you sign in again. Your picture comes from your Google account; without one, your initials are
-        shown.
+        Member since {since ?? '—'}. A name you save here is kept when you sign in again. Your picture comes from your Google account; without one, your
+        initials are shown.
       </p>
     </>
   );
@@ -179,8 +179,8 @@ function SecurityPanel() {
       {confirming ? (
         <Dialog title="Rotate credentials?" onClose={() => setConfirming(false)}>
           <p>
-            Your current user JWT and NKey seed will be revoked at once. Every WebSocket and NATS connection using them is dropped and cannot reconnect until it uses the new
-            credentials. This cannot be undone.
+            Your current user JWT and NKey seed will be revoked at once. Every WebSocket and NATS connection using them is dropped and cannot reconnect until it
+            uses the new credentials. This cannot be undone.
           </p>
           <div className="dash-dialog-actions">
             <button type="button" className="btn btn-secondary" onClick={() => setConfirming(false)} data-autofocus>
@@ -388,7 +388,15 @@ export default function Settings() {
         ))}
       </div>
       <div role="tabpanel" id={`${base}-panel-${active}`} aria-labelledby={`${base}-tab-${active}`} className="card dash-tabpanel" tabIndex={0}>
-        {active === 'profile' ? <ProfilePanel /> : active === 'security' ? <SecurityPanel /> : active === 'connection' ? <ConnectionPanel /> : <NotificationsPanel />}
+        {active === 'profile' ? (
+          <ProfilePanel />
+        ) : active === 'security' ? (
+          <SecurityPanel />
+        ) : active === 'connection' ? (
+          <ConnectionPanel />
+        ) : (
+          <NotificationsPanel />
+        )}
       </div>
     </div>
   );
