@@ -1,8 +1,9 @@
 /**
  * The linter (docs/style.md §14): `biome lint --error-on-warnings` with the root
  * biome.json passes on the tree, and on a fixture tree with the same configuration it fails on a
- * new file that breaks a recommended rule while a file listed in that rule's override stays exempt.
- * The formatter is not run here (the tree is formatted once, in a separate step).
+ * new file that breaks a recommended rule while a file listed in that rule's override stays exempt;
+ * and the tree is formatted (`biome format`: `npm run format` rewrites it), which a misformatted
+ * fixture file shows can fail.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,34 @@ function exemptFromNoExplicitAny(): string {
   if (file === undefined) throw new Error('biome.json has no noExplicitAny override');
   return file;
 }
+
+/** Runs `biome format <args>` (check only) in `cwd`; exit status and combined output. */
+function formatCheck(cwd: string, args: string[]): { status: number | null; output: string } {
+  const r = spawnSync(process.execPath, [BIOME, 'format', '--max-diagnostics=20', '--colors=off', ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
+describe('biome format (biome.json)', () => {
+  it('when the tree is checked, then every file is formatted (else run `npm run format`)', () => {
+    const { status, output } = formatCheck(ROOT, ['.']);
+    expect(output).toMatch(/Checked \d+ files/);
+    expect(status, output).toBe(0);
+  });
+
+  it('when a file is not formatted, then the check fails naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'format-'));
+    try {
+      copyFileSync(join(ROOT, 'biome.json'), join(dir, 'biome.json'));
+      mkdirSync(join(dir, 'services/auth/src'), { recursive: true });
+      writeFileSync(join(dir, 'services/auth/src/ugly.ts'), 'export const x = {a:1,\n\n\n  b : "two"}\n');
+      const { status, output } = formatCheck(dir, ['--vcs-enabled=false', 'services/auth/src/ugly.ts']);
+      expect(status).not.toBe(0);
+      expect(output).toContain('services/auth/src/ugly.ts');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('biome lint (biome.json)', () => {
   it('when the tree is linted, then there is no error and no warning', () => {
