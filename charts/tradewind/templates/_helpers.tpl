@@ -93,6 +93,19 @@ key (camelCase values key) and v (the default block merged with components.<key>
   value: /var/run/tradewind/nats/service.creds
 {{- end -}}
 
+{{/* NATS_STREAM_REPLICAS of the services that create streams (ingest: TRADES; auth, billing,
+     credential-issuer: EVENTS): the bundled NATS cluster's size, so losing one server loses no
+     message; externalNats.streamReplicas with your own NATS. */}}
+{{- define "tradewind.streamReplicasEnv" -}}
+{{- $root := .root -}}
+- name: NATS_STREAM_REPLICAS
+{{- if $root.Values.nats.enabled }}
+  value: {{ ternary ($root.Values.nats.config.cluster.replicas | toString) "1" (and $root.Values.nats.config.cluster.enabled (gt (int $root.Values.nats.config.cluster.replicas) 1)) | quote }}
+{{- else }}
+  value: {{ $root.Values.externalNats.streamReplicas | default 1 | toString | quote }}
+{{- end }}
+{{- end -}}
+
 {{/* DATABASE_URL: from the bundled PostgreSQL's generated password, or a Secret's url. */}}
 {{- define "tradewind.databaseEnv" -}}
 {{- $root := .root -}}

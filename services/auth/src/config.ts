@@ -1,6 +1,6 @@
 /** auth configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, StreamReplicas, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const AuthConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
@@ -14,6 +14,8 @@ export const AuthConfigSchema = CommonConfig.extend({
   DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
   DATABASE_POOL_SIZE: PositiveInt.default(10),
   NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  /** Replicas of EVENTS and EVENTS_DEAD_LETTER, which this service creates (default 1; 3 on the chart's 3-node NATS cluster). */
+  NATS_STREAM_REPLICAS: StreamReplicas.default(1),
   /** `.creds` file of the services' NATS user (operator mode); unset for a server without auth. */
   NATS_CREDS: optionalString,
   /** Origin the browser uses for the web app and `/auth/*` (the ingress); callback and redirects are built from it. */
@@ -54,10 +56,18 @@ export const AuthConfigSchema = CommonConfig.extend({
 }).superRefine((c, ctx) => {
   const production = c.NODE_ENV === 'production';
   if (c.LOCAL_OIDC_ISSUER && (c.GOOGLE_CLIENT_ID || production)) {
-    ctx.addIssue({ code: 'custom', path: ['LOCAL_OIDC_ISSUER'], message: 'the local OpenID Connect provider is refused when GOOGLE_CLIENT_ID is set or NODE_ENV=production' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['LOCAL_OIDC_ISSUER'],
+      message: 'the local OpenID Connect provider is refused when GOOGLE_CLIENT_ID is set or NODE_ENV=production',
+    });
   }
   if (!c.LOCAL_OIDC_ISSUER && !c.GOOGLE_CLIENT_ID) {
-    ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_ID'], message: 'set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (or LOCAL_OIDC_ISSUER on a developer machine)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['GOOGLE_CLIENT_ID'],
+      message: 'set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (or LOCAL_OIDC_ISSUER on a developer machine)',
+    });
   }
   if (c.GOOGLE_CLIENT_ID && !c.GOOGLE_CLIENT_SECRET) {
     ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'required with GOOGLE_CLIENT_ID' });

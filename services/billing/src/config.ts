@@ -1,6 +1,6 @@
 /** billing configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, StreamReplicas, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
 
 export const BillingConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
@@ -14,6 +14,8 @@ export const BillingConfigSchema = CommonConfig.extend({
   DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
   DATABASE_POOL_SIZE: PositiveInt.default(10),
   NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  /** Replicas of EVENTS and EVENTS_DEAD_LETTER, which this service creates (default 1; 3 on the chart's 3-node NATS cluster). */
+  NATS_STREAM_REPLICAS: StreamReplicas.default(1),
   NATS_CREDS: optionalString,
   /** Origin of the web app (the ingress): checkout return URLs are built from it and cancel URLs must be on it. */
   PUBLIC_URL: urlWithScheme(['http', 'https']).default(`http://localhost:${defaultPort('ingress', 'http')}`),
@@ -22,16 +24,24 @@ export const BillingConfigSchema = CommonConfig.extend({
   /** Issuer of access tokens; default `<PUBLIC_URL>/auth`. */
   AUTH_ISSUER: optionalUrl(['http', 'https']),
   /** auth's gRPC address (host:port), asked for a user billing has not heard of yet. */
-  AUTH_ADDR: z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port').default(`127.0.0.1:${defaultPort('auth', 'grpc')}`),
+  AUTH_ADDR: z
+    .string()
+    .regex(/^[^:\s]+:\d{1,5}$/, 'host:port')
+    .default(`127.0.0.1:${defaultPort('auth', 'grpc')}`),
   /**
    * Stripe secret key (sk_live_… / sk_test_… / rk_…), required. On a developer machine `npm start`
    * runs the local Stripe stand-in (@tradewind/dev, a process of its own) and passes its test key,
    * webhook secret and STRIPE_API_URL; billing itself holds no stand-in.
    */
-  STRIPE_SECRET_KEY: z.string({ error: 'required: a Stripe secret key (sk_test_… in test mode); on a developer machine `npm start` runs the local Stripe stand-in and passes one' })
+  STRIPE_SECRET_KEY: z
+    .string({
+      error: 'required: a Stripe secret key (sk_test_… in test mode); on a developer machine `npm start` runs the local Stripe stand-in and passes one',
+    })
     .regex(/^(sk|rk)_(test|live)_/, 'must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)'),
   /** Signing secret (whsec_…) of the webhook endpoint `<PUBLIC_URL>/api/stripe/webhook`, required. */
-  STRIPE_WEBHOOK_SECRET: z.string({ error: 'required: the webhook endpoint\'s whsec_… signing secret' }).min(1, 'required: the webhook endpoint\'s whsec_… signing secret'),
+  STRIPE_WEBHOOK_SECRET: z
+    .string({ error: "required: the webhook endpoint's whsec_… signing secret" })
+    .min(1, "required: the webhook endpoint's whsec_… signing secret"),
   /** Another Stripe API origin (a stand-in speaking Stripe's API), e.g. http://127.0.0.1:12111; default Stripe's own. */
   STRIPE_API_URL: optionalUrl(['http', 'https']),
   /** Per-request timeout of Stripe API calls in ms (default 10 000) and automatic retries with idempotency keys (default 2). */

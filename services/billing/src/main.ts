@@ -1,6 +1,6 @@
 /** billing composition root. */
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connectNats, createDb, createLogger, createRegistry, ensureEventsStreams, pingDb, runMain, serve } from '@tradewind/lib';
+import { connectNats, createDb, createLogger, createRegistry, DEFAULT_EVENTS_STREAM, ensureEventsStreams, pingDb, runMain, serve } from '@tradewind/lib';
 import { loadBillingConfig } from './config.js';
 import { createApp } from './app.js';
 import { BILLING_SCHEMA } from './db/migrations.js';
@@ -13,14 +13,24 @@ runMain(async () => {
   const db = createDb<BillingDatabase>({ url: config.DATABASE_URL, schema: BILLING_SCHEMA, maxConnections: config.DATABASE_POOL_SIZE });
   const nc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_CREDS, name: 'billing', logger });
   const jsm = await jetstreamManager(nc);
-  await ensureEventsStreams(jsm);
+  await ensureEventsStreams(jsm, { ...DEFAULT_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const app = createApp(config, { db, js: jetstream(nc), jsm, logger, registry });
   let ports: Awaited<ReturnType<typeof app.start>> = { httpPort: 0, grpcPort: 0 };
   const adminPort = await serve({
-    logger, registry, adminPort: config.ADMIN_PORT,
+    logger,
+    registry,
+    adminPort: config.ADMIN_PORT,
     shutdown: config,
-    app: { start: async () => { ports = await app.start(); }, stop: () => app.stop() },
-    checks: [{ name: 'nats', check: () => !nc.isClosed() }, { name: 'postgres', check: () => pingDb(db) }],
+    app: {
+      start: async () => {
+        ports = await app.start();
+      },
+      stop: () => app.stop(),
+    },
+    checks: [
+      { name: 'nats', check: () => !nc.isClosed() },
+      { name: 'postgres', check: () => pingDb(db) },
+    ],
     close: [() => nc.drain(), () => db.destroy()],
   });
   logger.info({ http_port: ports.httpPort, grpc_port: ports.grpcPort, admin_port: adminPort }, 'billing ready');

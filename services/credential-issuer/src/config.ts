@@ -1,6 +1,17 @@
 /** credential-issuer configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, NonNegativeNumber, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import {
+  CommonConfig,
+  StreamReplicas,
+  NonNegativeNumber,
+  Port,
+  PositiveInt,
+  defaultPort,
+  loadConfig,
+  optionalString,
+  optionalUrl,
+  urlWithScheme,
+} from '@tradewind/lib';
 
 export const CredentialIssuerConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
@@ -15,6 +26,8 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   TRADEWIND_STATE_DIR: z.string().min(1).default('.tradewind'),
   /** Where the services reach NATS. */
   NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  /** Replicas of EVENTS and EVENTS_DEAD_LETTER, which this service creates (default 1; 3 on the chart's 3-node NATS cluster). */
+  NATS_STREAM_REPLICAS: StreamReplicas.default(1),
   /** The NATS URL handed to subscribers (their `nats_connection`); the WebSocket URL is derived from it. */
   NATS_PUBLIC_URL: urlWithScheme(['nats', 'tls']).default(`nats://localhost:${defaultPort('nats', 'nats')}`),
   /**
@@ -43,10 +56,18 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   HTTP_BODY_LIMIT_BYTES: PositiveInt.default(4 * 1024),
 }).superRefine((c, ctx) => {
   if (c.NODE_ENV === 'production' && !c.CREDENTIALS_ENCRYPTION_KEY && !c.CREDENTIALS_ENCRYPTION_KEY_FILE) {
-    ctx.addIssue({ code: 'custom', path: ['CREDENTIALS_ENCRYPTION_KEY'], message: 'required in production (from a Kubernetes Secret): every replica must seal seeds with the same key' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CREDENTIALS_ENCRYPTION_KEY'],
+      message: 'required in production (from a Kubernetes Secret): every replica must seal seeds with the same key',
+    });
   }
   if (c.CREDENTIALS_ENCRYPTION_KEY && c.CREDENTIALS_ENCRYPTION_KEY_FILE) {
-    ctx.addIssue({ code: 'custom', path: ['CREDENTIALS_ENCRYPTION_KEY_FILE'], message: 'set CREDENTIALS_ENCRYPTION_KEY or CREDENTIALS_ENCRYPTION_KEY_FILE, not both' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CREDENTIALS_ENCRYPTION_KEY_FILE'],
+      message: 'set CREDENTIALS_ENCRYPTION_KEY or CREDENTIALS_ENCRYPTION_KEY_FILE, not both',
+    });
   }
 });
 

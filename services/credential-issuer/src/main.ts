@@ -2,7 +2,18 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connectNats, createDb, createLogger, createRegistry, ensureEventsStreams, pingDb, runMain, serve, type Logger } from '@tradewind/lib';
+import {
+  connectNats,
+  createDb,
+  createLogger,
+  createRegistry,
+  DEFAULT_EVENTS_STREAM,
+  ensureEventsStreams,
+  pingDb,
+  runMain,
+  serve,
+  type Logger,
+} from '@tradewind/lib';
 import { loadCredentialIssuerConfig, type CredentialIssuerConfig } from './config.js';
 import { loadNatsIdentities } from './domain/identities.js';
 import { createSeedCipher, generateSeedKey, parseSeedKey } from './domain/seed-cipher.js';
@@ -43,14 +54,21 @@ runMain(async () => {
   const sysNc = await connectNats({ url: config.NATS_URL, creds: identities.system_user_creds, name: 'credential-issuer-sys', logger });
   const replayNc = await connectNats({ url: config.NATS_URL, creds: identities.replay_user_creds, name: 'credential-issuer-replay', logger });
   const jsm = await jetstreamManager(nc);
-  await ensureEventsStreams(jsm);
+  await ensureEventsStreams(jsm, { ...DEFAULT_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
   const replayJsm = await jetstreamManager(replayNc);
   const app = createApp(config, { db, logger, registry, identities, cipher, js: jetstream(nc), jsm, sysNc, replayJsm });
   let httpPort = 0;
   const adminPort = await serve({
-    logger, registry, adminPort: config.ADMIN_PORT,
+    logger,
+    registry,
+    adminPort: config.ADMIN_PORT,
     shutdown: config,
-    app: { start: async () => { httpPort = (await app.start()).httpPort; }, stop: () => app.stop() },
+    app: {
+      start: async () => {
+        httpPort = (await app.start()).httpPort;
+      },
+      stop: () => app.stop(),
+    },
     checks: [
       { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() && !replayNc.isClosed() },
       { name: 'postgres', check: () => pingDb(db) },

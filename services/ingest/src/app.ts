@@ -16,7 +16,6 @@ import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
 import { publishTrade, publisherMetrics } from './publisher.js';
 
-
 export interface IngestDeps {
   logger: Logger;
   registry: Registry;
@@ -31,9 +30,23 @@ export interface IngestDeps {
 
 type AppConfig = Pick<
   IngestConfig,
-  | 'INGEST_SOURCE' | 'REPLAY_DIR' | 'REPLAY_TRANSACTIONS_PER_SECOND' | 'REPLAY_LOOP' | 'TRADES_MAX_AGE_MS' | 'TRADES_DUPLICATE_WINDOW_MS'
-  | 'TRADES_MAX_BYTES' | 'PUBLISH_MAX_BACKOFF_MS' | 'LETSBONK_PLATFORM_CONFIGS' | 'LIVE_CHECKPOINT_INTERVAL_MS'
-> & Partial<Pick<IngestConfig, 'TOKEN_NAME_CACHE_MAX_ENTRIES' | 'SOL_USD_FALLBACK' | 'SOL_USD_MIN_SWAP_SOL' | 'SOL_USD_WINDOW' | 'SOL_USD_MAX_AGE_MS'>>;
+  | 'INGEST_SOURCE'
+  | 'REPLAY_DIR'
+  | 'REPLAY_TRANSACTIONS_PER_SECOND'
+  | 'REPLAY_LOOP'
+  | 'TRADES_MAX_AGE_MS'
+  | 'TRADES_DUPLICATE_WINDOW_MS'
+  | 'TRADES_MAX_BYTES'
+  | 'PUBLISH_MAX_BACKOFF_MS'
+  | 'LETSBONK_PLATFORM_CONFIGS'
+  | 'LIVE_CHECKPOINT_INTERVAL_MS'
+> &
+  Partial<
+    Pick<
+      IngestConfig,
+      'NATS_STREAM_REPLICAS' | 'TOKEN_NAME_CACHE_MAX_ENTRIES' | 'SOL_USD_FALLBACK' | 'SOL_USD_MIN_SWAP_SOL' | 'SOL_USD_WINDOW' | 'SOL_USD_MAX_AGE_MS'
+    >
+  >;
 
 /**
  * Builds ingest. `start()` ensures the TRADES stream and begins publishing in the
@@ -43,9 +56,17 @@ type AppConfig = Pick<
 export function createApp(config: AppConfig, deps: IngestDeps) {
   const { logger, nc } = deps;
   const metrics = publisherMetrics(deps.registry);
-  const recordingErrors = new Counter({ name: 'tradewind_ingest_recording_errors_total', help: 'Recorded files that could not be decoded', registers: [deps.registry] });
+  const recordingErrors = new Counter({
+    name: 'tradewind_ingest_recording_errors_total',
+    help: 'Recorded files that could not be decoded',
+    registers: [deps.registry],
+  });
   const loops = new Gauge({ name: 'tradewind_ingest_replay_loop', help: 'Current replay pass (0 = first)', registers: [deps.registry] });
-  const decodeErrors = new Counter({ name: 'tradewind_ingest_decode_errors_total', help: 'Live transactions that could not be decoded (skipped, logged)', registers: [deps.registry] });
+  const decodeErrors = new Counter({
+    name: 'tradewind_ingest_decode_errors_total',
+    help: 'Live transactions that could not be decoded (skipped, logged)',
+    registers: [deps.registry],
+  });
   const decodeOptions: DecodeOptions = {
     letsbonkPlatformConfigs: new Set(config.LETSBONK_PLATFORM_CONFIGS),
     // One cache for the process: a CREATE names the token's later trades (live), or the recording's (replay).
@@ -74,9 +95,16 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       logger.warn({ path: p.path, reason: p.reason }, 'recorded file skipped');
     }
     const tradeCount = transactions.reduce((n, t) => n + t.trades.length, 0);
-    logger.info({ dir: config.REPLAY_DIR, transactions: transactions.length, trades: tradeCount, per_second: config.REPLAY_TRANSACTIONS_PER_SECOND }, 'replaying recorded mainnet transactions');
+    logger.info(
+      { dir: config.REPLAY_DIR, transactions: transactions.length, trades: tradeCount, per_second: config.REPLAY_TRANSACTIONS_PER_SECOND },
+      'replaying recorded mainnet transactions',
+    );
     if (transactions.length === 0) logger.error({ dir: config.REPLAY_DIR }, 'the recording holds no decodable trades; nothing will be published');
-    for await (const batch of replay(transactions, { transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND, loop: config.REPLAY_LOOP, signal: abort.signal })) {
+    for await (const batch of replay(transactions, {
+      transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND,
+      loop: config.REPLAY_LOOP,
+      signal: abort.signal,
+    })) {
       for (const trade of batch) {
         loops.set(trade.message.replay_loop);
         const result = await publishTrade(js, trade, { nc, logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal });
@@ -124,7 +152,11 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   async function publishAll(js: JetStreamClient, messages: TradeMessage[]): Promise<boolean> {
     const results = await Promise.all(
       messages.map((message) =>
-        publishTrade(js, { subject: subjectOf(message), msgId: messageId(message), message }, { nc, logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal }),
+        publishTrade(
+          js,
+          { subject: subjectOf(message), msgId: messageId(message), message },
+          { nc, logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal },
+        ),
       ),
     );
     return !results.includes('aborted');
@@ -133,7 +165,10 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   return {
     async start() {
       await ensureTradesStream(await tradesManager(nc), {
-        maxAgeMs: config.TRADES_MAX_AGE_MS, duplicateWindowMs: config.TRADES_DUPLICATE_WINDOW_MS, maxBytes: config.TRADES_MAX_BYTES,
+        maxAgeMs: config.TRADES_MAX_AGE_MS,
+        duplicateWindowMs: config.TRADES_DUPLICATE_WINDOW_MS,
+        maxBytes: config.TRADES_MAX_BYTES,
+        replicas: config.NATS_STREAM_REPLICAS,
       });
       const js = jetstream(nc);
       let work: Promise<void>;

@@ -1,7 +1,7 @@
 /** ingest configuration; every limit is named here with its default. */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, StreamReplicas, Port, PositiveInt, defaultPort, loadConfig, urlWithScheme } from '@tradewind/lib';
 import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
 import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
 import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, DEFAULT_SOL_USD_WINDOW_SIZE } from './decode/derived.js';
@@ -15,6 +15,8 @@ const Bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 export const IngestConfigSchema = CommonConfig.extend({
   ADMIN_PORT: Port.default(defaultPort('ingest', 'admin')),
   NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  /** Replicas of TRADES, which this service creates (default 1; 3 on the chart's 3-node NATS cluster). */
+  NATS_STREAM_REPLICAS: StreamReplicas.default(1),
   /** Creds file of the services' user (TRADEWIND account); unset for a server without auth. */
   NATS_CREDS: z.string().min(1).optional(),
   /**
@@ -79,7 +81,12 @@ export const IngestConfigSchema = CommonConfig.extend({
   LETSBONK_PLATFORM_CONFIGS: z
     .string()
     .default(DEFAULT_LETSBONK_PLATFORM_CONFIGS.join(','))
-    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'not a base58 address')).min(1)),
   /**
    * Mints whose name and symbol (from pump.fun CREATEs) ingest remembers for later trades of the token
@@ -93,7 +100,10 @@ export const IngestConfigSchema = CommonConfig.extend({
    */
   SOL_USD_FALLBACK: z.coerce.number().positive().optional(),
   /** Stable-pair swaps moving less SOL than this are not used for the SOL/USD rate (dust rounds badly and is cheap to skew). */
-  SOL_USD_MIN_SWAP_SOL: z.coerce.number().positive().default(Number(DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS) / 1e9),
+  SOL_USD_MIN_SWAP_SOL: z.coerce
+    .number()
+    .positive()
+    .default(Number(DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS) / 1e9),
   /** The stream SOL/USD rate is the median of this many latest qualifying swaps. */
   SOL_USD_WINDOW: PositiveInt.max(1000).default(DEFAULT_SOL_USD_WINDOW_SIZE),
   /** A stream SOL/USD rate whose newest swap is older than this (ms) is not used; SOL_USD_FALLBACK is, if set. */

@@ -20,13 +20,16 @@ export const NonNegativeNumber = z.coerce.number().nonnegative();
 
 /** A URL whose scheme is one of `schemes` (without the colon), e.g. `['nats', 'tls']`. */
 export function urlWithScheme(schemes: readonly string[]) {
-  return z.string().refine((value) => {
-    try {
-      return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
-    } catch {
-      return false;
-    }
-  }, { message: `must be a URL with scheme ${schemes.map((s) => `${s}://`).join(' or ')}` });
+  return z.string().refine(
+    (value) => {
+      try {
+        return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL with scheme ${schemes.map((s) => `${s}://`).join(' or ')}` },
+  );
 }
 
 /** An optional non-empty string; an empty variable (`KEY=`) counts as unset. */
@@ -52,6 +55,14 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * this schema, because zod refuses `.extend()` overriding a key (services override `ADMIN_PORT`) of
  * a refined object.
  */
+/**
+ * Replicas of a JetStream stream a service creates (NATS_STREAM_REPLICAS: TRADES for ingest, EVENTS
+ * and EVENTS_DEAD_LETTER for auth, billing and credential-issuer): 1 on a single server, 3 on the
+ * chart's 3-node cluster (charts/tradewind sets it from nats.config.cluster.replicas). JetStream
+ * allows at most 5 and no more than the cluster's servers.
+ */
+export const StreamReplicas = z.coerce.number().int().min(1).max(5);
+
 export const CommonConfig = z.object({
   LOG_LEVEL: LogLevel.default('info'),
   ADMIN_PORT: Port,

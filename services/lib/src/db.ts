@@ -3,7 +3,7 @@
  * in a shared or separate database: the pool's `search_path` is that schema, so tables are
  * unqualified in queries, and migrations create the schema first.
  */
-import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type DatabaseConnection, type Driver, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { AppError } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
@@ -43,7 +43,95 @@ export function createDb<DB>(options: DbOptions): Kysely<DB> {
   });
   // An idle client losing its server (restart, failover) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // pg-pool listens for errors only on idle clients: a checked-out client (a transaction waiting on
+  // NATS, a query in flight) whose server goes away emits 'error' with no listener, which kills the
+  // process. The query itself still fails (as AppError('unavailable'), below) and the pool drops the
+  // broken client on release, so this listener only keeps the process alive.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  return new Kysely<DB>({ dialect: new UnavailablePostgresDialect({ pool }) });
+}
+
+/** SQLSTATEs and socket errors meaning "the server cannot be reached or is going away", not a bad query. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006', // connection exceptions
+  '57P01',
+  '57P02',
+  '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now (starting up / shutting down)
+  '53300', // too_many_connections
+]);
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|connection is closed|Connection closed/i;
+
+/**
+ * Whether `err` says PostgreSQL cannot be reached (stopped, restarting, network, pool exhausted
+ * by connect timeouts) rather than that the query was wrong. Looks at `code` (SQLSTATE or socket
+ * error code), the message, and an AggregateError's first error (pg's dual-stack connect).
+ */
+export function isDbUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+  return Array.isArray(e.errors) && e.errors.length > 0 && isDbUnavailable(e.errors[0]);
+}
+
+/** `err` as AppError('unavailable') (HTTP 503, gRPC UNAVAILABLE) when it is a database outage; else `err` unchanged. */
+export function asDbUnavailable(err: unknown): unknown {
+  if (err instanceof AppError || !isDbUnavailable(err)) return err;
+  return new AppError('unavailable', 'the database is unavailable right now; try again shortly', { cause: err });
+}
+
+/**
+ * PostgresDialect whose failures to reach the server surface as AppError('unavailable'), so a
+ * PostgreSQL outage is answered 503 with a clear body (never 500) by every service on createDb,
+ * and retried by the outbox relay and event consumers like any other failure.
+ */
+class UnavailablePostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    const inner = super.createDriver();
+    const patched = new WeakSet<DatabaseConnection>();
+    const guard = (connection: DatabaseConnection): DatabaseConnection => {
+      if (patched.has(connection)) return connection;
+      patched.add(connection);
+      const executeQuery = connection.executeQuery.bind(connection);
+      connection.executeQuery = async (query) => {
+        try {
+          return await executeQuery(query);
+        } catch (err) {
+          throw asDbUnavailable(err);
+        }
+      };
+      return connection;
+    };
+    const acquireConnection = async () => {
+      try {
+        return guard(await inner.acquireConnection());
+      } catch (err) {
+        throw asDbUnavailable(err);
+      }
+    };
+    // Every other method (transactions, savepoints, release, destroy) is the inner driver's, bound to it.
+    return new Proxy(inner, {
+      get(target, prop) {
+        if (prop === 'acquireConnection') return acquireConnection;
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
 }
 
 /** Migrations by name; names sort in the order they run (`0001_users`, `0002_sessions`, ...). */

@@ -5,7 +5,9 @@
  * pattern (never the raw path).
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
 import { AppError, toAppError, type ErrorCode } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
@@ -42,8 +44,28 @@ export function httpAppError(err: unknown, bodyLimitBytes: number): AppError {
   if (err instanceof AppError) return err;
   const fastifyErr = err as { statusCode?: number; message?: string };
   if (fastifyErr.statusCode === 413) return new AppError('invalid_argument', `request body larger than ${bodyLimitBytes} bytes`);
-  if (typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500) return new AppError('invalid_argument', fastifyErr.message ?? 'bad request');
+  if (typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500)
+    return new AppError('invalid_argument', fastifyErr.message ?? 'bad request');
   return toAppError(err);
+}
+
+/**
+ * Answers a request Node's HTTP parser refused (CR/LF or bad characters in a header, a bad request
+ * line, headers over the size limit, a request timeout) with the shared error shape instead of
+ * fastify's `{error, message, statusCode}`: 431 for oversized headers, 408 for a timeout, else 400,
+ * `code` invalid_argument, then closes the socket. Nothing is written to a reset or destroyed socket.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message = status === 431 ? 'request headers too large' : status === 408 ? 'request timed out' : 'malformed HTTP request';
+  const body = JSON.stringify({ status, code: 'invalid_argument', message } satisfies ErrorBody);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 /** Options of {@link createHttpApp}. */
@@ -71,6 +93,12 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     trustProxy: options.trustProxy ?? false,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // Errors before routing (a path that does not decode, e.g. `/auth/%ff`) and requests Node's parser
+    // refuses answer with the shared error shape too (found by scripts/reliability/fuzz/http.ts).
+    frameworkErrors: (err, _request, reply) => {
+      void (reply as unknown as FastifyReply).status(400).send(errorBody(new AppError('invalid_argument', err.message)));
+    },
+    clientErrorHandler,
   });
   const duration = new Histogram({
     name: `tradewind_${options.service.replace(/-/g, '_')}_http_request_duration_seconds`,
@@ -84,7 +112,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
   app.addHook('onResponse', async (request, reply) => {
     duration.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
-    request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    request.log.info(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
   app.setErrorHandler((err, request, reply) => {
     const appErr = httpAppError(err, options.bodyLimitBytes ?? 64 * 1024);

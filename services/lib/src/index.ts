@@ -4,20 +4,85 @@
  * gRPC, HTTP, OpenAPI, db, access tokens, the services manifest. The contracts the services share
  * (errors, plans, subjects, events, generated gRPC code, schemas) are in @tradewind/contracts.
  */
-export { CommonConfig, LogLevel, Port, PositiveInt, NonNegativeNumber, urlWithScheme, optionalString, optionalUrl, loadConfig } from './config.js';
+export {
+  CommonConfig,
+  StreamReplicas,
+  LogLevel,
+  Port,
+  PositiveInt,
+  NonNegativeNumber,
+  urlWithScheme,
+  optionalString,
+  optionalUrl,
+  loadConfig,
+} from './config.js';
 export { createLogger, REDACT_PATHS, type Logger } from './logger.js';
 export { createRegistry, counterOnce, gaugeOnce, startAdminServer, type AdminServer, type ReadinessCheck } from './admin-server.js';
 export { installShutdown, runMain, serve } from './lifecycle.js';
-export { connectNats, ensureTradesStream, isJetStreamNotFound, tradesManager, DEFAULT_TRADES_STREAM, type TradesStreamOptions, type NatsConnection } from './nats.js';
-export { createDb, migrate, pingDb, sql, type DbOptions, type Migrations, type Kysely, type Migration, type Transaction, type Selectable, type Insertable, type Updateable, type Generated, type ColumnType } from './db.js';
+export {
+  connectNats,
+  ensureTradesStream,
+  isJetStreamNotFound,
+  tradesManager,
+  DEFAULT_TRADES_STREAM,
+  type TradesStreamOptions,
+  type NatsConnection,
+} from './nats.js';
+export {
+  createDb,
+  migrate,
+  pingDb,
+  sql,
+  type DbOptions,
+  type Migrations,
+  type Kysely,
+  type Migration,
+  type Transaction,
+  type Selectable,
+  type Insertable,
+  type Updateable,
+  type Generated,
+  type ColumnType,
+} from './db.js';
 export { ensureEventsStreams, DEFAULT_EVENTS_STREAM, type EventsStreamOptions } from './events.js';
 export { appendEvent, createOutboxRelay, outboxMigration, type OutboxTable, type OutboxDatabase, type OutboxRelay, type OutboxRelayOptions } from './outbox.js';
-export { createEventConsumer, consumerMigration, type ConsumerTables, type EventConsumer, type EventConsumerOptions, type EventContext, type EventHandlers } from './event-consumer.js';
+export {
+  createEventConsumer,
+  consumerMigration,
+  type ConsumerTables,
+  type EventConsumer,
+  type EventConsumerOptions,
+  type EventContext,
+  type EventHandlers,
+} from './event-consumer.js';
 export { unary, fromGrpcError, startGrpcServer, callUnary, Metadata, grpcCredentials, grpcStatus } from './grpc.js';
 export { createHttpApp, errorBody, httpAppError, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
 export {
-  buildOpenApiDocument, openApiOperations, openApiPath, openApiProblems, recordRoutes, DEFAULT_ERROR_RESPONSE, ErrorBodySchema, SECURITY_SCHEMES,
-  type ApiDeclaration, type ApiResponse, type ApiRoute, type ApiSecurity, type HttpMethod, type OpenApiDocument, type OpenApiDocumentOptions,
+  buildOpenApiDocument,
+  openApiOperations,
+  openApiPath,
+  openApiProblems,
+  recordRoutes,
+  DEFAULT_ERROR_RESPONSE,
+  ErrorBodySchema,
+  SECURITY_SCHEMES,
+  type ApiDeclaration,
+  type ApiResponse,
+  type ApiRoute,
+  type ApiSecurity,
+  type HttpMethod,
+  type OpenApiDocument,
+  type OpenApiDocumentOptions,
 } from './openapi.js';
 export { ACCESS_TOKEN_AUDIENCE, NO_ACTIVE_SESSION, bearerToken, verifyAccessToken, createAccessTokenVerifier, type AccessTokenClaims } from './access-token.js';
-export { SERVICES_MANIFEST_FILE, ServicesManifestSchema, defaultPort, findServicesManifest, readServicesManifest, servicesManifest, type ManifestComponent, type ManifestPort, type ServicesManifest } from './services-manifest.js';
+export {
+  SERVICES_MANIFEST_FILE,
+  ServicesManifestSchema,
+  defaultPort,
+  findServicesManifest,
+  readServicesManifest,
+  servicesManifest,
+  type ManifestComponent,
+  type ManifestPort,
+  type ServicesManifest,
+} from './services-manifest.js';

@@ -54,6 +54,8 @@ export interface TradesStreamOptions {
   duplicateWindowMs: number;
   /** Upper bound on stored bytes (default 1 GiB); oldest messages are discarded first. */
   maxBytes: number;
+  /** Replicas (default 1; 3 on a 3-node cluster, so a server's loss loses no trade). */
+  replicas?: number;
 }
 
 export const DEFAULT_TRADES_STREAM: TradesStreamOptions = {
@@ -76,6 +78,7 @@ export async function ensureTradesStream(jsm: JetStreamManager, options: TradesS
     max_age: nanos(options.maxAgeMs),
     duplicate_window: nanos(options.duplicateWindowMs),
     max_bytes: options.maxBytes,
+    num_replicas: options.replicas ?? 1,
   };
   await upsertStream(jsm, config);
 }

@@ -74,11 +74,28 @@ export interface WsFanoutApp {
 }
 
 /** The config keys createApp reads. */
-export type WsFanoutAppConfig = Pick<WsFanoutConfig,
-  | 'PORT' | 'HOST' | 'WS_MAX_FRAME_BYTES' | 'WS_AUTH_TIMEOUT_MS' | 'WS_MAX_BUFFERED_BYTES'
-  | 'WS_MAX_REPLAYS_PER_CONNECTION' | 'WS_REPLAY_BATCH_MESSAGES' | 'WS_REPLAY_PAUSE_BYTES' | 'WS_REPLAY_STALL_MS'
-  | 'WS_LOGIN_FAILURES_PER_MINUTE' | 'WS_FILTER_MAX_ITEMS' | 'WS_RESUME_WINDOW_MS' | 'WS_HEARTBEAT_INTERVAL_MS'
-  | 'WS_PING_INTERVAL_MS' | 'WS_SOCKET_HIGH_WATER_BYTES' | 'WS_CLOSE_TIMEOUT_MS' | 'WS_TRUST_FORWARDED_FOR' | 'WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS'>;
+export type WsFanoutAppConfig = Pick<
+  WsFanoutConfig,
+  | 'PORT'
+  | 'HOST'
+  | 'WS_MAX_FRAME_BYTES'
+  | 'WS_AUTH_TIMEOUT_MS'
+  | 'WS_MAX_BUFFERED_BYTES'
+  | 'WS_MAX_REPLAYS_PER_CONNECTION'
+  | 'WS_REPLAY_BATCH_MESSAGES'
+  | 'WS_REPLAY_PAUSE_BYTES'
+  | 'WS_REPLAY_STALL_MS'
+  | 'WS_LOGIN_FAILURES_PER_MINUTE'
+  | 'WS_FILTER_MAX_ITEMS'
+  | 'WS_RESUME_WINDOW_MS'
+  | 'WS_HEARTBEAT_INTERVAL_MS'
+  | 'WS_PING_INTERVAL_MS'
+  | 'WS_SOCKET_HIGH_WATER_BYTES'
+  | 'WS_CLOSE_TIMEOUT_MS'
+  | 'WS_TRUST_FORWARDED_FOR'
+  | 'WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS'
+> &
+  Partial<Pick<WsFanoutConfig, 'WS_FEED_STALL_CHECK_MS'>>;
 
 /** The cheapest plan that includes replay (for messages). */
 const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
@@ -106,7 +123,6 @@ function withSubject(err: WsProtocolError, subject: string): WsProtocolError {
   return new WsProtocolError(err.code, err.wsCode, err.message, err.close, { cause: err.cause, details: { subject, ...err.details } });
 }
 
-
 /**
  * The client's address for per-address login limits: the TCP peer, or — behind a proxy this service
  * trusts (WS_TRUST_FORWARDED_FOR: the ingress) — the last X-Forwarded-For entry, which that proxy
@@ -127,7 +143,11 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const loginGuard = new LoginGuard(config.WS_LOGIN_FAILURES_PER_MINUTE, Date.now, LOGIN_GUARD_MAX_ADDRESSES, 64);
   const scheduler = new FlushScheduler();
   const sessions = new Set<Session>();
-  const limitEvents = new ConnectionLimitEvents(jetstream(nc), { intervalMs: config.WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS, logger, counter: metrics.limitEvents });
+  const limitEvents = new ConnectionLimitEvents(jetstream(nc), {
+    intervalMs: config.WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS,
+    logger,
+    counter: metrics.limitEvents,
+  });
 
   const onDelivered = ({ subject, recipients, bytes, msg }: FeedDelivery) => {
     metrics.sent.inc({ subject }, recipients);
@@ -136,7 +156,13 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     // Clocks of two hosts can disagree by a little: a publish time ahead of ours counts as no delay.
     if (publishedMs !== undefined) metrics.deliveryLatency.observe({ subject }, Math.max(0, Date.now() - publishedMs) / 1000);
   };
-  const feeds = new TradeFeeds(nc, TRADE_SUBJECTS, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, retryMs: FEED_RETRY_MS }, logger, onDelivered);
+  const feeds = new TradeFeeds(
+    nc,
+    TRADE_SUBJECTS,
+    { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, retryMs: FEED_RETRY_MS, stallCheckMs: config.WS_FEED_STALL_CHECK_MS ?? 5_000 },
+    logger,
+    onDelivered,
+  );
   const replayer = new TradesReplayer(nc, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, inactiveMs: 60_000 });
   const subscriptions = new Subscriptions(config, nc, feeds, replayer, metrics, logger, (session) => disconnectSlow(session));
 
@@ -176,12 +202,18 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     const expiresAtMs = user.expiresAtMs;
     if (expiresAtMs === undefined) return;
     // setTimeout holds at most 2^31 − 1 ms (about 24.8 days): longer expiries re-arm.
-    session.expiryTimer = setTimeout(() => {
-      if (session.user !== user) return;
-      if (Date.now() < expiresAtMs) return armExpiry(session, user);
-      subscriptions.detach(session);
-      refuse(session, new WsProtocolError('unauthenticated', 'expired', 'the user JWT has expired; fetch new credentials and reconnect', CLOSE_CODES.unauthenticated));
-    }, Math.min(Math.max(0, expiresAtMs - Date.now()), 2 ** 31 - 1));
+    session.expiryTimer = setTimeout(
+      () => {
+        if (session.user !== user) return;
+        if (Date.now() < expiresAtMs) return armExpiry(session, user);
+        subscriptions.detach(session);
+        refuse(
+          session,
+          new WsProtocolError('unauthenticated', 'expired', 'the user JWT has expired; fetch new credentials and reconnect', CLOSE_CODES.unauthenticated),
+        );
+      },
+      Math.min(Math.max(0, expiresAtMs - Date.now()), 2 ** 31 - 1),
+    );
     session.expiryTimer.unref();
   };
 
@@ -195,22 +227,32 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     const seed = body.nkey;
     const sig = body.sig;
     if (typeof jwt !== 'string' || jwt === '' || ((typeof seed !== 'string' || seed === '') && (typeof sig !== 'string' || sig === ''))) {
-      throw new WsProtocolError('invalid_argument', 'missing_fields', 'send {"jwt": "<user JWT>", "nkey": "<user NKey seed>"} (or {"jwt", "sig"} signing the challenge nonce)', CLOSE_CODES.badRequest);
+      throw new WsProtocolError(
+        'invalid_argument',
+        'missing_fields',
+        'send {"jwt": "<user JWT>", "nkey": "<user NKey seed>"} (or {"jwt", "sig"} signing the challenge nonce)',
+        CLOSE_CODES.badRequest,
+      );
     }
     const gate = loginGuard.allow(session.address);
     if (!gate.allowed) {
       metrics.authenticated.inc({ result: 'throttled' });
-      throw new WsProtocolError('resource_exhausted', 'rate_limited',
-        `too many failed logins from your address (at most ${config.WS_LOGIN_FAILURES_PER_MINUTE} a minute); retry in ${Math.ceil(gate.retryAfterMs / 1000)} s`, CLOSE_CODES.limit);
+      throw new WsProtocolError(
+        'resource_exhausted',
+        'rate_limited',
+        `too many failed logins from your address (at most ${config.WS_LOGIN_FAILURES_PER_MINUTE} a minute); retry in ${Math.ceil(gate.retryAfterMs / 1000)} s`,
+        CLOSE_CODES.limit,
+      );
     }
     session.authenticating = true;
     try {
       let updatesSeen = planChanges.applied;
       let user: VerifiedUser;
       try {
-        user = await verifier.verify(jwt, typeof seed === 'string' && seed !== ''
-          ? { kind: 'seed', seed }
-          : { kind: 'signature', nonce: session.nonce, signature: sig as string });
+        user = await verifier.verify(
+          jwt,
+          typeof seed === 'string' && seed !== '' ? { kind: 'seed', seed } : { kind: 'signature', nonce: session.nonce, signature: sig as string },
+        );
       } catch (err) {
         if (err instanceof WsProtocolError && err.close === CLOSE_CODES.unauthenticated) loginGuard.recordFailure(session.address);
         throw err;
@@ -218,13 +260,30 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       const plan: PlanId = user.plan ?? 'starter';
       const limit = PLANS[plan].connections;
       // Per customer (account) for per-customer accounts, else per user key (verifier.ts, limitKey).
-      if (!(await limiter.acquire(user.limitKey, session.id, limit))) {
+      let acquired: boolean;
+      try {
+        acquired = await limiter.acquire(user.limitKey, session.id, limit);
+      } catch (err) {
+        // Redis outage policy (docs/websocket.md §6): no slot can be counted, so no login is let in.
+        throw new WsProtocolError(
+          'unavailable',
+          'unavailable',
+          'login is unavailable right now (connection limits cannot be checked); try again shortly',
+          CLOSE_CODES.unavailable,
+          { cause: err },
+        );
+      }
+      if (!acquired) {
         // Fire-and-forget (never awaited, never throws): the customer's notification bell hears of it.
         limitEvents.refused(user, plan, limit);
         const more = cheapestPlanWhere((p) => p.connections > limit);
         const better = more ? `the ${more.id} plan allows ${more.connections}` : 'contact us for more';
-        throw new WsProtocolError('resource_exhausted', 'connection_limit',
-          `connection limit reached: the ${plan} plan allows ${limit} concurrent connection${limit === 1 ? '' : 's'}; ${better}`, CLOSE_CODES.limit);
+        throw new WsProtocolError(
+          'resource_exhausted',
+          'connection_limit',
+          `connection limit reached: the ${plan} plan allows ${limit} concurrent connection${limit === 1 ? '' : 's'}; ${better}`,
+          CLOSE_CODES.limit,
+        );
       }
       if (!session.open) {
         await limiter.release(session.id);
@@ -238,7 +297,8 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           user = await verifier.reverify(jwt);
         }
       } catch (err) {
-        await limiter.release(session.id);
+        // Never let a failed release (Redis down) hide the refusal; the slot's lease runs out by itself.
+        await limiter.release(session.id).catch((releaseErr: unknown) => logger.warn({ err: releaseErr }, 'releasing connection slot failed'));
         throw err;
       }
       session.user = user;
@@ -262,17 +322,33 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
    */
   const countRequest = async (user: VerifiedUser) => {
     const plan = PLANS[user.plan ?? 'starter'];
-    const decision = await rateLimiter.take(user.limitKey, plan.requestsPerMinute);
+    let decision: Awaited<ReturnType<RequestRateLimiter['take']>>;
+    try {
+      decision = await rateLimiter.take(user.limitKey, plan.requestsPerMinute);
+    } catch (err) {
+      // Redis outage: the budget cannot be counted; refuse the request (the connection and its live subjects stay).
+      throw new WsProtocolError(
+        'unavailable',
+        'unavailable',
+        'this request is unavailable right now (request limits cannot be checked); try again shortly',
+        undefined,
+        { cause: err },
+      );
+    }
     if (decision.allowed) return;
     const higher = cheapestPlanWhere((p) => p.requestsPerMinute > plan.requestsPerMinute);
     const raise = higher ? `the ${higher.name} plan allows ${higher.requestsPerMinute.toLocaleString('en-US')}` : 'contact us for a higher limit';
-    throw new WsProtocolError('resource_exhausted', 'rate_limited',
-      `control request limit reached: the ${plan.name} plan allows ${plan.requestsPerMinute.toLocaleString('en-US')} per minute; retry in ${Math.ceil(decision.retryAfterMs / 1000)} s or upgrade (${raise})`);
+    throw new WsProtocolError(
+      'resource_exhausted',
+      'rate_limited',
+      `control request limit reached: the ${plan.name} plan allows ${plan.requestsPerMinute.toLocaleString('en-US')} per minute; retry in ${Math.ceil(decision.retryAfterMs / 1000)} s or upgrade (${raise})`,
+    );
   };
 
   /** The session's verified user; a control request before authentication ends the connection. */
   const requireUser = (session: Session): VerifiedUser => {
-    if (!session.user) throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
+    if (!session.user)
+      throw new WsProtocolError('unauthenticated', 'not_authenticated', 'authenticate first: send {"jwt", "nkey"}', CLOSE_CODES.unauthenticated);
     return session.user;
   };
 
@@ -285,32 +361,51 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     const user = requireUser(session);
     const unknown = Object.keys(msg).filter((k) => !SUBSCRIBE_KEYS.has(k));
     if (unknown.length > 0) {
-      throw new WsProtocolError('invalid_argument', 'bad_request', `unknown key${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} in a subscribe request; allowed: subject, filter, replay, resume_after`);
+      throw new WsProtocolError(
+        'invalid_argument',
+        'bad_request',
+        `unknown key${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} in a subscribe request; allowed: subject, filter, replay, resume_after`,
+      );
     }
     if ('replay' in msg && 'resume_after' in msg) {
-      throw new WsProtocolError('invalid_argument', 'bad_request', 'send either "replay" (Pro: from a time or sequence) or "resume_after" (the last seq you received), not both');
+      throw new WsProtocolError(
+        'invalid_argument',
+        'bad_request',
+        'send either "replay" (Pro: from a time or sequence) or "resume_after" (the last seq you received), not both',
+      );
     }
     const requested = tradeSubject(msg.subject);
     const plan = PLANS[user.plan ?? 'starter'];
     if ('replay' in msg && !plan.replay) {
-      throw new WsProtocolError('permission_denied', 'replay_not_in_plan',
-        `replay of history is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan; your ${plan.name} plan streams live trades and resumes with "resume_after" (subscribe without "replay")`);
+      throw new WsProtocolError(
+        'permission_denied',
+        'replay_not_in_plan',
+        `replay of history is included in the ${REPLAY_PLAN?.name ?? 'Pro'} plan; your ${plan.name} plan streams live trades and resumes with "resume_after" (subscribe without "replay")`,
+      );
     }
     const subject = allowedSubject(user, requested);
-    const filter: TradeFilter | null | undefined = 'filter' in msg ? parseTradeFilter(msg.filter, subject, { maxItems: config.WS_FILTER_MAX_ITEMS }) : undefined;
+    const filter: TradeFilter | null | undefined =
+      'filter' in msg ? parseTradeFilter(msg.filter, subject, { maxItems: config.WS_FILTER_MAX_ITEMS }) : undefined;
     if ('replay' in msg) {
       const start = parseReplayStart(msg.replay, Date.now());
       const others = [...session.subscriptions.values()].filter((s) => s.subject !== subject && s.catchUp?.kind === 'replay').length;
       if (others >= config.WS_MAX_REPLAYS_PER_CONNECTION) {
-        throw new WsProtocolError('resource_exhausted', 'replay_limit',
-          `a connection runs at most ${config.WS_MAX_REPLAYS_PER_CONNECTION} replay${config.WS_MAX_REPLAYS_PER_CONNECTION === 1 ? '' : 's'} at once; unsubscribe one first`);
+        throw new WsProtocolError(
+          'resource_exhausted',
+          'replay_limit',
+          `a connection runs at most ${config.WS_MAX_REPLAYS_PER_CONNECTION} replay${config.WS_MAX_REPLAYS_PER_CONNECTION === 1 ? '' : 's'} at once; unsubscribe one first`,
+        );
       }
       return subscriptions.replay(session, subject, (msg.replay as { from: string | number }).from, start, filter ?? null);
     }
     if ('resume_after' in msg) {
       const after = msg.resume_after;
       if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) {
-        throw new WsProtocolError('invalid_argument', 'bad_resume', `resume_after must be the last "seq" you received (an integer ≥ 0), got ${JSON.stringify(after)}`);
+        throw new WsProtocolError(
+          'invalid_argument',
+          'bad_resume',
+          `resume_after must be the last "seq" you received (an integer ≥ 0), got ${JSON.stringify(after)}`,
+        );
       }
       return subscriptions.resume(session, subject, after, plan.id, filter ?? null);
     }
@@ -324,7 +419,6 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     }
     session.send({ type: 'unsubscribed', subject });
   };
-
 
   const onMessage = async (session: Session, raw: RawData, isBinary: boolean) => {
     let body: unknown;
@@ -355,29 +449,54 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     if (!session.user) {
       throw new WsProtocolError('invalid_argument', 'missing_fields', 'send {"jwt": "<user JWT>", "nkey": "<user NKey seed>"} first', CLOSE_CODES.badRequest);
     }
-    throw new WsProtocolError('invalid_argument', 'bad_request', 'expected {"subject": "...", "filter"?: {...}, "resume_after"?: <seq>}, {"subject": "...", "replay": {"from": ...}} or {"unsubscribe": "..."}');
+    throw new WsProtocolError(
+      'invalid_argument',
+      'bad_request',
+      'expected {"subject": "...", "filter"?: {...}, "resume_after"?: <seq>}, {"subject": "...", "replay": {"from": ...}} or {"unsubscribe": "..."}',
+    );
   };
 
   const onConnection = (ws: WebSocket, socket: Socket, req: IncomingMessage) => {
-    const outbox = new Outbox(socket, { highWaterBytes: config.WS_SOCKET_HIGH_WATER_BYTES, maxBytes: config.WS_MAX_BUFFERED_BYTES }, scheduler, () => disconnectSlow(session));
-    const session: Session = new Session(randomUUID(), ws, socket, outbox, peerAddress(req, config.WS_TRUST_FORWARDED_FOR), randomBytes(24).toString('base64url'));
+    const outbox = new Outbox(socket, { highWaterBytes: config.WS_SOCKET_HIGH_WATER_BYTES, maxBytes: config.WS_MAX_BUFFERED_BYTES }, scheduler, () =>
+      disconnectSlow(session),
+    );
+    const session: Session = new Session(
+      randomUUID(),
+      ws,
+      socket,
+      outbox,
+      peerAddress(req, config.WS_TRUST_FORWARDED_FOR),
+      randomBytes(24).toString('base64url'),
+    );
     sessions.add(session);
     session.authTimer = setTimeout(() => {
-      if (!session.user) refuse(session, new WsProtocolError('unauthenticated', 'auth_timeout', `no credentials within ${config.WS_AUTH_TIMEOUT_MS} ms`, CLOSE_CODES.authTimeout));
+      if (!session.user)
+        refuse(
+          session,
+          new WsProtocolError('unauthenticated', 'auth_timeout', `no credentials within ${config.WS_AUTH_TIMEOUT_MS} ms`, CLOSE_CODES.authTimeout),
+        );
     }, config.WS_AUTH_TIMEOUT_MS);
     session.send({ type: 'challenge', nonce: session.nonce });
+    // One request at a time per connection, in the order sent: a request never overtakes an earlier one
+    // still waiting on NATS or Redis (else an unsubscribe right after a replay or resume found nothing to
+    // end, was refused, and the subscription started afterwards: scripts/reliability/fuzz/websocket.ts).
+    let turn: Promise<void> = Promise.resolve();
     ws.on('message', (raw, isBinary) => {
       if (session.closing) return;
-      onMessage(session, raw, isBinary).catch((err: unknown) => {
-        if (err instanceof WsProtocolError) {
-          refuse(session, err);
-        } else {
-          logger.error({ err, connection_id: session.id }, 'websocket message handling failed');
-          refuse(session, new WsProtocolError('internal', 'internal', 'internal error', 1011));
-        }
-      });
+      turn = turn
+        .then(() => (session.closing ? undefined : onMessage(session, raw, isBinary)))
+        .catch((err: unknown) => {
+          if (err instanceof WsProtocolError) {
+            refuse(session, err);
+          } else {
+            logger.error({ err, connection_id: session.id }, 'websocket message handling failed');
+            refuse(session, new WsProtocolError('internal', 'internal', 'internal error', 1011));
+          }
+        });
     });
-    ws.on('pong', () => { session.missedPongs = 0; });
+    ws.on('pong', () => {
+      session.missedPongs = 0;
+    });
     ws.on('error', (err) => logger.debug({ err, connection_id: session.id }, 'websocket error'));
     ws.on('close', () => {
       sessions.delete(session);
@@ -401,12 +520,14 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     feedsReady: () => feeds.ready,
     async start() {
       // No queue group: every pod must see every update. No reply: the resolver answers the pusher.
-      accountSubs = ACCOUNT_UPDATE_SUBJECTS.map((subject) => sysNc.subscribe(subject, {
-        callback: (err, msg) => {
-          if (err) logger.error({ err, subject }, 'account update subscription error');
-          else planChanges.onAccountJwt(msg.string());
-        },
-      }));
+      accountSubs = ACCOUNT_UPDATE_SUBJECTS.map((subject) =>
+        sysNc.subscribe(subject, {
+          callback: (err, msg) => {
+            if (err) logger.error({ err, subject }, 'account update subscription error');
+            else planChanges.onAccountJwt(msg.string());
+          },
+        }),
+      );
       // The subscriptions must be in place on the server before the first client can authenticate.
       await sysNc.flush();
       await feeds.start();

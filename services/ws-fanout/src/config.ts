@@ -36,6 +36,13 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
   WS_MAX_REPLAYS_PER_CONNECTION: PositiveInt.default(4),
   /** Pro replay: messages pulled from JetStream per request; with the pause below it bounds a replay's memory. */
   WS_REPLAY_BATCH_MESSAGES: PositiveInt.default(256),
+  /**
+   * How often each live feed is checked for silence, ms (default 5 000; 0 = never): a feed that
+   * delivered nothing since the last check while TRADES holds a newer message of its subject is
+   * recreated from its last sequence, so a stalled consumer (seen after a stream-leader change on a
+   * NATS cluster) delays trades by at most two periods and loses none.
+   */
+  WS_FEED_STALL_CHECK_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /** Pro replay: bytes queued on the socket at which a replay stops reading from JetStream until the client catches up. */
   WS_REPLAY_PAUSE_BYTES: PositiveInt.default(1024 * 1024),
   /** Pro replay: how long a paused replay waits for the socket to drain before the slow-consumer policy disconnects it, ms. */
@@ -51,7 +58,10 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
    * Take the client address for login limits from the last X-Forwarded-For entry (set true only behind a proxy that
    * appends it, such as the ingress); otherwise the TCP peer address.
    */
-  WS_TRUST_FORWARDED_FOR: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  WS_TRUST_FORWARDED_FOR: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Largest `mints` / `accounts` / `types` list of one subscription filter. */
   WS_FILTER_MAX_ITEMS: PositiveInt.default(1000),
   /** How far back every plan may resume with `resume_after` (Pro may replay all retention), ms. */

@@ -3,6 +3,7 @@ export { createApp, ACCOUNT_UPDATE_SUBJECTS, type WsFanoutApp, type WsFanoutAppC
 export { loadWsFanoutConfig, WsFanoutConfigSchema, type WsFanoutConfig } from './config.js';
 export { CredentialVerifier, maySubscribe, subjectMatches, type VerifiedUser, type KeyProof } from './domain/verifier.js';
 export { ConnectionLimiter } from './domain/connection-limiter.js';
+export { RequestRateLimiter } from './domain/request-rate-limiter.js';
 export { CLOSE_CODES, WsProtocolError, type WsErrorCode } from './domain/errors.js';
 export { resolverLookup } from './resolver-lookup.js';
 export { parseReplayStart, type ReplayStart } from './domain/replay-request.js';

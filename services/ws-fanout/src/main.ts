@@ -25,7 +25,9 @@ async function connectFanout(config: Readonly<WsFanoutConfig>, logger: Logger) {
   const nc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_CREDS, name: 'ws-fanout', logger });
   // System account: resolver lookups, and the account updates that change live clients' plans.
   const sysNc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_SYSTEM_CREDS, name: 'ws-fanout-resolver', logger });
-  const redis = createClient({ url: config.REDIS_URL });
+  // No offline queue: while Redis is down a login is refused at once with `unavailable` (4503) instead of
+  // waiting for a reconnection; live connections need no Redis and keep streaming (docs/websocket.md §6).
+  const redis = createClient({ url: config.REDIS_URL, disableOfflineQueue: true });
   redis.on('error', (err) => logger.warn({ err }, 'redis error'));
   await redis.connect();
 
@@ -66,7 +68,9 @@ runMain(async () => {
   const logger = baseLogger;
   const { registry, app, checks, close } = await connectFanout(config, logger);
   const adminPort = await serve({
-    logger, registry, adminPort: config.ADMIN_PORT,
+    logger,
+    registry,
+    adminPort: config.ADMIN_PORT,
     shutdown: config,
     app: { start: async () => logger.info({ port: (await app.start()).port }, 'ws-fanout listening'), stop: () => app.stop() },
     checks,

@@ -48,7 +48,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.post<{ Body: Record<string, unknown> | undefined }>('/api/checkout-sessions', async (request, reply) => {
     void reply.header('cache-control', 'no-store');
     const body = request.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_argument', 'Send a JSON object {tier, period, userId, cancelUrl, proration_date?}');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new AppError('invalid_argument', 'Send a JSON object {tier, period, userId, cancelUrl, proration_date?}');
     // A token is optional for a first checkout (the spec's call carries userId), but a token
     // that is sent must be valid.
     const claims = request.headers.authorization ? await caller(request) : undefined;
@@ -56,9 +57,16 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     // The shape of proration_date is checked for every checkout, as the schema (api.ts) states,
     // not only for a plan change; its age is checked later, against billing's clock.
     const prorationDate = body.proration_date;
-    if (prorationDate !== undefined && prorationDate !== null) checkProrationDate(prorationDate, typeof prorationDate === 'number' ? prorationDate : 0, Number.POSITIVE_INFINITY);
+    if (prorationDate !== undefined && prorationDate !== null)
+      checkProrationDate(prorationDate, typeof prorationDate === 'number' ? prorationDate : 0, Number.POSITIVE_INFINITY);
     return deps.service.createCheckout({
-      tier: body.tier, period: body.period, userId: body.userId, cancelUrl: body.cancelUrl, prorationDate: body.proration_date, caller: claims, requestId: request.id,
+      tier: body.tier,
+      period: body.period,
+      userId: body.userId,
+      cancelUrl: body.cancelUrl,
+      prorationDate: body.proration_date,
+      caller: claims,
+      requestId: request.id,
     });
   });
 
@@ -105,10 +113,50 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         const message = err instanceof Stripe.errors.StripeSignatureVerificationError ? err.message : 'The body is not a Stripe event';
         return reply.status(400).send({ status: 400, code: 'invalid_signature', message });
       }
+      // A correctly signed body is still only processed when it has an event's shape (a fuzzed or
+      // hand-made body would otherwise fail inside the transaction with a 500 and be retried forever).
+      const shapeError = eventShapeError(event);
+      if (shapeError) {
+        deps.webhooks.inc({ type: 'unknown', outcome: 'invalid_signature' });
+        request.log.warn({ reason: shapeError, request_id: request.id }, 'webhook body is not a Stripe event');
+        return reply.status(400).send({ status: 400, code: 'invalid_signature', message: `The body is not a Stripe event: ${shapeError}` });
+      }
       const { outcome, detail } = await deps.service.processEvent(event, request.id);
       deps.webhooks.inc({ type: HANDLED.has(event.type) ? event.type : 'other', outcome });
       request.log.info({ stripe_event: event.id, type: event.type, outcome, detail, request_id: request.id }, 'webhook event');
       return { received: true, outcome };
     });
   });
+}
+
+/** The `object` of each handled event type's `data.object`. */
+const HANDLED_OBJECTS: Record<string, string> = {
+  'checkout.session.completed': 'checkout.session',
+  'customer.subscription.created': 'subscription',
+  'customer.subscription.updated': 'subscription',
+  'customer.subscription.deleted': 'subscription',
+  'invoice.paid': 'invoice',
+  'invoice.payment_failed': 'invoice',
+};
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * Why a signature-verified body is not a Stripe event billing can store, or undefined when it is:
+ * `id` and `type` non-empty strings, `created` an integer (s), `livemode` a boolean, `data.object`
+ * an object, and for a handled type an object of that type with a string `id`.
+ */
+export function eventShapeError(event: unknown): string | undefined {
+  if (!isRecord(event)) return 'not an object';
+  if (typeof event.id !== 'string' || event.id === '' || event.id.length > 255) return 'id must be a non-empty string';
+  if (typeof event.type !== 'string' || event.type === '' || event.type.length > 255) return 'type must be a non-empty string';
+  if (typeof event.created !== 'number' || !Number.isSafeInteger(event.created)) return 'created must be an integer';
+  if (typeof event.livemode !== 'boolean') return 'livemode must be a boolean';
+  if (!isRecord(event.data) || !isRecord(event.data.object)) return 'data.object must be an object';
+  // PostgreSQL text and jsonb cannot hold U+0000: such an event could never be stored.
+  if (JSON.stringify(event).includes('\\u0000')) return 'contains U+0000';
+  const expected = HANDLED_OBJECTS[event.type];
+  if (expected !== undefined && (event.data.object.object !== expected || typeof event.data.object.id !== 'string'))
+    return `data.object must be a ${expected} with an id`;
+  return undefined;
 }

@@ -4,6 +4,7 @@
  * Raydium LaunchLab (subject `basic.bonk`), PumpSwap (`premium.pumpswap`) and
  * Raydium CPMM (`premium.raydium`). See docs/decoding.md.
  */
+import { backedByChain } from './chain-check.js';
 import { DecodeError } from './errors.js';
 import { launchlabCodec, pumpCodec, raydiumCpmmCodec } from './idl.js';
 import { decodeLaunchlab, launchlabLegacyLayouts } from './launchlab.js';
@@ -17,7 +18,18 @@ import { PUMPFUN_MESSAGE_TYPE, TRADE_MESSAGE_SCHEMA_VERSION } from './types.js';
 import type { BonkMessage, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TradeMessage } from './types.js';
 
 export { DecodeError, normalizeTransaction, TokenNameCache, DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, TRADE_MESSAGE_SCHEMA_VERSION, PUMPFUN_MESSAGE_TYPE };
-export type { BonkMessage, DecodeOptions, UnknownItem, NormalizedTransaction, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TokenName, TradeMessage };
+export type {
+  BonkMessage,
+  DecodeOptions,
+  UnknownItem,
+  NormalizedTransaction,
+  PumpfunMessage,
+  PumpfunTradeData,
+  PumpswapMessage,
+  RaydiumCpmmMessage,
+  TokenName,
+  TradeMessage,
+};
 
 /** NATS subjects of the TRADES stream (docs/architecture.md §5). */
 export type TradeSubject = 'basic.pumpfun' | 'basic.bonk' | 'premium.pumpswap' | 'premium.raydium';
@@ -61,12 +73,33 @@ export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptio
   // program decoder then reads its own calls from that index.
   const index = indexProgramCalls(tx, (programs ??= tradePrograms()), options);
   const all: { order: number; message: TradeMessage }[] = [];
-  for (const part of [decodePumpfun(tx, options, index), decodeLaunchlab(tx, options, index), decodePumpswap(tx, options, index), decodeRaydiumCpmm(tx, options, index)]) {
+  for (const part of [
+    decodePumpfun(tx, options, index),
+    decodeLaunchlab(tx, options, index),
+    decodePumpswap(tx, options, index),
+    decodeRaydiumCpmm(tx, options, index),
+  ]) {
     for (const x of part) all.push(x);
   }
   if (all.length > 1) all.sort((a, b) => a.order - b.order);
-  const messages = new Array<TradeMessage>(all.length);
-  for (let i = 0; i < all.length; i++) messages[i] = all[i]!.message;
+  const decoded = new Array<TradeMessage>(all.length);
+  for (let i = 0; i < all.length; i++) decoded[i] = all[i]!.message;
+  // Only what the transaction backs: complete messages whose amounts equal the balance changes.
+  // A trade instruction that yielded no message (its event lost, e.g. `Log truncated`) moved
+  // balances no message states: sums over its accounts cannot be compared, so they are skipped.
+  let unverifiable: Set<string> | undefined;
+  if (decoded.length > 0) {
+    const produced = new Set<number>();
+    for (const x of all) produced.add(Math.floor(x.order));
+    for (const calls of index.values()) {
+      for (const c of calls) {
+        if (produced.has(c.order) || !TRADE_INSTRUCTION.test(c.def.name)) continue;
+        unverifiable ??= new Set();
+        for (const a of c.ix.accounts) unverifiable.add(a);
+      }
+    }
+  }
+  const messages = backedByChain(tx, decoded, options.onUnknown, unverifiable);
   const names = options.tokenNames;
   if (names) {
     for (const m of messages) {
@@ -78,6 +111,9 @@ export function decodeNormalized(tx: NormalizedTransaction, options: DecodeOptio
 }
 
 let programs: IndexedProgram[] | undefined;
+
+/** Instructions that move a trade's amounts (IDL names of the four programs). */
+const TRADE_INSTRUCTION = /^(buy|sell|swap|deposit|withdraw|create_pool)/;
 
 /** The four programs the decoder indexes, with the codecs and older layouts their decoders use. */
 function tradePrograms(): IndexedProgram[] {

@@ -23,10 +23,13 @@ export const SOL_DECIMALS = 9;
  *   version); the known fields are decoded. `name` = the event name.
  * - `event_layout`: an event of a known discriminator that no known layout reads; skipped.
  *   `name` = the event name.
+ * - `refused`: a message the transaction does not back (an event too short for its kind's required
+ *   fields, or amounts that disagree with the balance changes: chain-check.ts); not published.
+ *   `name` = `<KIND>: <reason>`.
  */
 export interface UnknownItem {
   programId: string;
-  kind: 'instruction' | 'event' | 'event_fields' | 'event_layout';
+  kind: 'instruction' | 'event' | 'event_fields' | 'event_layout' | 'refused';
   /** What was not known: for an instruction, its 8-byte discriminator in hex (the data's first bytes when shorter). */
   name: string;
   /** Signature of the transaction it was found in. */
@@ -90,12 +93,7 @@ export interface ProgramCall {
  * The decoder itself does not use this: {@link indexProgramCalls} indexes the
  * four programs in one walk and hands each decoder its calls.
  */
-export function programCalls(
-  tx: NormalizedTransaction,
-  codec: ProgramCodec,
-  legacy: readonly LegacyLayout[] = [],
-  options: DecodeOptions = {},
-): ProgramCall[] {
+export function programCalls(tx: NormalizedTransaction, codec: ProgramCodec, legacy: readonly LegacyLayout[] = [], options: DecodeOptions = {}): ProgramCall[] {
   let perCodec = callsCache.get(tx.instructions);
   if (!perCodec) callsCache.set(tx.instructions, (perCodec = new Map()));
   let calls = perCodec.get(codec);

@@ -117,6 +117,24 @@ function fail(reason: string, cause?: unknown): never {
   throw new DecodeError(reason, cause === undefined ? undefined : { cause });
 }
 
+const BASE58_CHAR = new Uint8Array(128);
+for (const c of '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz') BASE58_CHAR[c.charCodeAt(0)] = 1;
+
+/** Whether `s` is `min`–`max` base58 characters (an address: 32–44; a signature: 64–90). */
+function isBase58(s: string, min: number, max: number): boolean {
+  if (s.length < min || s.length > max) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || BASE58_CHAR[c] === 0) return false;
+  }
+  return true;
+}
+
+/** Refuses a list of addresses with one that is not base58 (a message would carry it as a pubkey). */
+function checkAddresses(list: readonly string[], what: string): void {
+  for (let i = 0; i < list.length; i++) if (!isBase58(list[i]!, 32, 44)) fail(`${what} ${i} is not a base58 address`);
+}
+
 function numArray(v: unknown, what: string): number[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) fail(`${what} is not an array of numbers`);
@@ -206,7 +224,9 @@ function resolveInstruction(raw: unknown, keys: string[], path: number[]): Norma
   if (typeof raw.programId === 'string') {
     if ('parsed' in raw) return { programId: raw.programId, accounts: [], data: null, path, stackHeight };
     const accounts = raw.accounts;
-    if (!Array.isArray(accounts) || !accounts.every((a) => typeof a === 'string')) fail(`${whatOf(path)}.accounts is not a list of addresses`);
+    if (!Array.isArray(accounts) || !accounts.every((a) => typeof a === 'string' && isBase58(a, 32, 44)))
+      fail(`${whatOf(path)}.accounts is not a list of addresses`);
+    if (!isBase58(raw.programId, 32, 44)) fail(`${whatOf(path)}.programId is not a base58 address`);
     if (typeof raw.data !== 'string') fail(`${whatOf(path)}.data is not a base58 string`);
     return new Base58DataInstruction(raw.programId, accounts as string[], raw.data, path, stackHeight);
   }
@@ -263,6 +283,7 @@ export function normalizeTransaction(input: unknown, commitment: Commitment = GE
     const sig = wire.signatures[0];
     if (!sig) fail('transaction has no signature');
     signature = sig;
+    checkAddresses(loaded, 'loaded address');
     accountKeys = [...wire.staticAccountKeys, ...loaded];
     wireIx = wire.instructions;
     compiled = true;
@@ -273,6 +294,7 @@ export function normalizeTransaction(input: unknown, commitment: Commitment = GE
     const sigs = tx.signatures;
     if (!Array.isArray(sigs) || typeof sigs[0] !== 'string') fail('transaction has no signatures');
     signature = sigs[0];
+    if (!isBase58(signature, 64, 90)) fail('the first signature is not base58');
     const keys = msg.accountKeys;
     if (!Array.isArray(keys)) fail('message.accountKeys is not an array');
     if (allStrings(keys)) {
@@ -283,6 +305,7 @@ export function normalizeTransaction(input: unknown, commitment: Commitment = GE
     } else {
       fail('message.accountKeys holds neither base58 strings nor {pubkey} objects');
     }
+    checkAddresses(accountKeys, 'account');
     if (!Array.isArray(msg.instructions)) fail('message.instructions is not an array');
     outerRaw = msg.instructions;
   } else {

@@ -50,7 +50,10 @@ export class SubjectFeed {
   private readonly members = new Set<FeedMember>();
   private filtered = 0;
 
-  constructor(readonly subject: TradeSubject, private readonly onDelivered: (delivery: FeedDelivery) => void) {}
+  constructor(
+    readonly subject: TradeSubject,
+    private readonly onDelivered: (delivery: FeedDelivery) => void,
+  ) {}
 
   /** Members receiving the feed. */
   get size(): number {
@@ -141,6 +144,13 @@ export interface TradeFeedsOptions {
   readonly batchMessages: number;
   /** Delay before a feed whose consumer could not be created (no TRADES stream yet, JetStream down) tries again, ms. */
   readonly retryMs: number;
+  /**
+   * How often each feed is checked for silence, ms (0 = never): a feed whose sequence did not move
+   * since the last check while TRADES holds a newer message of its subject is recreated from its
+   * last sequence. nats.js' ordered consumer can stop delivering without ending after the TRADES
+   * stream leader is killed on a cluster (found by `npm run chaos`, docs/reliability.md).
+   */
+  readonly stallCheckMs: number;
 }
 
 /**
@@ -154,6 +164,11 @@ export class TradeFeeds {
   private jsm: JetStreamManager | undefined;
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private watchdog: NodeJS.Timeout | undefined;
+  /** Each running feed's last sequence at the previous silence check. */
+  private readonly seenAtCheck = new Map<TradeSubject, number>();
+  /** Feeds recreated because they fell silent while TRADES held newer messages (metric and tests). */
+  stallsRecovered = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -178,10 +193,40 @@ export class TradeFeeds {
   /** Starts every feed; resolves once each has tried once (feeds that could not start keep retrying). */
   async start(): Promise<void> {
     await Promise.all([...this.feeds.values()].map((feed) => this.open(feed)));
+    if (this.options.stallCheckMs > 0 && !this.stopped) {
+      this.watchdog = setInterval(() => void this.checkStalls(), this.options.stallCheckMs);
+      this.watchdog.unref();
+    }
+  }
+
+  /**
+   * Recreates every running feed that delivered nothing since the previous check although TRADES
+   * holds a newer message of its subject (one `last_by_subj` lookup per quiet feed). A lookup that
+   * fails (JetStream unavailable) is retried at the next check.
+   */
+  private async checkStalls(): Promise<void> {
+    for (const [subject, messages] of this.running) {
+      const feed = this.feeds.get(subject)!;
+      const before = this.seenAtCheck.get(subject);
+      this.seenAtCheck.set(subject, feed.lastSeq);
+      if (before === undefined || before !== feed.lastSeq || !this.jsm) continue;
+      const newest = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: subject }).catch(() => null);
+      if (this.stopped || this.running.get(subject) !== messages || !newest || newest.seq <= feed.lastSeq) continue;
+      this.running.delete(subject);
+      this.seenAtCheck.delete(subject);
+      this.stallsRecovered += 1;
+      this.logger.warn(
+        { subject, last_seq: feed.lastSeq, stream_seq: newest.seq },
+        'trade feed silent while TRADES holds newer messages; recreating it from the last sequence',
+      );
+      await Promise.race([messages.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+      void this.open(feed);
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.watchdog) clearInterval(this.watchdog);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     const open = [...this.running.values()];

@@ -29,9 +29,22 @@ return redis.call('ZREM', KEYS[1], ARGV[3])`;
 export class ConnectionLimiter {
   private readonly held = new Map<string, string>(); // connection id -> redis key
   private timer: NodeJS.Timeout | undefined;
+  /** Set while the leases are being written back after Redis (re)connected; acquisitions wait for it. */
+  private restoring: Promise<void> | undefined;
+  private readonly onReady = () => {
+    const done = this.renew().catch((err: unknown) => this.onError?.(err));
+    this.restoring = done.finally(() => {
+      if (this.restoring === done) this.restoring = undefined;
+    });
+  };
+  private onError: ((err: unknown) => void) | undefined;
 
   /** @param leaseMs lease length in ms (config CONNECTION_LEASE_MS). */
-  constructor(private readonly redis: Redis, private readonly leaseMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly leaseMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private key(user: string): string {
     return `tw:ws:conns:${user}`;
@@ -39,6 +52,9 @@ export class ConnectionLimiter {
 
   /** Takes a slot for `connectionId` if `user` holds fewer than `limit`. @returns true when taken. */
   async acquire(user: string, connectionId: string, limit: number): Promise<boolean> {
+    // After a Redis restart (empty, no persistence) the live connections' slots are written back first,
+    // so a login in between cannot take a slot an open connection holds (never past the plan's limit).
+    if (this.restoring) await this.restoring;
     const now = this.now();
     const ok = await this.redis.eval(ACQUIRE, {
       keys: [this.key(user)],
@@ -57,8 +73,14 @@ export class ConnectionLimiter {
   async shed(connectionId: string, limit: number): Promise<boolean> {
     const key = this.held.get(connectionId);
     if (!key) return false;
-    const removed = await this.redis.eval(SHED, { keys: [key], arguments: [String(this.now()), String(limit), connectionId] });
-    if (removed === 1) this.held.delete(connectionId);
+    // Out of `held` while the script runs, so a renewal (which re-adds what it renews) cannot bring it back.
+    this.held.delete(connectionId);
+    let removed: unknown = 0;
+    try {
+      removed = await this.redis.eval(SHED, { keys: [key], arguments: [String(this.now()), String(limit), connectionId] });
+    } finally {
+      if (removed !== 1) this.held.set(connectionId, key);
+    }
     return removed === 1;
   }
 
@@ -70,12 +92,16 @@ export class ConnectionLimiter {
     await this.redis.zRem(key, connectionId);
   }
 
-  /** Renews every lease this process holds. */
+  /**
+   * Renews every lease this process holds, re-adding any that Redis lost (a restart without
+   * persistence empties the sets while the connections are still open). Released and shed slots
+   * are out of `held` before their removal is sent, so nothing freed is brought back.
+   */
   async renew(): Promise<void> {
     const until = this.now() + this.leaseMs;
     const multi = this.redis.multi();
     for (const [id, key] of this.held) {
-      multi.zAdd(key, { score: until, value: id }, { XX: true });
+      multi.zAdd(key, { score: until, value: id });
       multi.pExpire(key, this.leaseMs * 2);
     }
     if (this.held.size > 0) await multi.exec();
@@ -83,6 +109,9 @@ export class ConnectionLimiter {
 
   /** Starts periodic renewal (every third of the lease). `onError` receives Redis failures. */
   start(onError: (err: unknown) => void): void {
+    this.onError = onError;
+    // node-redis emits 'ready' on every (re)connection: write the held leases back before any new acquisition.
+    this.redis.on('ready', this.onReady);
     this.timer = setInterval(() => void this.renew().catch(onError), Math.max(1000, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
   }
@@ -90,6 +119,7 @@ export class ConnectionLimiter {
   /** Stops renewal and releases every slot this process holds. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.redis.off('ready', this.onReady);
     await Promise.all([...this.held.keys()].map((id) => this.release(id)));
   }
 }
