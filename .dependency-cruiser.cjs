@@ -39,6 +39,9 @@ const TEST_SUPPORT = [
   '^services/ingest/test/support/geyser-server[.]ts$',
   // Converts a recorded transaction to a peer decoder's input; used by scripts/bench/decode-peer.ts.
   '^services/ingest/test/support/peer-input[.]ts$',
+  // Start billing (with the local Stripe) and auth in-process; used by the fuzz suite (scripts/reliability/fuzz).
+  '^services/billing/test/support[.]ts$',
+  '^services/auth/test/support[.]ts$',
 ];
 
 /**
@@ -117,8 +120,7 @@ const config = {
     ...withAllowList({
       name: 'no-deep-import-into-service',
       severity: 'error',
-      comment:
-        'Outside services/<svc>/ (packages/<pkg>/), import it by its package name (@tradewind/<svc>), never by a relative path into its files.',
+      comment: 'Outside services/<svc>/ (packages/<pkg>/), import it by its package name (@tradewind/<svc>), never by a relative path into its files.',
       from: { path: '^(services/[^/]+|packages/[^/]+|web|scripts|dev)/' },
       to: {
         path: '^(services|packages|dev)/',

@@ -11,7 +11,22 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'services', include: ['services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'dev/src/**/*.test.ts', 'dev/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'scripts/bench/**/*.test.ts', 'scripts/reliability/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'web/server/**/*.test.ts'] },
+        test: {
+          name: 'services',
+          include: [
+            'services/*/src/**/*.test.ts',
+            'services/*/test/**/*.test.ts',
+            'dev/src/**/*.test.ts',
+            'dev/test/**/*.test.ts',
+            'scripts/test/**/*.test.ts',
+            'scripts/bench/**/*.test.ts',
+            'scripts/reliability/fuzz-*.test.ts',
+            'scripts/reliability/report.test.ts',
+            'packages/*/src/**/*.test.ts',
+            'packages/*/test/**/*.test.ts',
+            'web/server/**/*.test.ts',
+          ],
+        },
       },
       {
         // Component and logic tests of the web app (Testing Library in jsdom).
@@ -25,6 +40,14 @@ export default defineConfig({
         // machine while timing-sensitive integration tests run.
         extends: true,
         test: { name: 'e2e', include: ['web/e2e/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 300_000, sequence: { groupOrder: 1 } },
+      },
+      {
+        // Fault injection at test size (docs/reliability.md): killed NATS cluster leaders, ingest and
+        // ws-fanout processes, stopped Redis and PostgreSQL. Last and one file at a time, so no other
+        // test loads the 2 cores while a JetStream cluster re-elects (under the full suite's load a
+        // leader election could take longer than the fault's 30 s hang bound).
+        extends: true,
+        test: { name: 'chaos', include: ['scripts/reliability/chaos-*.test.ts'], fileParallelism: false, sequence: { groupOrder: 2 } },
       },
     ],
   },

@@ -1,0 +1,19 @@
+/**
+ * `npm run chaos`: every fault of issue 24 at full size (RELIABILITY_SCALE=full unless set), on
+ * real processes on loopback, then the table of docs/reliability.md. Exit status 1 when any fault
+ * lost, duplicated or crashed anything (scripts/reliability/report.ts).
+ *
+ *   npm run -s chaos                          all faults, full size
+ *   RELIABILITY_SCALE=test npm run -s chaos   the sizes npm test runs
+ */
+import { reliabilityScale, writeReliabilityReport, type ReliabilityRow } from './report.js';
+import { runStreamChaos } from './chaos/stream.js';
+import { runEdgeChaos } from './chaos/edge.js';
+
+const scale = reliabilityScale({ RELIABILITY_SCALE: 'full', ...process.env });
+const rows: ReliabilityRow[] = [];
+for (const run of [runStreamChaos, runEdgeChaos]) {
+  process.stderr.write(`chaos: ${run.name} (${scale})…\n`);
+  rows.push(...(await run(scale, 0)));
+}
+process.exit(writeReliabilityReport('chaos', rows, { scale }));

@@ -1,0 +1,153 @@
+/**
+ * A local JetStream cluster of real nats-server processes on loopback, for fault injection:
+ * every node has its own client, route and monitoring port (all from freePort()) and its own
+ * store under one temp dir, and can be SIGKILLed and started again on the same ports and store.
+ *
+ * No authentication (plain JetStream cluster, account $G): the operator-mode config renderer of
+ * credential-issuer has no `cluster {}` block, and what is tested here (replication, leader
+ * failover, Nats-Msg-Id dedupe) does not depend on accounts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, waitForPort } from '@tradewind/dev';
+
+/** One node of a {@link NatsCluster}. */
+export interface NatsClusterNode {
+  /** server_name, e.g. `n1`. */
+  readonly name: string;
+  /** Client port on 127.0.0.1. */
+  readonly port: number;
+  /** `nats://127.0.0.1:<port>` */
+  readonly url: string;
+  /** `http://127.0.0.1:<monitor port>` (JSZ etc.). */
+  readonly monitorUrl: string;
+  /** True while the process runs. */
+  running(): boolean;
+  /** Exits that the cluster did not cause (crashes): 0 when every exit came from kill()/stop(). */
+  unexpectedExits(): number;
+}
+
+/** A running cluster; `stop()` kills every node and removes the temp dir. */
+export interface NatsCluster {
+  readonly nodes: readonly NatsClusterNode[];
+  /** Every node's client URL, comma-separated (for NATS_URL / connectNats). */
+  readonly urls: string;
+  /** SIGKILLs node `name` and waits for the process to exit. @throws Error for an unknown name. */
+  kill(name: string): Promise<void>;
+  /** Starts node `name` again on its ports and store; waits until it accepts clients (15 s). @throws Error when it does not. */
+  restart(name: string): Promise<void>;
+  /** Kills every node (SIGKILL) and removes the stores. Never throws. */
+  stop(): Promise<void>;
+}
+
+interface NodeState {
+  name: string;
+  port: number;
+  clusterPort: number;
+  monitorPort: number;
+  configPath: string;
+  child: ChildProcess | null;
+  expectingExit: boolean;
+  unexpected: number;
+}
+
+/** Path of nats-server: NATS_SERVER_BIN, else /usr/sbin/nats-server when present, else `nats-server` on PATH. */
+function natsServerBin(): string {
+  return process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+}
+
+/**
+ * Starts `size` (default 3) clustered nats-server processes with JetStream and waits until each
+ * accepts clients. @throws Error when a node does not listen within 15 s (everything started is stopped first).
+ */
+export async function startNatsCluster(options: { size?: number; name?: string } = {}): Promise<NatsCluster> {
+  const size = options.size ?? 3;
+  const dir = await mkdtemp(join(tmpdir(), 'tw-chaos-nats-'));
+  const states: NodeState[] = [];
+  for (let i = 1; i <= size; i++) {
+    states.push({
+      name: `n${i}`,
+      port: await freePort(),
+      clusterPort: await freePort(),
+      monitorPort: await freePort(),
+      configPath: join(dir, `n${i}.conf`),
+      child: null,
+      expectingExit: false,
+      unexpected: 0,
+    });
+  }
+  const routes = states.map((s) => `nats-route://127.0.0.1:${s.clusterPort}`).join(', ');
+  for (const s of states) {
+    const store = join(dir, s.name);
+    await mkdir(store, { recursive: true });
+    await writeFile(
+      s.configPath,
+      [
+        `server_name: ${s.name}`,
+        `listen: 127.0.0.1:${s.port}`,
+        `http: 127.0.0.1:${s.monitorPort}`,
+        `jetstream { store_dir: "${store}", max_memory_store: 64MB, max_file_store: 1GB }`,
+        // no_advertise: clients must not learn the other nodes' addresses, or a client behind a fault proxy
+        // would reconnect around it straight to a node.
+        `cluster { name: ${options.name ?? 'tw-chaos'}, listen: 127.0.0.1:${s.clusterPort}, no_advertise: true, routes: [${routes}] }`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  async function launch(s: NodeState): Promise<void> {
+    const child = spawn(natsServerBin(), ['-c', s.configPath, '-l', join(dir, `${s.name}.log`)], { stdio: 'ignore' });
+    s.child = child;
+    s.expectingExit = false;
+    child.once('exit', () => {
+      if (!s.expectingExit) s.unexpected++;
+      if (s.child === child) s.child = null;
+    });
+    child.once('error', () => undefined);
+    await waitForPort(s.port, '127.0.0.1', 15_000, () => s.child === child);
+  }
+
+  async function killState(s: NodeState): Promise<void> {
+    const child = s.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    s.expectingExit = true;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  const stop = async (): Promise<void> => {
+    for (const s of states) await killState(s).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  };
+
+  try {
+    await Promise.all(states.map(launch));
+  } catch (err) {
+    await stop();
+    throw new Error(`NATS cluster did not start: ${(err as Error).message} (logs were in ${dir})`);
+  }
+
+  const byName = (name: string): NodeState => {
+    const s = states.find((x) => x.name === name);
+    if (!s) throw new Error(`no node named ${name}`);
+    return s;
+  };
+
+  return {
+    nodes: states.map((s) => ({
+      name: s.name,
+      port: s.port,
+      url: `nats://127.0.0.1:${s.port}`,
+      monitorUrl: `http://127.0.0.1:${s.monitorPort}`,
+      running: () => s.child !== null,
+      unexpectedExits: () => s.unexpected,
+    })),
+    urls: states.map((s) => `nats://127.0.0.1:${s.port}`).join(','),
+    kill: (name) => killState(byName(name)),
+    restart: (name) => launch(byName(name)),
+    stop,
+  };
+}

@@ -1,0 +1,535 @@
+/**
+ * Fault injection on the stream path (issue 24, docs/reliability.md): real nats-server processes in a
+ * 3-node JetStream cluster (TRADES with 3 replicas), ingest as a real child process replaying the
+ * bundled recording at a steady pace, connected to NATS through a loopback TCP proxy, and a native
+ * JetStream subscriber (ordered consumer on TRADES, straight to the cluster) that counts every trade.
+ *
+ * Fault classes (one ReliabilityRow each):
+ * 1. the TRADES stream leader SIGKILLed while trades flow, then started again (and caught up) before the next round;
+ * 2. ingest SIGKILLed mid-stream and started again at once (a supervisor's restart);
+ * 3. partition ingest↔NATS by stalling the proxy (bytes stop, sockets stay open) for longer than a publish timeout;
+ * 4. partition ingest↔NATS by dropping every proxied socket (connection reset).
+ *
+ * Lost / duplicated are counted at the subscriber (stream-ledger.ts) after each class, as the change
+ * since the previous class. Crashed counts processes that died on their own (ingest, a NATS node),
+ * ingest's fatal log line, unhandled rejections here, and a recovery past RECOVERY_DEADLINE_MS.
+ * Recovery: kills and drops, from the fault to the first trade received that was published after it;
+ * stalls, from the heal to the first trade received after it.
+ *
+ * Replay and restarts: ingest's replay source has no resume point — a restarted ingest starts a new
+ * replay run (new Nats-Msg-Ids `…:replay:<run>:<loop>`), so a trade in flight at the kill is not
+ * re-published; each run's stored trades must still be a gap-free prefix of its replay order. The
+ * live Yellowstone class (a fake node serving the recording) does resume from its checkpoint: every
+ * recorded trade must be stored exactly once.
+ *
+ * CHAOS_DEBUG=1 prints the stream's and the subscriber's progress every second on stderr.
+ */
+import {
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamManager,
+  DeliverPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS } from '@tradewind/contracts';
+import { freePort } from '@tradewind/dev';
+import { BUNDLED_RECORDING_DIR, loadRecording, messageId } from '@tradewind/ingest';
+import { connectNats, type NatsConnection } from '@tradewind/lib';
+import type { ReliabilityRow, ReliabilityScale } from '../report.js';
+import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
+import { startTcpProxy, type TcpProxy } from './proxy-tcp.js';
+import { spawnIngest, type IngestProcess } from './stream-ingest.js';
+import { REPLAY_ID, TradeLedger, type Delivery, type LedgerAudit } from './stream-ledger.js';
+import { GeyserTestServer, loadRecordedGeyserTransactions } from '../../../services/ingest/test/support/geyser-server.js';
+
+/** A fault whose trades do not flow again within this long counts as a hang (crashed), ms. */
+export const RECOVERY_DEADLINE_MS = 30_000;
+
+/** Rounds per fault class and timings at each scale. */
+const SIZES = {
+  test: { leaderKills: 1, ingestKills: 0, liveKillsAt: [0.4], liveSlotMs: 120, stalls: [5_300], drops: 0, flowMs: 300, jitterMs: 300, tps: 40 },
+  full: {
+    leaderKills: 4,
+    ingestKills: 4,
+    liveKillsAt: [0.25, 0.5, 0.75],
+    liveSlotMs: 500,
+    stalls: [2_000, 6_000, 12_000],
+    drops: 4,
+    flowMs: 3_000,
+    jitterMs: 1_000,
+    tps: 60,
+  },
+} as const;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A small deterministic PRNG (mulberry32), for fault timing jitter from the seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T | null | undefined> | T | null | undefined, everyMs = 100): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await probe();
+      if (v !== null && v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(everyMs);
+  }
+  throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}${last ? ` (${String(last)})` : ''}`);
+}
+
+/** Creates TRADES with the ingest settings (services/lib ensureTradesStream) and 3 replicas. */
+async function createReplicatedTrades(jsm: JetStreamManager, replicas: number): Promise<void> {
+  await jsm.streams.add({
+    name: TRADES_STREAM,
+    subjects: [...TRADE_SUBJECTS],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(3_600_000),
+    duplicate_window: nanos(120_000),
+    max_bytes: 256 * 1024 * 1024,
+    num_replicas: replicas,
+  });
+}
+
+/** What the subscriber had to do to keep reading: its ordered consumer ended, or went silent while the stream grew. */
+export interface ObserverRestarts {
+  /** consume() ended (or could not start) and was re-created from the last sequence + 1. */
+  ended: number;
+  /** No message for OBSERVER_STALL_MS while the stream held newer ones, without consume() ending: closed and re-created. */
+  stalled: number;
+}
+
+/** A subscriber that receives nothing for this long while TRADES holds newer messages is treated as stuck and re-created, ms. */
+export const OBSERVER_STALL_MS = 5_000;
+
+/**
+ * Starts a native subscriber on TRADES that records every message in `ledger`: an ordered consumer
+ * (nats.js v3), re-created from the last sequence seen + 1 when its consume() ends or it is stuck, as
+ * ws-fanout's subject feeds do (services/ws-fanout/src/delivery/subject-feed.ts). Returns its stop() and counters.
+ */
+async function startObserver(
+  nc: NatsConnection,
+  jsm: JetStreamManager,
+  ledger: TradeLedger,
+): Promise<{ stop: () => Promise<void>; restarts: ObserverRestarts }> {
+  const js = jetstream(nc);
+  const restarts: ObserverRestarts = { ended: 0, stalled: 0 };
+  let stopped = false;
+  let current: ConsumerMessages | undefined;
+  let closingStuck = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const from = ledger.maxSeq() + 1;
+        const consumer = await js.consumers.get(TRADES_STREAM, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {});
+        // Short expiry: the heartbeat (half of it) notices a consumer lost with its server within ~1 s.
+        const messages = await consumer.consume({ expires: 2_000 });
+        current = messages;
+        for await (const m of messages) {
+          ledger.record({
+            seq: m.seq,
+            msgId: m.headers?.get('Nats-Msg-Id') ?? '',
+            publishedMs: Number(m.headers?.get(TRADE_PUBLISHED_MS_HEADER) ?? Number.NaN),
+            receivedMs: Date.now(),
+          });
+        }
+      } catch {
+        // counted below, like an end
+      }
+      if (stopped) break;
+      if (closingStuck) closingStuck = false;
+      else restarts.ended++;
+      await sleep(200);
+    }
+  })();
+  // Stuck = TRADES has held a message the subscriber lacks for OBSERVER_STALL_MS with no delivery meanwhile
+  // (an election, when nothing new is stored, does not count).
+  let aheadSince: number | null = null;
+  let seenAt = ledger.maxSeq();
+  let probing = false;
+  const watchdog = setInterval(() => {
+    if (ledger.maxSeq() !== seenAt) {
+      seenAt = ledger.maxSeq();
+      aheadSince = null;
+    }
+    if (probing || !current) return;
+    probing = true;
+    void jsm.streams
+      .info(TRADES_STREAM)
+      .then(
+        (info) => {
+          if (stopped || info.state.last_seq <= ledger.maxSeq()) {
+            aheadSince = null;
+            return;
+          }
+          aheadSince ??= Date.now();
+          if (Date.now() - aheadSince < OBSERVER_STALL_MS) return;
+          restarts.stalled++;
+          process.stderr.write(
+            `chaos(stream): subscriber silent for ${Date.now() - aheadSince} ms at seq ${ledger.maxSeq()} while TRADES is at ${info.state.last_seq}; re-creating it\n`,
+          );
+          aheadSince = null;
+          closingStuck = true;
+          void current?.close().catch(() => undefined);
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        probing = false;
+      });
+  }, 1_000);
+  return {
+    restarts,
+    async stop() {
+      stopped = true;
+      clearInterval(watchdog);
+      await current?.close().catch(() => undefined);
+      await loop;
+    },
+  };
+}
+
+/** Sum of the samples of metric `name` on an ingest's /metrics (0 when unreachable). */
+async function ingestMetric(p: IngestProcess | undefined, name: string): Promise<number> {
+  if (!p) return 0;
+  const text = await fetch(`http://127.0.0.1:${p.adminPort}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+interface ClassTally {
+  name: string;
+  tried: number;
+  crashed: number;
+  recoveryMs: number | null;
+  notes: string[];
+  /** Losses found outside the ledger audit (e.g. live trades never stored). */
+  lostExtra?: number;
+}
+
+/**
+ * Runs every stream-path fault class at `scale` (timing jitter from `seed`) and returns one row per class.
+ * Starts a 3-node NATS cluster, a TCP proxy and ingest; stops all of them and removes their temp dirs before returning.
+ * @throws Error only when the set-up cannot run (a server does not start, no trade flows within 60 s).
+ */
+export async function runStreamChaos(scale: ReliabilityScale, seed: number): Promise<ReliabilityRow[]> {
+  const size = SIZES[scale];
+  const random = prng(seed);
+  const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
+  const ledger = new TradeLedger(transactions.flatMap((t) => t.trades.map(messageId)));
+  let rejections = 0;
+  const onRejection = (err: unknown) => {
+    rejections++;
+    process.stderr.write(`chaos(stream): unhandled rejection: ${String(err)}\n`);
+  };
+  process.on('unhandledRejection', onRejection);
+
+  let cluster: NatsCluster | undefined;
+  let proxy: TcpProxy | undefined;
+  let ingest: IngestProcess | undefined;
+  let live: IngestProcess | undefined;
+  let geyser: GeyserTestServer | undefined;
+  let nc: NatsConnection | undefined;
+  let observer: Awaited<ReturnType<typeof startObserver>> | undefined;
+  const ingestCrashes = { count: 0, output: '' };
+  const retire = (p: IngestProcess | undefined) => {
+    if (!p) return;
+    if (p.exitedUnexpectedly() || /ingest stopped on an error/.test(p.output())) {
+      ingestCrashes.count++;
+      ingestCrashes.output = p.output().slice(-2_000);
+    }
+  };
+  const rows: ReliabilityRow[] = [];
+  let debugTimer: NodeJS.Timeout | undefined;
+  try {
+    cluster = await startNatsCluster();
+    const c = cluster;
+    nc = await until('the cluster to accept clients', 20_000, () => connectNats({ url: c.urls, name: 'chaos-observer' }));
+    const jsm = await jetstreamManager(nc, { checkAPI: false });
+    await until(
+      'JetStream meta leader and TRADES R3',
+      30_000,
+      async () => {
+        await createReplicatedTrades(jsm, c.nodes.length);
+        return true;
+      },
+      500,
+    );
+    proxy = await startTcpProxy({ port: await freePort(), upstreams: cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })) });
+    observer = await startObserver(nc, jsm, ledger);
+    const restarts = observer.restarts;
+    const natsUrl = `nats://127.0.0.1:${proxy.port}`;
+    ingest = await spawnIngest({ natsUrl, transactionsPerSecond: size.tps });
+    // The live ingest starts now too (its start overlaps the replay one's); its Yellowstone node only comes up in
+    // class 2b, until then it retries the connection every ≤ 500 ms.
+    const geyserPort = await freePort();
+    const chain = await loadRecordedGeyserTransactions(BUNDLED_RECORDING_DIR);
+    const liveEnv = {
+      INGEST_SOURCE: 'yellowstone',
+      YELLOWSTONE_ENDPOINT: `http://127.0.0.1:${geyserPort}`,
+      LIVE_FROM_SLOT: String(chain[0]?.slot ?? 0),
+      LIVE_CHECKPOINT_INTERVAL_MS: '1000',
+      LIVE_RECONNECT_INITIAL_MS: '200',
+      LIVE_RECONNECT_MAX_MS: '500',
+    };
+    live = await spawnIngest({ natsUrl, transactionsPerSecond: 1, env: liveEnv });
+    const first = ingest;
+    await until(
+      'the first trade from ingest',
+      60_000,
+      () => ledger.count() > 0 || (!first.running() ? Promise.reject(new Error(`ingest exited: ${first.output().slice(-2_000)}`)) : null),
+      100,
+    ).catch((err: unknown) => {
+      throw new Error(`chaos(stream) cannot run: ${(err as Error).message}`);
+    });
+    await sleep(size.flowMs);
+    if (process.env.CHAOS_DEBUG) {
+      debugTimer = setInterval(() => {
+        void jsm.streams.info(TRADES_STREAM).then(
+          (i) =>
+            process.stderr.write(
+              `[debug ${new Date().toISOString()}] stream last_seq ${i.state.last_seq} leader ${i.cluster?.leader} | seen ${ledger.count()} max ${ledger.maxSeq()}\n`,
+            ),
+          (e: unknown) =>
+            process.stderr.write(`[debug ${new Date().toISOString()}] info failed ${String(e)} | seen ${ledger.count()} max ${ledger.maxSeq()}\n`),
+        );
+      }, 1000);
+    }
+
+    let previous: LedgerAudit = { lost: 0, duplicated: 0, delivered: 0, unrecognised: 0, examples: [] };
+    const settle = async (): Promise<{ lost: number; duplicated: number; examples: readonly string[] }> => {
+      // Let trades flow past the fault, then wait until the subscriber holds everything the stream stored.
+      await sleep(size.flowMs);
+      const info = await until('TRADES info', 15_000, () => jsm.streams.info(TRADES_STREAM));
+      await until(`the subscriber to reach seq ${info.state.last_seq}`, 15_000, () => ledger.maxSeq() >= info.state.last_seq).catch(() => undefined);
+      const audit = ledger.audit({ firstSeq: info.state.first_seq, lastSeq: info.state.last_seq });
+      const delta = {
+        lost: audit.lost - previous.lost,
+        duplicated: audit.duplicated - previous.duplicated,
+        examples: audit.examples.slice(previous.examples.length),
+      };
+      previous = audit;
+      return delta;
+    };
+    const recoveredAfter = async (t: ClassTally, faultMs: number, accept: (d: Delivery) => boolean): Promise<void> => {
+      const at = await until('trades after the fault', RECOVERY_DEADLINE_MS, () => ledger.firstDeliveryAfter(faultMs, accept)).catch(() => null);
+      if (at === null) {
+        t.crashed++;
+        // Who hung: the publisher (the stream stopped growing) or the subscriber (it stopped short of the stream)?
+        const last = await jsm.streams.info(TRADES_STREAM).then(
+          (i) => String(i.state.last_seq),
+          (e: unknown) => `unknown (${String(e)})`,
+        );
+        t.notes.push(
+          `no trade within ${RECOVERY_DEADLINE_MS} ms (hang): stream last_seq ${last}, subscriber at seq ${ledger.maxSeq()}, ingest ${ingest?.running() ? 'running' : 'exited'}: ${ingest?.output().replaceAll('\n', ' ').slice(-300) ?? ''}`,
+        );
+        return;
+      }
+      t.recoveryMs = Math.max(t.recoveryMs ?? 0, at - faultMs);
+      if (process.env.CHAOS_DEBUG)
+        process.stderr.write(
+          `[debug] ${t.name}: fault ${new Date(faultMs).toISOString()} recovered ${new Date(at).toISOString()} ${ledger.debugAfter(faultMs)}\n`,
+        );
+    };
+    const finish = async (t: ClassTally, meaning: string): Promise<void> => {
+      const d = await settle();
+      const crashedNodes = c.nodes.reduce((n, x) => n + x.unexpectedExits(), 0);
+      const crashed = t.crashed + ingestCrashes.count + crashedNodes + rejections;
+      if (ingestCrashes.count > 0) t.notes.push(`ingest crashed: ${ingestCrashes.output.replaceAll('\n', ' ').slice(-400)}`);
+      if (crashedNodes > 0) t.notes.push(`${crashedNodes} nats-server exit(s) not caused by the test`);
+      if (restarts.ended + restarts.stalled > 0)
+        t.notes.push(
+          `subscriber (nats.js ordered consumer) re-created from its last seq + 1: consume() ended ${restarts.ended}×, silent without ending ${restarts.stalled}×`,
+        );
+      restarts.ended = 0;
+      restarts.stalled = 0;
+      ingestCrashes.count = 0;
+      rejections = 0;
+      if (d.examples.length > 0) {
+        t.notes.push(`examples: ${d.examples.join('; ')}`);
+        process.stderr.write(`chaos(stream) ${t.name}, seed ${seed}: ${d.examples.join('; ')}\n`);
+      }
+      rows.push({
+        name: t.name,
+        tried: t.tried,
+        lost: d.lost + (t.lostExtra ?? 0),
+        duplicated: d.duplicated,
+        crashed,
+        recoveryMs: t.recoveryMs,
+        notes: [`seed ${seed}, ${size.tps} tx/s replay; ${meaning}`, ...t.notes].join('; '),
+      });
+    };
+
+    // What the replay ingest counted so far: failed attempts (retried) and re-sends JetStream dropped (cumulative per process).
+    const retryEvidence = async () => {
+      const errors = await ingestMetric(ingest, 'tradewind_ingest_publish_errors_total');
+      const dups = await ingestMetric(ingest, 'tradewind_ingest_trades_duplicate_total');
+      return `ingest (this process so far): ${errors} failed publish attempt(s) retried, ${dups} re-send(s) dropped as duplicates`;
+    };
+
+    // 1. TRADES stream leader SIGKILLed.
+    {
+      const t: ClassTally = { name: 'NATS TRADES stream leader killed (SIGKILL), 3-node cluster, R3', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
+      for (let round = 0; round < size.leaderKills; round++) {
+        const leader = await until('a TRADES leader', 15_000, async () => (await jsm.streams.info(TRADES_STREAM)).cluster?.leader);
+        await sleep(200 + random() * size.jitterMs);
+        const killMs = Date.now();
+        await c.kill(leader);
+        t.tried++;
+        if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug] killed ${leader}\n`);
+        await recoveredAfter(t, killMs, (d) => d.publishedMs >= killMs);
+        await c.restart(leader);
+        // The restarted node must be current again before the next fault, or two nodes could be behind at once.
+        if (round === size.leaderKills - 1) continue;
+        await until(
+          `${leader} to catch up`,
+          30_000,
+          async () => {
+            const info = await jsm.streams.info(TRADES_STREAM);
+            const replicas = info.cluster?.replicas ?? [];
+            return info.cluster?.leader && replicas.length === c.nodes.length - 1 && replicas.every((r) => r.current && !r.offline);
+          },
+          250,
+        ).catch(() => t.notes.push(`${leader} not current within 30 s of its restart`));
+      }
+      await finish(t, 'recovered = first trade received that was published after the kill; each killed node restarted and current before the next kill');
+    }
+
+    // 2. ingest SIGKILLed and restarted (replay source; full size only: a restart starts a new replay run).
+    if (size.ingestKills > 0) {
+      const t: ClassTally = { name: 'ingest killed (SIGKILL) mid-stream and restarted (replay source)', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
+      for (let round = 0; round < size.ingestKills; round++) {
+        await sleep(200 + random() * size.jitterMs);
+        const killMs = Date.now();
+        retire(ingest);
+        await ingest.kill('SIGKILL');
+        t.tried++;
+        ingest = await spawnIngest({ natsUrl, transactionsPerSecond: size.tps });
+        await recoveredAfter(t, killMs, (d) => d.publishedMs >= killMs);
+      }
+      await finish(
+        t,
+        'recovered = first trade of the restarted process received (includes node+tsx start); a restart begins a new replay run, the trade in flight at the kill is not re-sent (replay has no resume point)',
+      );
+    }
+
+    // 2b. ingest on the live Yellowstone source SIGKILLed and restarted: it resumes from its checkpoint.
+    {
+      const t: ClassTally = {
+        name: 'ingest killed (SIGKILL) mid-stream and restarted (live Yellowstone source, checkpoint resume)',
+        tried: 0,
+        crashed: 0,
+        recoveryMs: null,
+        notes: [],
+      };
+      geyser = new GeyserTestServer({ transactions: chain, pingIntervalMs: 1_000, slotIntervalMs: size.liveSlotMs });
+      await geyser.start(geyserPort);
+      const expected = new Set(ledger.passOrder);
+      const isLive = (msgId: string) => !REPLAY_ID.test(msgId);
+      for (const fraction of size.liveKillsAt) {
+        const want = Math.ceil(expected.size * fraction);
+        const reached = await until(`${want} live trades stored`, 60_000, () => ledger.storedIds(isLive).size >= want).catch(() => false);
+        if (!reached || !live) {
+          t.crashed++;
+          t.notes.push(
+            `live ingest stored only ${ledger.storedIds(isLive).size} of ${expected.size} trades within 60 s: ${live?.output().replaceAll('\n', ' ').slice(-300)}`,
+          );
+          break;
+        }
+        const killMs = Date.now();
+        retire(live);
+        await live.kill('SIGKILL');
+        t.tried++;
+        live = await spawnIngest({ natsUrl, transactionsPerSecond: 1, env: liveEnv });
+        await recoveredAfter(t, killMs, (d) => isLive(d.msgId) && d.publishedMs >= killMs);
+      }
+      // Every trade of the chain stored, once (duplicates are counted by the ledger audit in finish()).
+      await until('every live trade stored', 60_000, () => [...expected].every((id) => ledger.storedIds(isLive).has(id))).catch(() => undefined);
+      const stored = ledger.storedIds(isLive);
+      const missing = [...expected].filter((id) => !stored.has(id));
+      const unexpected = [...stored.keys()].filter((id) => !expected.has(id));
+      if (missing.length > 0)
+        t.notes.push(`live trades never stored: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`);
+      if (unexpected.length > 0) t.notes.push(`stored ids not in the recording: ${unexpected.slice(0, 3).join(', ')}`);
+      t.lostExtra = missing.length;
+      // Proof that the restart re-published from its checkpoint and JetStream dropped the repeats.
+      const dropped = await ingestMetric(live, 'tradewind_ingest_trades_duplicate_total');
+      t.notes.push(`the last restarted ingest re-published ${dropped} trade(s) that JetStream dropped as duplicates`);
+      retire(live);
+      await live?.stop();
+      live = undefined;
+      await geyser.close();
+      geyser = undefined;
+      await finish(
+        t,
+        `fake Yellowstone node (services/ingest/test/support/geyser-server.ts) serving the recording, ${size.liveSlotMs} ms per slot, ${expected.size} trades; kills at ${size.liveKillsAt.map((f) => `${f * 100}%`).join(', ')} of them stored; checkpoint every 1 s; lost = recorded trades never stored; recovered = first new live trade received after the kill`,
+      );
+    }
+
+    // 3. Partition: stall.
+    {
+      const t: ClassTally = { name: 'partition ingest↔NATS: TCP stall (no bytes, sockets open)', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
+      for (const stallMs of size.stalls) {
+        await sleep(200 + random() * size.jitterMs);
+        if (proxy.openConnections() === 0) t.notes.push(`stall of ${stallMs} ms: ingest had no connection through the proxy`);
+        proxy.stall();
+        t.tried++;
+        await sleep(stallMs);
+        const healMs = Date.now();
+        proxy.heal();
+        await recoveredAfter(t, healMs, () => true);
+      }
+      t.notes.push(await retryEvidence());
+      await finish(
+        t,
+        `stalls of ${size.stalls.join(', ')} ms (> 5 s = past the JetStream publish timeout, so ingest re-sends); recovered = first trade received after the heal`,
+      );
+    }
+
+    // 4. Partition: sockets dropped (full size only: a dropped request waits out the 5 s publish timeout).
+    if (size.drops > 0) {
+      const t: ClassTally = { name: 'partition ingest↔NATS: TCP connections dropped (reset)', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
+      for (let round = 0; round < size.drops; round++) {
+        await sleep(200 + random() * size.jitterMs);
+        const dropMs = Date.now();
+        const cut = proxy.drop();
+        if (cut === 0) t.notes.push(`round ${round}: no connection open to cut`);
+        t.tried++;
+        await recoveredAfter(t, dropMs, (d) => d.publishedMs >= dropMs);
+      }
+      t.notes.push(await retryEvidence());
+      await finish(t, 'recovered = first trade received that was published after the drop (ingest reconnects, reconnectTimeWait 1 s)');
+    }
+    return rows;
+  } finally {
+    clearInterval(debugTimer);
+    process.off('unhandledRejection', onRejection);
+    await ingest?.stop().catch(() => undefined);
+    await live?.stop().catch(() => undefined);
+    await geyser?.close().catch(() => undefined);
+    await observer?.stop().catch(() => undefined);
+    await nc?.close().catch(() => undefined);
+    await proxy?.close().catch(() => undefined);
+    await cluster?.stop().catch(() => undefined);
+  }
+}
