@@ -44,6 +44,10 @@ export async function spawnIngest(options: { natsUrl: string; transactionsPerSec
     REPLAY_TRANSACTIONS_PER_SECOND: String(options.transactionsPerSecond),
     PUBLISH_MAX_BACKOFF_MS: '1000',
     TRADES_MAX_BYTES: String(256 * 1024 * 1024),
+    // The chaos cluster has 3 servers: ingest's stream setting must say so, as the chart's does
+    // (charts/tradewind NATS_STREAM_REPLICAS), else its start scales TRADES down to 1 replica and a
+    // leader kill takes the stream away until that server returns.
+    NATS_STREAM_REPLICAS: '3',
     ...options.env,
   };
   delete env.NATS_CREDS;
