@@ -11,6 +11,7 @@
  */
 import { createLogger, defaultPort } from '@tradewind/lib';
 import { startLocalOidcProvider } from '../src/local-oidc.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 const logger = createLogger({ service: 'local-oidc', level: process.env.LOG_LEVEL ?? 'info' });
 
@@ -26,17 +27,7 @@ async function main(): Promise<void> {
     'LOCAL OpenID Connect provider (not Google) listening; sign-in accepts any email',
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    setTimeout(() => process.exit(1), 5_000).unref();
-    void provider.stop().then(() => process.exit(0));
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => stop('SIGHUP'));
+  stopOnSignal(logger, () => provider.stop());
 }
 
 main().catch((err: unknown) => {

@@ -16,6 +16,7 @@
  */
 import { createLogger, defaultPort } from '@tradewind/lib';
 import { startLocalStripe } from '../src/local-stripe/index.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 const logger = createLogger({ service: 'local-stripe', level: process.env.LOG_LEVEL ?? 'info' });
 
@@ -48,17 +49,7 @@ async function main(): Promise<void> {
     'LOCAL Stripe stand-in (test checkout, no real payment) listening',
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    setTimeout(() => process.exit(1), 5_000).unref();
-    void stripe.stop().then(() => process.exit(0));
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => stop('SIGHUP'));
+  stopOnSignal(logger, () => stripe.stop());
 }
 
 main().catch((err: unknown) => {
