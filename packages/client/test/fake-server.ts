@@ -39,6 +39,8 @@ export class FakeConnection {
   /** Live subscriptions: subject → filter. */
   readonly live = new Map<string, unknown>();
   closed = false;
+  /** Date.now() when the server last sent this connection a frame (0: never). */
+  lastSentAt = 0;
 
   constructor(readonly ws: WebSocket) {
     ws.on('close', () => {
@@ -47,7 +49,9 @@ export class FakeConnection {
   }
 
   send(message: Record<string, unknown>): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(message));
+    this.lastSentAt = Date.now();
   }
 }
 
