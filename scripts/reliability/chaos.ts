@@ -9,11 +9,13 @@
 import { reliabilityScale, writeReliabilityReport, type ReliabilityRow } from './report.js';
 import { runStreamChaos } from './chaos/stream.js';
 import { runEdgeChaos } from './chaos/edge.js';
+import { runClusterEdgeChaos } from './chaos/edge-cluster.js';
 
 const scale = reliabilityScale({ RELIABILITY_SCALE: 'full', ...process.env });
 const rows: ReliabilityRow[] = [];
-for (const run of [runStreamChaos, runEdgeChaos]) {
-  process.stderr.write(`chaos: ${run.name} (${scale})…\n`);
+const runClusterEdge = async (s: typeof scale, seed: number) => [await runClusterEdgeChaos(s, seed)];
+for (const run of [runStreamChaos, runClusterEdge, runEdgeChaos]) {
+  process.stderr.write(`chaos: ${run === runClusterEdge ? 'runClusterEdgeChaos' : run.name} (${scale})…\n`);
   rows.push(...(await run(scale, 0)));
 }
 process.exit(writeReliabilityReport('chaos', rows, { scale }));

@@ -56,10 +56,14 @@ const LEASE_MS = 3000;
 const SUBJECT = 'basic.pumpfun';
 
 /** Credentials of one user of a per-customer account. */
-type Creds = { jwt: string; seed: string };
+export type Creds = { jwt: string; seed: string };
 
 /** A customer account pushed to the resolver; `user()` issues a new user of it. */
-async function createCustomer(identities: LocalNats['identities'], sysNc: NatsConnection, plan: PlanId): Promise<{ plan: PlanId; user(): Promise<Creds> }> {
+export async function createCustomer(
+  identities: LocalNats['identities'],
+  sysNc: NatsConnection,
+  plan: PlanId,
+): Promise<{ plan: PlanId; user(): Promise<Creds> }> {
   const spec = { accountPublicKey: newCustomerAccountKey(), name: `chaos-${plan}`, plan };
   await pushAccountJwt(sysNc, await encodeCustomerAccount(identities, spec));
   return {
@@ -71,8 +75,12 @@ async function createCustomer(identities: LocalNats['identities'], sysNc: NatsCo
   };
 }
 
-/** Publishes trades on SUBJECT every `everyMs` until stopped; remembers the last stream sequence acknowledged. */
-class Publisher {
+/**
+ * Publishes trades on SUBJECT every `everyMs` until stopped; remembers the last stream sequence acknowledged.
+ * A failed publish (no ack: a NATS node down, an election) is retried with the same Nats-Msg-Id until it
+ * is acknowledged, as ingest does, so JetStream's duplicate window keeps a re-sent trade stored once.
+ */
+export class Publisher {
   last = 0;
   count = 0;
   errors = 0;
@@ -83,13 +91,17 @@ class Publisher {
     this.done = (async () => {
       while (this.running) {
         const n = ++this.count;
-        try {
-          const ack = await js.publish(SUBJECT, JSON.stringify({ source: 'pumpfun', transaction_type: 'BUY', signature: `${tag}-${n}`, slot: n, n }), {
-            msgID: `${tag}-${n}`,
-          });
-          this.last = Math.max(this.last, ack.seq);
-        } catch {
-          this.errors++;
+        while (this.running) {
+          try {
+            const ack = await js.publish(SUBJECT, JSON.stringify({ source: 'pumpfun', transaction_type: 'BUY', signature: `${tag}-${n}`, slot: n, n }), {
+              msgID: `${tag}-${n}`,
+            });
+            this.last = Math.max(this.last, ack.seq);
+            break;
+          } catch {
+            this.errors++;
+            await sleep(50);
+          }
         }
         await sleep(everyMs);
       }
@@ -105,7 +117,7 @@ class Publisher {
 }
 
 /** A subscriber of SUBJECT whose received sequences survive reconnections. */
-interface Subscriber {
+export interface Subscriber {
   readonly creds: Creds;
   readonly plan: PlanId;
   client: EdgeClient;
@@ -115,10 +127,11 @@ interface Subscriber {
   readonly seqs: number[];
 }
 
-const maxSeq = (s: Subscriber) => s.seqs.reduce((m, x) => Math.max(m, x), s.after);
+/** The highest sequence `s` received (its start when none). */
+export const maxSeq = (s: Subscriber) => s.seqs.reduce((m, x) => Math.max(m, x), s.after);
 
 /** Logs in and subscribes (live, or resuming after `resumeAfter`). @throws Error when refused. */
-async function subscribe(url: string, creds: Creds, plan: PlanId, resumeAfter?: number, existing?: Subscriber): Promise<Subscriber> {
+export async function subscribe(url: string, creds: Creds, plan: PlanId, resumeAfter?: number, existing?: Subscriber): Promise<Subscriber> {
   const seqs = existing?.seqs ?? [];
   const { client, reply } = await login(url, creds, 5000, (seq) => seqs.push(seq));
   if (reply.type !== 'authenticated') {
@@ -143,12 +156,12 @@ async function subscribe(url: string, creds: Creds, plan: PlanId, resumeAfter?: 
 }
 
 /** Waits until every subscriber has received `last`; those that do not within `timeoutMs` are left to the tally. */
-async function awaitAll(subs: readonly Subscriber[], last: number, timeoutMs: number): Promise<void> {
+export async function awaitAll(subs: readonly Subscriber[], last: number, timeoutMs: number): Promise<void> {
   await Promise.all(subs.map((s) => s.client.until(() => maxSeq(s) >= last, timeoutMs, 'last sequence').catch(() => undefined)));
 }
 
 /** Adds the tallies of `subs` over (after, last] to `acc`; notes the first lost sequences. */
-function tallyAll(subs: readonly Subscriber[], last: number, acc: { lost: number; duplicated: number; notes: string[] }, label: string): void {
+export function tallyAll(subs: readonly Subscriber[], last: number, acc: { lost: number; duplicated: number; notes: string[] }, label: string): void {
   for (const s of subs) {
     const t = tallySeqs(s.seqs, s.after, last);
     acc.lost += t.lost;
@@ -161,7 +174,8 @@ function tallyAll(subs: readonly Subscriber[], last: number, acc: { lost: number
   }
 }
 
-const errText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
+/** First line of an error's message, ≤ 200 characters. */
+export const errText = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
 
 /** Longest a login may wait for its `unavailable` answer while Redis is down, ms. */
 export const OUTAGE_ANSWER_MS = 3000;

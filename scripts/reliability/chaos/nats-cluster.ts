@@ -3,9 +3,10 @@
  * every node has its own client, route and monitoring port (all from freePort()) and its own
  * store under one temp dir, and can be SIGKILLed and started again on the same ports and store.
  *
- * No authentication (plain JetStream cluster, account $G): the operator-mode config renderer of
- * credential-issuer has no `cluster {}` block, and what is tested here (replication, leader
- * failover, Nats-Msg-Id dedupe) does not depend on accounts.
+ * Without `operatorConfig` the cluster has no authentication (account $G): replication, leader
+ * failover and Nats-Msg-Id dedupe do not depend on accounts. With it, every node runs in operator
+ * mode (what ws-fanout needs: it verifies customers' user JWTs against account JWTs it looks up
+ * through the system account), each node with its own full-resolver directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -62,7 +63,18 @@ function natsServerBin(): string {
  * Starts `size` (default 3) clustered nats-server processes with JetStream and waits until each
  * accepts clients. @throws Error when a node does not listen within 15 s (everything started is stopped first).
  */
-export async function startNatsCluster(options: { size?: number; name?: string } = {}): Promise<NatsCluster> {
+export async function startNatsCluster(
+  options: {
+    size?: number;
+    name?: string;
+    /**
+     * Operator-mode settings appended to every node's config (`operator`, `system_account`,
+     * `resolver_preload`: credential-issuer's renderNatsAuthConfig). Each node then also gets a
+     * full resolver in its own store directory, as deploy/nats/nats-server.conf.tmpl configures one.
+     */
+    operatorConfig?: string;
+  } = {},
+): Promise<NatsCluster> {
   const size = options.size ?? 3;
   const dir = await mkdtemp(join(tmpdir(), 'tw-chaos-nats-'));
   const states: NodeState[] = [];
@@ -92,6 +104,9 @@ export async function startNatsCluster(options: { size?: number; name?: string }
         // no_advertise: clients must not learn the other nodes' addresses, or a client behind a fault proxy
         // would reconnect around it straight to a node.
         `cluster { name: ${options.name ?? 'tw-chaos'}, listen: 127.0.0.1:${s.clusterPort}, no_advertise: true, routes: [${routes}] }`,
+        ...(options.operatorConfig
+          ? [options.operatorConfig, `resolver { type: full, dir: "${join(store, 'resolver')}", allow_delete: false, interval: "2m", timeout: "1.9s" }`]
+          : []),
         '',
       ].join('\n'),
     );

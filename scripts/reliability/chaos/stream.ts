@@ -68,7 +68,7 @@ const SIZES = {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A small deterministic PRNG (mulberry32), for fault timing jitter from the seed. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -79,7 +79,8 @@ function prng(seed: number): () => number {
   };
 }
 
-async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T | null | undefined> | T | null | undefined, everyMs = 100): Promise<T> {
+/** Polls `probe` every `everyMs` until it returns a value that is not null/undefined/false. @throws Error after `deadlineMs` ms. */
+export async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T | null | undefined> | T | null | undefined, everyMs = 100): Promise<T> {
   const end = Date.now() + deadlineMs;
   let last: unknown;
   while (Date.now() < end) {
@@ -95,7 +96,7 @@ async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T
 }
 
 /** Creates TRADES with the ingest settings (services/lib ensureTradesStream) and 3 replicas. */
-async function createReplicatedTrades(jsm: JetStreamManager, replicas: number): Promise<void> {
+export async function createReplicatedTrades(jsm: JetStreamManager, replicas: number): Promise<void> {
   await jsm.streams.add({
     name: TRADES_STREAM,
     subjects: [...TRADE_SUBJECTS],
@@ -124,6 +125,12 @@ export const OBSERVER_STALL_MS = 5_000;
  * Starts a native subscriber on TRADES that records every message in `ledger`: an ordered consumer
  * (nats.js v3), re-created from the last sequence seen + 1 when its consume() ends or it is stuck, as
  * ws-fanout's subject feeds do (services/ws-fanout/src/delivery/subject-feed.ts). Returns its stop() and counters.
+ *
+ * Each (re-)creation is a generation: only the newest one records, and a stuck one is abandoned, not
+ * waited for. After a leader kill nats.js can sit in its own recovery (consumer info on the dead
+ * node's R1 consumer, retried on timeouts without end) and the old iterator may never end; waiting
+ * for it would keep the subscriber silent for good. A late message from an abandoned generation is
+ * dropped, like a client dropping a closed connection's frames, so it cannot count as a duplicate.
  */
 async function startObserver(
   nc: NatsConnection,
@@ -132,36 +139,61 @@ async function startObserver(
 ): Promise<{ stop: () => Promise<void>; restarts: ObserverRestarts }> {
   const js = jetstream(nc);
   const restarts: ObserverRestarts = { ended: 0, stalled: 0 };
+  const debug = (line: string) => {
+    if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug ${new Date().toISOString()}] observer ${line}\n`);
+  };
   let stopped = false;
+  let generation = 0;
   let current: ConsumerMessages | undefined;
-  let closingStuck = false;
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        const from = ledger.maxSeq() + 1;
-        const consumer = await js.consumers.get(TRADES_STREAM, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {});
-        // Short expiry: the heartbeat (half of it) notices a consumer lost with its server within ~1 s.
-        const messages = await consumer.consume({ expires: 2_000 });
-        current = messages;
-        for await (const m of messages) {
-          ledger.record({
-            seq: m.seq,
-            msgId: m.headers?.get('Nats-Msg-Id') ?? '',
-            publishedMs: Number(m.headers?.get(TRADE_PUBLISHED_MS_HEADER) ?? Number.NaN),
-            receivedMs: Date.now(),
-          });
-        }
-      } catch {
-        // counted below, like an end
+  const runs = new Set<Promise<void>>();
+  const run = async (gen: number): Promise<void> => {
+    const from = ledger.maxSeq() + 1;
+    try {
+      const consumer = await js.consumers.get(TRADES_STREAM, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {});
+      // Short expiry: the heartbeat (half of it) notices a consumer lost with its server within ~1 s.
+      const messages = await consumer.consume({ expires: 2_000 });
+      if (stopped || gen !== generation) {
+        void messages.close().catch(() => undefined);
+        return;
       }
-      if (stopped) break;
-      if (closingStuck) closingStuck = false;
-      else restarts.ended++;
-      await sleep(200);
+      current = messages;
+      if (process.env.CHAOS_DEBUG) {
+        void (async () => {
+          for await (const status of messages.status()) debug(`#${gen} status ${JSON.stringify(status)}`);
+        })();
+        void consumer.info().then(
+          (i) => debug(`#${gen} consumer ${i.name} from ${from} on ${i.cluster?.leader}`),
+          (e: unknown) => debug(`#${gen} consumer info failed: ${String(e)}`),
+        );
+      }
+      for await (const m of messages) {
+        if (gen !== generation) break;
+        ledger.record({
+          seq: m.seq,
+          msgId: m.headers?.get('Nats-Msg-Id') ?? '',
+          publishedMs: Number(m.headers?.get(TRADE_PUBLISHED_MS_HEADER) ?? Number.NaN),
+          receivedMs: Date.now(),
+        });
+      }
+    } catch (err) {
+      debug(`#${gen} from ${from} failed: ${String(err)}`);
     }
-  })();
+    // Superseded (the watchdog started a newer generation) or stopped: nothing to do.
+    if (stopped || gen !== generation) return;
+    restarts.ended++;
+    await sleep(200);
+    if (!stopped && gen === generation) next();
+  };
+  const next = () => {
+    generation++;
+    current = undefined;
+    const r = run(generation);
+    runs.add(r);
+    void r.finally(() => runs.delete(r));
+  };
+  next();
   // Stuck = TRADES has held a message the subscriber lacks for OBSERVER_STALL_MS with no delivery meanwhile
-  // (an election, when nothing new is stored, does not count).
+  // (an election, when nothing new is stored, does not count). A generation still being created counts too.
   let aheadSince: number | null = null;
   let seenAt = ledger.maxSeq();
   let probing = false;
@@ -170,7 +202,7 @@ async function startObserver(
       seenAt = ledger.maxSeq();
       aheadSince = null;
     }
-    if (probing || !current) return;
+    if (probing) return;
     probing = true;
     void jsm.streams
       .info(TRADES_STREAM)
@@ -187,8 +219,9 @@ async function startObserver(
             `chaos(stream): subscriber silent for ${Date.now() - aheadSince} ms at seq ${ledger.maxSeq()} while TRADES is at ${info.state.last_seq}; re-creating it\n`,
           );
           aheadSince = null;
-          closingStuck = true;
-          void current?.close().catch(() => undefined);
+          const stuck = current;
+          next();
+          void stuck?.close().catch(() => undefined);
         },
         () => undefined,
       )
@@ -201,8 +234,9 @@ async function startObserver(
     async stop() {
       stopped = true;
       clearInterval(watchdog);
-      await current?.close().catch(() => undefined);
-      await loop;
+      void current?.close().catch(() => undefined);
+      // Bounded: an abandoned generation may never end (see above).
+      await Promise.race([Promise.all([...runs]), sleep(2_000)]);
     },
   };
 }

@@ -1,6 +1,17 @@
 /** billing configuration: every key validated at start; local defaults for a developer machine. */
 import { z } from 'zod';
-import { CommonConfig, StreamReplicas, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import {
+  CommonConfig,
+  StreamReplicas,
+  Port,
+  PositiveInt,
+  defaultPort,
+  loadConfig,
+  optionalString,
+  optionalUrl,
+  natsServerUrls,
+  urlWithScheme,
+} from '@tradewind/lib';
 
 export const BillingConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
@@ -13,7 +24,7 @@ export const BillingConfigSchema = CommonConfig.extend({
   /** PostgreSQL; billing keeps its tables in schema `billing`. */
   DATABASE_URL: urlWithScheme(['postgres', 'postgresql']),
   DATABASE_POOL_SIZE: PositiveInt.default(10),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  NATS_URL: natsServerUrls(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   /** Replicas of EVENTS and EVENTS_DEAD_LETTER, which this service creates (default 1; 3 on the chart's 3-node NATS cluster). */
   NATS_STREAM_REPLICAS: StreamReplicas.default(1),
   NATS_CREDS: optionalString,

@@ -10,6 +10,7 @@ import {
   loadConfig,
   optionalString,
   optionalUrl,
+  natsServerUrls,
   urlWithScheme,
 } from '@tradewind/lib';
 
@@ -25,7 +26,7 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   /** Directory holding the operator/account keys (`<dir>/nats/identities.json`); a Kubernetes secret mount in production. */
   TRADEWIND_STATE_DIR: z.string().min(1).default('.tradewind'),
   /** Where the services reach NATS. */
-  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  NATS_URL: natsServerUrls(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   /** Replicas of EVENTS and EVENTS_DEAD_LETTER, which this service creates (default 1; 3 on the chart's 3-node NATS cluster). */
   NATS_STREAM_REPLICAS: StreamReplicas.default(1),
   /** The NATS URL handed to subscribers (their `nats_connection`); the WebSocket URL is derived from it. */

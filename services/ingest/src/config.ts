@@ -1,7 +1,7 @@
 /** ingest configuration; every limit is named here with its default. */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CommonConfig, StreamReplicas, Port, PositiveInt, defaultPort, loadConfig, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, StreamReplicas, Port, PositiveInt, defaultPort, loadConfig, natsServerUrls, urlWithScheme } from '@tradewind/lib';
 import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
 import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
 import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, DEFAULT_SOL_USD_WINDOW_SIZE } from './decode/derived.js';
@@ -14,7 +14,7 @@ const Bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 
 export const IngestConfigSchema = CommonConfig.extend({
   ADMIN_PORT: Port.default(defaultPort('ingest', 'admin')),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  NATS_URL: natsServerUrls(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   /** Replicas of TRADES, which this service creates (default 1; 3 on the chart's 3-node NATS cluster). */
   NATS_STREAM_REPLICAS: StreamReplicas.default(1),
   /** Creds file of the services' user (TRADEWIND account); unset for a server without auth. */

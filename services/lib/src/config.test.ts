@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, loadConfig, urlWithScheme } from './config.js';
+import { CommonConfig, Port, PositiveInt, loadConfig, natsServerUrls, urlWithScheme } from './config.js';
 import { ConfigError } from '@tradewind/contracts';
 
 const Schema = CommonConfig.extend({
@@ -81,5 +81,21 @@ describe('CommonConfig shutdown timings', () => {
     expect(keys({ SHUTDOWN_READINESS_DELAY_MS: '-1' })).toEqual(['SHUTDOWN_READINESS_DELAY_MS']);
     expect(keys({ SHUTDOWN_DEADLINE_MS: '0' })).toEqual(['SHUTDOWN_DEADLINE_MS']);
     expect(keys({ SHUTDOWN_DEADLINE_MS: '1.5' })).toEqual(['SHUTDOWN_DEADLINE_MS']);
+  });
+});
+
+describe('natsServerUrls (NATS_URL)', () => {
+  const schema = z.object({ NATS_URL: natsServerUrls('nats://127.0.0.1:4223') });
+  it('when unset, one URL or a comma-separated list, then it is accepted as given', () => {
+    expect(loadConfig(schema, {}).NATS_URL).toBe('nats://127.0.0.1:4223');
+    expect(loadConfig(schema, { NATS_URL: 'tls://nats.example:4222' }).NATS_URL).toBe('tls://nats.example:4222');
+    const list = 'nats://127.0.0.1:4222, nats://127.0.0.1:4223,nats://127.0.0.1:4224';
+    expect(loadConfig(schema, { NATS_URL: list }).NATS_URL).toBe(list);
+  });
+
+  it('when any entry is not a nats:// or tls:// URL (or is empty), then the error names NATS_URL', () => {
+    for (const bad of ['nats://a:4222,http://b:4222', 'nats://a:4222,', 'nats://a:4222,,nats://b:4222', 'a:4222']) {
+      expect(() => loadConfig(schema, { NATS_URL: bad }), bad).toThrow(/NATS_URL: must be one or more comma-separated URLs with scheme nats:\/\/ or tls:\/\//);
+    }
   });
 });

@@ -32,6 +32,23 @@ export function urlWithScheme(schemes: readonly string[]) {
   );
 }
 
+/**
+ * NATS_URL: one NATS server URL or several, comma-separated (`nats://a:4222,nats://b:4222`), each with
+ * scheme nats:// or tls://. connectNats hands them to nats.js as `servers`: the client connects to
+ * one and fails over to the others. A cluster behind one Kubernetes Service needs only one (the
+ * servers advertise their routes); a list matters when they do not (`no_advertise`) or the Service
+ * itself is down. Defaults to `defaultUrl`.
+ */
+export function natsServerUrls(defaultUrl: string) {
+  const single = urlWithScheme(['nats', 'tls']);
+  return z
+    .string()
+    .refine((value) => value.split(',').every((part) => single.safeParse(part.trim()).success), {
+      message: 'must be one or more comma-separated URLs with scheme nats:// or tls://',
+    })
+    .default(defaultUrl);
+}
+
 /** An optional non-empty string; an empty variable (`KEY=`) counts as unset. */
 export const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
 

@@ -12,6 +12,7 @@ export {
   PositiveInt,
   NonNegativeNumber,
   urlWithScheme,
+  natsServerUrls,
   optionalString,
   optionalUrl,
   loadConfig,

@@ -1,6 +1,6 @@
 /** token-price configuration: every key validated at start; every limit named here with its default. */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, optionalString, optionalUrl, natsServerUrls, urlWithScheme } from '@tradewind/lib';
 
 const PositiveNumber = z.coerce.number().positive().finite();
 const optionalPositiveNumber = z.preprocess((v) => (v === '' ? undefined : v), PositiveNumber.optional());
@@ -12,7 +12,7 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   HOST: z.string().min(1).default('0.0.0.0'),
   /** gRPC (`tradewind.v1.PriceService`); other services dial TOKEN_PRICE_ADDR=host:GRPC_PORT. */
   GRPC_PORT: Port.default(defaultPort('token-price', 'grpc')),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  NATS_URL: natsServerUrls(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   NATS_CREDS: optionalString,
   REDIS_URL: urlWithScheme(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key token-price writes. */

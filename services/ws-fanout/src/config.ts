@@ -2,14 +2,14 @@
  * ws-fanout configuration: every key has a default suited to `npm start`; every limit is named here.
  */
 import { z } from 'zod';
-import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, urlWithScheme } from '@tradewind/lib';
+import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, natsServerUrls, urlWithScheme } from '@tradewind/lib';
 
 export const WsFanoutConfigSchema = CommonConfig.extend({
   ADMIN_PORT: Port.default(defaultPort('ws-fanout', 'admin')),
   /** WebSocket listen port (docs/architecture.md §4). */
   PORT: Port.default(defaultPort('ws-fanout', 'websocket')),
   HOST: z.string().min(1).default('0.0.0.0'),
-  NATS_URL: urlWithScheme(['nats', 'tls']).default(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
+  NATS_URL: natsServerUrls(`nats://127.0.0.1:${defaultPort('nats', 'nats')}`),
   /** Creds file of the services' user in the TRADEWIND account (subscribes to TRADES subjects). */
   NATS_CREDS: z.string().min(1),
   /** Creds file of a system-account user, used to look up account JWTs from the server's resolver. */

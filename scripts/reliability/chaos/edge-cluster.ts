@@ -1,0 +1,185 @@
+/**
+ * Fault injection where the stream and the WebSocket edge meet (issue 24, fault 1 end to end): a
+ * 3-node JetStream cluster in operator mode (TRADES with 3 replicas, as the chart deploys it), two
+ * ws-fanout processes from their real entry point connected to it, WebSocket subscribers (half Pro,
+ * half Starter) on both, and a publisher that retries with the same Nats-Msg-Id. The TRADES stream
+ * leader is SIGKILLed while trades flow; every subscriber stays on its WebSocket connection and must
+ * receive every stored trade once, in order: ws-fanout's feeds find their way to the new leader.
+ *
+ * ws-fanout runs with its shipped settings (WS_FEED_STALL_CHECK_MS default) and every node's URL
+ * in NATS_URL (the nodes do not advertise each other): the recovery time published is what a customer sees.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { TRADES_STREAM, type PlanId } from '@tradewind/contracts';
+import { ensureNatsIdentities, renderNatsAuthConfig } from '@tradewind/credential-issuer';
+import { connectNats, type NatsConnection } from '@tradewind/lib';
+import type { ReliabilityRow, ReliabilityScale } from '../report.js';
+import { awaitAll, createCustomer, errText, maxSeq, Publisher, subscribe, tallyAll, type Subscriber } from './edge.js';
+import { type FanoutProcess, sleep, startFanout } from './edge-ws.js';
+import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
+import { startRestartableRedis, type RestartableRedis } from './redis-server.js';
+import { createReplicatedTrades, prng, RECOVERY_DEADLINE_MS, until } from './stream.js';
+
+/** Sizes of one run. */
+interface ClusterEdgeSizes {
+  /** Stream-leader SIGKILL rounds (the killed node is restarted and current before the next). */
+  readonly kills: number;
+  /** WebSocket subscribers per round, alternately on each ws-fanout, half Pro and half Starter. */
+  readonly subscribers: number;
+  /** Publishing interval, ms. */
+  readonly publishEveryMs: number;
+  /** Streaming before the kill and after the recovery, ms. */
+  readonly streamMs: number;
+  /** Random extra wait before each kill, up to this many ms (from the seed). */
+  readonly jitterMs: number;
+}
+
+const SIZES: Record<ReliabilityScale, ClusterEdgeSizes> = {
+  test: { kills: 1, subscribers: 4, publishEveryMs: 10, streamMs: 500, jitterMs: 300 },
+  full: { kills: 3, subscribers: 10, publishEveryMs: 5, streamMs: 2_000, jitterMs: 1_000 },
+};
+
+/** The row's name (docs/reliability.md). */
+export const CLUSTER_EDGE_FAULT = 'NATS TRADES stream leader killed (SIGKILL) under ws-fanout: WebSocket subscribers, 3-node operator-mode cluster, R3';
+
+/**
+ * Runs the fault at `scale` and returns its row. Starts the cluster, Redis and two ws-fanout
+ * processes on free loopback ports with a temporary state directory, and removes all of them.
+ * Recovery per round: from the kill until every subscriber has received the first trade the
+ * publisher got acknowledged after the kill. A round with no such delivery within
+ * RECOVERY_DEADLINE_MS counts as crashed (a hang), as does a ws-fanout or nats-server that died by itself.
+ * @throws Error only when the set-up cannot run (a server does not start, the stream cannot be created).
+ */
+export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number): Promise<ReliabilityRow> {
+  const sizes = SIZES[scale];
+  const random = prng(seed);
+  const acc = { lost: 0, duplicated: 0, notes: [] as string[] };
+  let crashed = 0;
+  let tried = 0;
+  let recoveryMs: number | null = null;
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const stateDir = await mkdtemp(join(tmpdir(), 'tw-chaos-cluster-edge-'));
+  cleanup.push(() => rm(stateDir, { recursive: true, force: true }));
+  let cluster: NatsCluster | undefined;
+  let redis: RestartableRedis | undefined;
+  const fanouts: FanoutProcess[] = [];
+  const killChildren = () => {
+    for (const f of fanouts) f.proc.kill('SIGKILL');
+  };
+  process.once('exit', killChildren);
+  try {
+    const identities = await ensureNatsIdentities(stateDir);
+    cluster = await startNatsCluster({ name: 'tw-chaos-ws', operatorConfig: renderNatsAuthConfig(identities) });
+    const c = cluster;
+    cleanup.push(() => c.stop());
+    const connect = (creds: string, name: string) => until(`the cluster to accept ${name}`, 20_000, () => connectNats({ url: c.urls, creds, name }));
+    const nc: NatsConnection = await connect(identities.service_user_creds, 'chaos-cluster-edge');
+    cleanup.push(() => nc.close());
+    const sysNc: NatsConnection = await connect(identities.system_user_creds, 'chaos-cluster-edge-sys');
+    cleanup.push(() => sysNc.close());
+    const jsm = await jetstreamManager(nc, { checkAPI: false });
+    await until('JetStream meta leader and TRADES R3', 30_000, () => createReplicatedTrades(jsm, c.nodes.length).then(() => true), 500);
+    const js = jetstream(nc);
+    redis = await startRestartableRedis();
+    const r = redis;
+    cleanup.push(() => r.stop(true));
+    const env = { natsUrl: c.urls, natsStateDir: stateDir, redisUrl: r.url };
+    cleanup.push(() => Promise.all(fanouts.map((f) => f.stop('SIGKILL'))));
+    fanouts.push(...(await Promise.all(['ws-fanout-a', 'ws-fanout-b'].map((n) => startFanout(n, env)))));
+
+    for (let round = 0; round < sizes.kills; round++) {
+      const publisher = new Publisher(js, sizes.publishEveryMs, `cluster-${seed}-${round}`);
+      const subs: Subscriber[] = [];
+      let killed: string | undefined;
+      try {
+        for (let i = 0; i < sizes.subscribers; i++) {
+          const plan: PlanId = i % 2 === 0 ? 'pro' : 'starter';
+          const customer = await createCustomer(identities, sysNc, plan);
+          subs.push(await subscribe((fanouts[i % fanouts.length] as FanoutProcess).url, await customer.user(), plan));
+        }
+        await sleep(sizes.streamMs + random() * sizes.jitterMs);
+        const info = await until('a TRADES leader', 15_000, () => jsm.streams.info(TRADES_STREAM).then((i) => (i.cluster?.leader ? i : null)));
+        const leader = info.cluster!.leader!;
+        const ackedBefore = publisher.last;
+        const killMs = Date.now();
+        await c.kill(leader);
+        killed = leader;
+        tried++;
+        // The first trade acknowledged after the kill was stored by the new leader; every subscriber must get it.
+        const target = await until(
+          'a trade acknowledged after the kill',
+          RECOVERY_DEADLINE_MS,
+          () => (publisher.last > ackedBefore ? publisher.last : null),
+          20,
+        ).catch(() => null);
+        const reached =
+          target === null
+            ? false
+            : await Promise.all(
+                subs.map((s) => s.client.until(() => maxSeq(s) >= target, Math.max(1, killMs + RECOVERY_DEADLINE_MS - Date.now()), 'recovery')),
+              ).then(
+                () => true,
+                () => false,
+              );
+        if (reached) recoveryMs = Math.max(recoveryMs ?? 0, Date.now() - killMs);
+        else {
+          crashed++;
+          acc.notes.push(
+            `round ${round}: no ${target === null ? 'publish acknowledged' : `delivery of seq ${target} to every subscriber`} within ${RECOVERY_DEADLINE_MS} ms of killing ${leader} (hang); subscribers at ${subs.map(maxSeq).join(',')}`,
+          );
+        }
+        await c.restart(leader);
+        await until(
+          `${leader} to catch up`,
+          30_000,
+          async () => {
+            const i = await jsm.streams.info(TRADES_STREAM);
+            const replicas = i.cluster?.replicas ?? [];
+            return i.cluster?.leader && replicas.length === c.nodes.length - 1 && replicas.every((x) => x.current && !x.offline);
+          },
+          200,
+        ).catch(() => acc.notes.push(`round ${round}: ${leader} not current within 30 s of its restart`));
+        await sleep(sizes.streamMs);
+      } catch (err) {
+        crashed++;
+        acc.notes.push(`round ${round}: ${errText(err)}`);
+        if (killed && !c.nodes.find((n) => n.name === killed)?.running()) await c.restart(killed).catch(() => undefined);
+      } finally {
+        const last = await publisher.stop();
+        await awaitAll(subs, last, 15_000);
+        tallyAll(subs, last, acc, `round ${round}`);
+        for (const s of subs) s.client.close(true);
+        if (publisher.errors > 0) acc.notes.push(`round ${round}: ${publisher.errors} publish attempt(s) failed and were retried with the same Nats-Msg-Id`);
+      }
+    }
+    for (const f of fanouts) {
+      if (f.alive()) continue;
+      crashed++;
+      acc.notes.push(`${f.name} died by itself (${f.proc.exitCode ?? f.proc.signalCode}): ${f.output().replaceAll('\n', ' ').slice(-400)}`);
+    }
+    const nodeCrashes = c.nodes.reduce((n, x) => n + x.unexpectedExits(), 0);
+    if (nodeCrashes > 0) {
+      crashed += nodeCrashes;
+      acc.notes.push(`${nodeCrashes} nats-server exit(s) not caused by the test`);
+    }
+  } finally {
+    process.off('exit', killChildren);
+    for (const step of cleanup.reverse()) await step().catch((err: unknown) => process.stderr.write(`[chaos-cluster-edge] cleanup: ${errText(err)}\n`));
+  }
+  return {
+    name: CLUSTER_EDGE_FAULT,
+    tried,
+    lost: acc.lost,
+    duplicated: acc.duplicated,
+    crashed,
+    recoveryMs,
+    notes: [
+      `seed ${seed}; ${sizes.subscribers} WebSocket subscribers/round on 2 ws-fanout processes (half Pro, half Starter), a trade every ${sizes.publishEveryMs} ms`,
+      'recovered = every subscriber received the first trade acknowledged after the kill, on the connection it had (no reconnect)',
+      ...acc.notes,
+    ].join('; '),
+  };
+}
