@@ -110,8 +110,9 @@ describe('stream-path chaos (3-node NATS cluster, ingest process, proxy)', () =>
   it('when the stream leader, a live ingest and the ingest↔NATS link fail once each at test size, then no trade is lost or duplicated and nothing crashes', async () => {
     const rows = await runStreamChaos('test', 24);
     process.stderr.write(formatReliabilityTable(rows));
-    // At test size: leader kill, live ingest kill, stall (the replay-ingest kill and the socket drop run at full size).
-    expect(rows.map((r) => r.name.split(' ')[0])).toEqual(['NATS', 'ingest', 'partition']);
+    // At test size: leader kill, live ingest kills (Yellowstone, RPC), stall (the replay-ingest kill and the socket drop run at full size).
+    expect(rows.map((r) => r.name.split(' ')[0])).toEqual(['NATS', 'ingest', 'ingest', 'partition']);
+    expect(rows.map((r) => /live (\w+)/.exec(r.name)?.[1]).filter(Boolean)).toEqual(['Yellowstone', 'RPC']);
     for (const row of rows) {
       expect(row.tried, row.name).toBeGreaterThan(0);
       expect({ name: row.name, lost: row.lost, duplicated: row.duplicated, crashed: row.crashed, notes: row.notes }).toMatchObject({

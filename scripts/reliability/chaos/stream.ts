@@ -24,6 +24,7 @@
  *
  * CHAOS_DEBUG=1 prints the stream's and the subscriber's progress every second on stderr.
  */
+import { resolve } from 'node:path';
 import {
   jetstream,
   jetstreamManager,
@@ -43,8 +44,9 @@ import type { ReliabilityRow, ReliabilityScale } from '../report.js';
 import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
 import { startTcpProxy, type TcpProxy } from './proxy-tcp.js';
 import { spawnIngest, type IngestProcess } from './stream-ingest.js';
-import { REPLAY_ID, TradeLedger, type Delivery, type LedgerAudit } from './stream-ledger.js';
+import { TradeLedger, type Delivery, type LedgerAudit } from './stream-ledger.js';
 import { GeyserTestServer, loadRecordedGeyserTransactions } from '../../../services/ingest/test/support/geyser-server.js';
+import { loadRecordedTransactions, startSolanaRpcServer, type SolanaRpcServer } from '../../../services/ingest/test/support/solana-rpc-server.js';
 
 /** A fault whose trades do not flow again within this long counts as a hang (crashed), ms. */
 export const RECOVERY_DEADLINE_MS = 30_000;
@@ -241,6 +243,22 @@ async function startObserver(
   };
 }
 
+/**
+ * Splits the recording's trade-bearing transactions in slot order (`chain`) into two halves: the
+ * Yellowstone class serves the first, the RPC class the second. Returns each half's message ids
+ * (`messageId(trade)`, what ingest sends as Nats-Msg-Id) and the RPC half's file paths (resolved).
+ */
+function splitRecording(
+  transactions: readonly { path: string; trades: readonly Parameters<typeof messageId>[0][] }[],
+  chain: readonly { path: string }[],
+): { yellowstone: Set<string>; rpc: Set<string>; rpcPaths: Set<string> } {
+  const idsByPath = new Map(transactions.map((t) => [resolve(t.path), t.trades.map(messageId)]));
+  const paths = chain.map((t) => resolve(t.path)).filter((p) => idsByPath.has(p));
+  const half = Math.ceil(paths.length / 2);
+  const idsOf = (ps: readonly string[]) => new Set(ps.flatMap((p) => idsByPath.get(p) ?? []));
+  return { yellowstone: idsOf(paths.slice(0, half)), rpc: idsOf(paths.slice(half)), rpcPaths: new Set(paths.slice(half)) };
+}
+
 /** Sum of the samples of metric `name` on an ingest's /metrics (0 when unreachable). */
 async function ingestMetric(p: IngestProcess | undefined, name: string): Promise<number> {
   if (!p) return 0;
@@ -283,6 +301,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
   let ingest: IngestProcess | undefined;
   let live: IngestProcess | undefined;
   let geyser: GeyserTestServer | undefined;
+  let rpcNode: SolanaRpcServer | undefined;
   let nc: NatsConnection | undefined;
   let observer: Awaited<ReturnType<typeof startObserver>> | undefined;
   const ingestCrashes = { count: 0, output: '' };
@@ -318,10 +337,14 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     // class 2b, until then it retries the connection every ≤ 500 ms.
     const geyserPort = await freePort();
     const chain = await loadRecordedGeyserTransactions(BUNDLED_RECORDING_DIR);
+    // The two live sources serve disjoint halves of the recording (Yellowstone the first, RPC the second, by
+    // slot): a trade both published would carry the same Nats-Msg-Id and the second would be dropped as a duplicate.
+    const liveHalves = splitRecording(transactions, chain);
+    const geyserChain = chain.filter((t) => !liveHalves.rpcPaths.has(resolve(t.path)));
     const liveEnv = {
       INGEST_SOURCE: 'yellowstone',
       YELLOWSTONE_ENDPOINT: `http://127.0.0.1:${geyserPort}`,
-      LIVE_FROM_SLOT: String(chain[0]?.slot ?? 0),
+      LIVE_FROM_SLOT: String(geyserChain[0]?.slot ?? 0),
       LIVE_CHECKPOINT_INTERVAL_MS: '1000',
       LIVE_RECONNECT_INITIAL_MS: '200',
       LIVE_RECONNECT_MAX_MS: '500',
@@ -467,26 +490,32 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       );
     }
 
-    // 2b. ingest on the live Yellowstone source SIGKILLed and restarted: it resumes from its checkpoint.
-    {
-      const t: ClassTally = {
-        name: 'ingest killed (SIGKILL) mid-stream and restarted (live Yellowstone source, checkpoint resume)',
-        tried: 0,
-        crashed: 0,
-        recoveryMs: null,
-        notes: [],
-      };
-      geyser = new GeyserTestServer({ transactions: chain, pingIntervalMs: 1_000, slotIntervalMs: size.liveSlotMs });
-      await geyser.start(geyserPort);
-      const expected = new Set(ledger.passOrder);
-      const isLive = (msgId: string) => !REPLAY_ID.test(msgId);
+    /**
+     * A live source's ingest SIGKILLed at `size.liveKillsAt` fractions of `expected` stored and started
+     * again at once: it must resume from its checkpoint and store every trade of `expected` exactly once.
+     */
+    const liveSourceClass = async (source: {
+      name: string;
+      expected: ReadonlySet<string>;
+      env: Record<string, string>;
+      /** Starts the fake node (before the first kill; ingest may already be waiting for it). */
+      start: () => Promise<void>;
+      /** Stops the fake node. */
+      close: () => Promise<void>;
+      meaning: string;
+    }): Promise<void> => {
+      const t: ClassTally = { name: source.name, tried: 0, crashed: 0, recoveryMs: null, notes: [] };
+      const { expected } = source;
+      const isThis = (msgId: string) => expected.has(msgId);
+      live ??= await spawnIngest({ natsUrl, transactionsPerSecond: 1, env: source.env });
+      await source.start();
       for (const fraction of size.liveKillsAt) {
         const want = Math.ceil(expected.size * fraction);
-        const reached = await until(`${want} live trades stored`, 60_000, () => ledger.storedIds(isLive).size >= want).catch(() => false);
+        const reached = await until(`${want} live trades stored`, 60_000, () => ledger.storedIds(isThis).size >= want).catch(() => false);
         if (!reached || !live) {
           t.crashed++;
           t.notes.push(
-            `live ingest stored only ${ledger.storedIds(isLive).size} of ${expected.size} trades within 60 s: ${live?.output().replaceAll('\n', ' ').slice(-300)}`,
+            `live ingest stored only ${ledger.storedIds(isThis).size} of ${expected.size} trades within 60 s: ${live?.output().replaceAll('\n', ' ').slice(-300)}`,
           );
           break;
         }
@@ -494,17 +523,22 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
         retire(live);
         await live.kill('SIGKILL');
         t.tried++;
-        live = await spawnIngest({ natsUrl, transactionsPerSecond: 1, env: liveEnv });
-        await recoveredAfter(t, killMs, (d) => isLive(d.msgId) && d.publishedMs >= killMs);
+        if (process.env.CHAOS_DEBUG)
+          process.stderr.write(
+            `[debug ${new Date().toISOString()}] ${source.name}: killed at ${ledger.storedIds(isThis).size} of ${expected.size} seen by the subscriber\n`,
+          );
+        // Restarted without LIVE_FROM_SLOT: only its checkpoint can bring it back to where it was (without
+        // one it would start at the node's tip and the trades produced while it was down would be lost).
+        const { LIVE_FROM_SLOT: _first, ...restartEnv } = source.env;
+        live = await spawnIngest({ natsUrl, transactionsPerSecond: 1, env: restartEnv });
+        await recoveredAfter(t, killMs, (d) => isThis(d.msgId) && d.publishedMs >= killMs);
       }
       // Every trade of the chain stored, once (duplicates are counted by the ledger audit in finish()).
-      await until('every live trade stored', 60_000, () => [...expected].every((id) => ledger.storedIds(isLive).has(id))).catch(() => undefined);
-      const stored = ledger.storedIds(isLive);
+      await until('every live trade stored', 60_000, () => [...expected].every((id) => ledger.storedIds(isThis).has(id))).catch(() => undefined);
+      const stored = ledger.storedIds(isThis);
       const missing = [...expected].filter((id) => !stored.has(id));
-      const unexpected = [...stored.keys()].filter((id) => !expected.has(id));
       if (missing.length > 0)
         t.notes.push(`live trades never stored: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`);
-      if (unexpected.length > 0) t.notes.push(`stored ids not in the recording: ${unexpected.slice(0, 3).join(', ')}`);
       t.lostExtra = missing.length;
       // Proof that the restart re-published from its checkpoint and JetStream dropped the repeats.
       const dropped = await ingestMetric(live, 'tradewind_ingest_trades_duplicate_total');
@@ -512,12 +546,65 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       retire(live);
       await live?.stop();
       live = undefined;
-      await geyser.close();
-      geyser = undefined;
+      await source.close();
       await finish(
         t,
-        `fake Yellowstone node (services/ingest/test/support/geyser-server.ts) serving the recording, ${size.liveSlotMs} ms per slot, ${expected.size} trades; kills at ${size.liveKillsAt.map((f) => `${f * 100}%`).join(', ')} of them stored; checkpoint every 1 s; lost = recorded trades never stored; recovered = first new live trade received after the kill`,
+        `${source.meaning}, ${expected.size} trades; kills at ${size.liveKillsAt.map((f) => `${f * 100}%`).join(', ')} of them stored; checkpoint every 1 s, restarted without LIVE_FROM_SLOT; lost = trades it served never stored; recovered = first new trade of this source received after the kill`,
       );
+    };
+
+    // 2b. ingest on the live Yellowstone source SIGKILLed and restarted: it resumes from its checkpoint.
+    await liveSourceClass({
+      name: 'ingest killed (SIGKILL) mid-stream and restarted (live Yellowstone source, checkpoint resume)',
+      expected: liveHalves.yellowstone,
+      env: liveEnv,
+      start: async () => {
+        geyser = new GeyserTestServer({ transactions: geyserChain, pingIntervalMs: 1_000, slotIntervalMs: size.liveSlotMs });
+        await geyser.start(geyserPort);
+      },
+      close: async () => {
+        await geyser?.close();
+        geyser = undefined;
+      },
+      meaning: `fake Yellowstone node (services/ingest/test/support/geyser-server.ts) serving the first half of the recording, ${size.liveSlotMs} ms per slot`,
+    });
+
+    // 2c. The same on the live RPC WebSocket source (logsSubscribe + getTransaction): it back-fills from its checkpoint.
+    {
+      const served = loadRecordedTransactions(BUNDLED_RECORDING_DIR).transactions.filter((x) => liveHalves.rpcPaths.has(resolve(x.file)));
+      const node = await startSolanaRpcServer({ transactions: served });
+      rpcNode = node;
+      let producer: NodeJS.Timeout | undefined;
+      await liveSourceClass({
+        name: 'ingest killed (SIGKILL) mid-stream and restarted (live RPC WebSocket source, checkpoint resume)',
+        expected: liveHalves.rpc,
+        env: {
+          INGEST_SOURCE: 'rpc',
+          SOLANA_RPC_URL: node.httpUrl,
+          SOLANA_WS_URL: node.wsUrl,
+          LIVE_FROM_SLOT: String(node.transactions[0]?.slot ?? 0),
+          LIVE_CHECKPOINT_INTERVAL_MS: '1000',
+          LIVE_RECONNECT_INITIAL_MS: '200',
+          LIVE_RECONNECT_MAX_MS: '500',
+        },
+        // Once ingest subscribed to the four programs' logs, the node produces one recorded transaction per
+        // slot interval, whether ingest runs or not (else it would find them all at its start, in one back-fill).
+        start: async () => {
+          await until('ingest to subscribe to the RPC node', 60_000, () => node.logSubscriptionCount() >= 4);
+          let next = 0;
+          producer = setInterval(() => {
+            const tx = node.transactions[next++];
+            if (tx) node.emit(tx);
+            else clearInterval(producer);
+          }, size.liveSlotMs);
+        },
+        close: async () => {
+          clearInterval(producer);
+          await node.close();
+          rpcNode = undefined;
+        },
+        meaning: `fake Solana RPC node (services/ingest/test/support/solana-rpc-server.ts, HTTP JSON-RPC + PubSub WebSocket) producing the second half of the recording, one transaction per ${size.liveSlotMs} ms`,
+      });
     }
 
     // 3. Partition: stall.
@@ -561,6 +648,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     await ingest?.stop().catch(() => undefined);
     await live?.stop().catch(() => undefined);
     await geyser?.close().catch(() => undefined);
+    await rpcNode?.close().catch(() => undefined);
     await observer?.stop().catch(() => undefined);
     await nc?.close().catch(() => undefined);
     await proxy?.close().catch(() => undefined);
