@@ -35,8 +35,11 @@
 const TEST_SUPPORT = [
   // Starts NATS, Redis and a ws-fanout app; used by packages/client's integration tests.
   '^services/ws-fanout/test/support[.]ts$',
-  // A Yellowstone (Geyser) gRPC stand-in; used by scripts/bench/decode-yellowstone.ts.
+  // A Yellowstone (Geyser) gRPC stand-in; used by scripts/bench/decode-yellowstone.ts and the chaos stream runs.
   '^services/ingest/test/support/geyser-server[.]ts$',
+  // A Solana RPC node stand-in (HTTP JSON-RPC + PubSub WebSocket); used by the chaos stream runs
+  // (scripts/reliability/chaos/stream.ts: the live RPC source killed and resumed).
+  '^services/ingest/test/support/solana-rpc-server[.]ts$',
   // Converts a recorded transaction to a peer decoder's input; used by scripts/bench/decode-peer.ts.
   '^services/ingest/test/support/peer-input[.]ts$',
   // Start billing (with the local Stripe) and auth in-process; used by the fuzz suite (scripts/reliability/fuzz).

@@ -21,7 +21,7 @@ import { awaitAll, createCustomer, errText, maxSeq, Publisher, subscribe, tallyA
 import { type FanoutProcess, sleep, startFanout } from './edge-ws.js';
 import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
 import { startRestartableRedis, type RestartableRedis } from './redis-server.js';
-import { createReplicatedTrades, prng, RECOVERY_DEADLINE_MS, until } from './stream.js';
+import { createReplicatedTrades, prng, RECOVERY_DEADLINE_MS, tradesReplicasCurrent, until } from './stream.js';
 
 /** Sizes of one run. */
 interface ClusterEdgeSizes {
@@ -38,7 +38,7 @@ interface ClusterEdgeSizes {
 }
 
 const SIZES: Record<ReliabilityScale, ClusterEdgeSizes> = {
-  test: { kills: 1, subscribers: 4, publishEveryMs: 10, streamMs: 500, jitterMs: 300 },
+  test: { kills: 1, subscribers: 4, publishEveryMs: 10, streamMs: 300, jitterMs: 200 },
   full: { kills: 3, subscribers: 10, publishEveryMs: 5, streamMs: 2_000, jitterMs: 1_000 },
 };
 
@@ -132,16 +132,7 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
           );
         }
         await c.restart(leader);
-        await until(
-          `${leader} to catch up`,
-          30_000,
-          async () => {
-            const i = await jsm.streams.info(TRADES_STREAM);
-            const replicas = i.cluster?.replicas ?? [];
-            return i.cluster?.leader && replicas.length === c.nodes.length - 1 && replicas.every((x) => x.current && !x.offline);
-          },
-          200,
-        ).catch(() => acc.notes.push(`round ${round}: ${leader} not current within 30 s of its restart`));
+        if (!(await tradesReplicasCurrent(jsm, c.nodes.length))) acc.notes.push(`round ${round}: ${leader} not current within 30 s of its restart`);
         await sleep(sizes.streamMs);
       } catch (err) {
         crashed++;

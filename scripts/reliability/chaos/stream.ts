@@ -97,6 +97,26 @@ export async function until<T>(what: string, deadlineMs: number, probe: () => Pr
   throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}${last ? ` (${String(last)})` : ''}`);
 }
 
+/**
+ * Waits until TRADES has a leader and the other `nodes - 1` replicas are current and online (a
+ * restarted node caught up), polling every 250 ms. @returns false when that takes more than 30 s.
+ */
+export async function tradesReplicasCurrent(jsm: JetStreamManager, nodes: number): Promise<boolean> {
+  return until(
+    'every TRADES replica current',
+    30_000,
+    async () => {
+      const info = await jsm.streams.info(TRADES_STREAM);
+      const replicas = info.cluster?.replicas ?? [];
+      return info.cluster?.leader && replicas.length === nodes - 1 && replicas.every((r) => r.current && !r.offline);
+    },
+    250,
+  ).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Creates TRADES with the ingest settings (services/lib ensureTradesStream) and 3 replicas. */
 export async function createReplicatedTrades(jsm: JetStreamManager, replicas: number): Promise<void> {
   await jsm.streams.add({
@@ -458,16 +478,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
         await c.restart(leader);
         // The restarted node must be current again before the next fault, or two nodes could be behind at once.
         if (round === size.leaderKills - 1) continue;
-        await until(
-          `${leader} to catch up`,
-          30_000,
-          async () => {
-            const info = await jsm.streams.info(TRADES_STREAM);
-            const replicas = info.cluster?.replicas ?? [];
-            return info.cluster?.leader && replicas.length === c.nodes.length - 1 && replicas.every((r) => r.current && !r.offline);
-          },
-          250,
-        ).catch(() => t.notes.push(`${leader} not current within 30 s of its restart`));
+        if (!(await tradesReplicasCurrent(jsm, c.nodes.length))) t.notes.push(`${leader} not current within 30 s of its restart`);
       }
       await finish(t, 'recovered = first trade received that was published after the kill; each killed node restarted and current before the next kill');
     }
