@@ -52,8 +52,13 @@ import type { UnknownItem } from './program.js';
 import type { NormalizedTransaction } from './transaction.js';
 import type { TradeMessage } from './types.js';
 
-/** Fields each subject's JSON Schema (packages/contracts/schemas) requires per kind, beyond those every message has. */
-const REQUIRED: Record<string, Record<string, readonly string[]>> = {
+/**
+ * Fields each subject's JSON Schema (packages/contracts/schemas) requires per kind and never allows to
+ * be null, beyond those every message has: source → transaction_type (or `*`, every kind) → fields.
+ * A message missing one (absent or null) is refused. Held equal to the schemas by
+ * services/ingest/test/chain-check-required.test.ts.
+ */
+export const REQUIRED_FIELDS: Record<string, Record<string, readonly string[]>> = {
   pumpfun: {
     '*': ['mint', 'bonding_curve'],
     CREATE: ['name', 'symbol', 'uri', 'user'],
@@ -90,9 +95,11 @@ const REQUIRED: Record<string, Record<string, readonly string[]>> = {
   },
   bonk: {
     '*': ['pool_state', 'base_mint', 'quote_mint', 'global_config'],
-    CREATE: ['base_mint_param', 'creator', 'payer'],
+    CREATE: ['base_mint_param', 'creator', 'payer', 'platform_config', 'is_letsbonk'],
     BUY: [
       'payer',
+      'platform_config',
+      'is_letsbonk',
       'side',
       'sol_amount',
       'token_amount',
@@ -110,6 +117,8 @@ const REQUIRED: Record<string, Record<string, readonly string[]>> = {
     ],
     SELL: [
       'payer',
+      'platform_config',
+      'is_letsbonk',
       'side',
       'sol_amount',
       'token_amount',
@@ -247,7 +256,7 @@ function int(m: TradeMessage, field: string): bigint | undefined {
 
 /** Why `m` lacks a field its kind requires, or undefined. */
 function missing(m: TradeMessage): string | undefined {
-  const spec = REQUIRED[m.source];
+  const spec = REQUIRED_FIELDS[m.source];
   if (!spec) return `unknown source ${String(m.source)}`;
   const all = spec['*'];
   const kind = spec[m.transaction_type];
