@@ -14,6 +14,9 @@
  * servers they depend on, PostgreSQL last, and leaves no process behind; a run that was killed
  * hard is cleaned up by the next one (pids.json, postgres's postmaster.pid).
  *
+ * Flag: `--nats-cluster` (`npm start -- --nats-cluster`) starts a 3-node NATS cluster (every node in the
+ * services' NATS_URL, NATS_STREAM_REPLICAS=3) instead of one server.
+ *
  * Environment: TRADEWIND_STATE_DIR (default .tradewind), REDIS_URL, LOCAL_REDIS_PORT,
  * DATABASE_URL, LOCAL_POSTGRES_PORT, GOOGLE_CLIENT_ID/GOOGLE_CLIENT_SECRET,
  * LOCAL_OIDC_PORT, STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT, PUBLIC_URL (http://localhost:<ingress port>), REPLAY_TRANSACTIONS_PER_SECOND and
@@ -76,6 +79,19 @@ const postgresPort = portFromEnv('LOCAL_POSTGRES_PORT', defaultPort('postgres', 
 const oidcPort = portFromEnv('LOCAL_OIDC_PORT', defaultPort('local-oidc', 'http'));
 const localStripePort = portFromEnv('LOCAL_STRIPE_PORT', defaultPort('local-stripe', 'http'));
 const postgresDataDir = join(stateDir, 'postgres');
+/**
+ * `npm start -- --nats-cluster`: a 3-node JetStream cluster instead of one nats-server, as the chart
+ * deploys (docs/reliability.md runs its faults on one). Any other argument is refused.
+ */
+const NATS_CLUSTER_NODES = 3;
+const startArgs = process.argv.slice(2);
+for (const arg of startArgs) {
+  if (arg !== '--nats-cluster') {
+    process.stderr.write(`npm start: unknown argument "${arg}" (the only one is --nats-cluster)\n`);
+    process.exit(1);
+  }
+}
+const natsClusterSize = startArgs.includes('--nats-cluster') ? NATS_CLUSTER_NODES : 1;
 const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${PORTS.ingress}`;
 const t0 = Date.now();
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -466,10 +482,12 @@ async function main(): Promise<void> {
   databaseUrl.catch(() => undefined);
   oidcIssuer.catch(() => undefined);
 
-  say('Starting nats-server (operator mode, JetStream)…');
-  nats = await startLocalNats({ stateDir, port: PORTS.nats, monitorPort: PORTS.natsMonitor, detached: true });
-  children.push({ name: 'nats-server', proc: nats.process });
+  if (natsClusterSize > 1) say(`Starting a ${natsClusterSize}-node nats-server cluster (operator mode, JetStream, streams with ${natsClusterSize} replicas)…`);
+  else say('Starting nats-server (operator mode, JetStream)…');
+  nats = await startLocalNats({ stateDir, port: PORTS.nats, monitorPort: PORTS.natsMonitor, detached: true, clusterSize: natsClusterSize });
+  for (const proc of nats.processes) children.push({ name: 'nats-server', proc });
   recordPids();
+  if (natsClusterSize > 1) say(`  nodes: ${nats.urls}`);
 
   let redisUrl = process.env.REDIS_URL;
   if (!redisUrl) {
@@ -487,7 +505,13 @@ async function main(): Promise<void> {
   }
 
   const natsDir = join(stateDir, 'nats');
-  const common = { ...process.env, NATS_URL: nats.url, TRADEWIND_STATE_DIR: stateDir };
+  // Every node in NATS_URL; on a cluster, the streams and buckets the services create get a replica on each node.
+  const common = {
+    ...process.env,
+    NATS_URL: nats.urls,
+    TRADEWIND_STATE_DIR: stateDir,
+    ...(natsClusterSize > 1 ? { NATS_STREAM_REPLICAS: String(natsClusterSize) } : {}),
+  };
   const authEnv: NodeJS.ProcessEnv = {
     ...common,
     DATABASE_URL: await databaseUrl,

@@ -5,31 +5,55 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isListening, waitForPort } from './testing/ports.js';
+import { freePort, isListening, waitForPort } from './testing/ports.js';
 import { ensureNatsIdentities, type NatsIdentities } from '@tradewind/credential-issuer';
 import { renderNatsServerConfig } from '@tradewind/credential-issuer';
 
 /** Path of the nats-server binary; override with NATS_SERVER_BIN. */
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? 'nats-server';
 
-/** A running local server. */
+/** A running local server, or the nodes of a local cluster. */
 export interface LocalNats {
+  /** The first node's client URL (the one to show a user: `options.port`). */
   readonly url: string;
+  /** Every node's client URL, comma-separated (a service's NATS_URL); equals `url` for a single server. */
+  readonly urls: string;
   readonly monitorUrl: string;
   readonly identities: NatsIdentities;
+  /** The first node's config file. */
   readonly configPath: string;
+  /** The first node's process. */
   readonly process: ChildProcess;
-  /** SIGTERM, then waits for exit (SIGKILL after 5 s). */
+  /** Every node's process, the first one first. */
+  readonly processes: readonly ChildProcess[];
+  /** SIGTERM to every node, then waits for them (SIGKILL after 5 s). */
   stop(): Promise<void>;
+}
+
+/** One node's ports and directories. */
+interface NodePlan {
+  name: string;
+  port: number;
+  monitorPort: number;
+  routePort: number | null;
+  dir: string;
+  configPath: string;
+  logFile: string;
 }
 
 /**
  * Creates identities (first run) and the server config under `<stateDir>/nats/`, starts
  * nats-server and waits until it accepts connections.
+ * With `clusterSize` > 1 it starts that many operator-mode nodes clustered on loopback routes
+ * instead (`npm start -- --nats-cluster`): the first on `port` / `monitorPort`, the others and every
+ * route on free ports, each node with its own store and resolver under `<stateDir>/nats/cluster/<name>/`
+ * (apart from the single server's, so switching does not mix the two).
  * @param options.host bind address (default 127.0.0.1).
  * @param options.port client port (docs/architecture.md §4: 4223); options.monitorPort (8223).
- * @param options.logFile where the server logs (default `<stateDir>/nats/nats-server.log`).
- * @throws Error when the binary is missing or the server does not listen within 15 s.
+ * @param options.logFile where the (first) server logs (default `<stateDir>/nats/nats-server.log`).
+ * @param options.clusterSize nodes to start (default 1: a single server).
+ * @throws Error when the binary is missing, a port is taken or a server does not listen within 15 s
+ * (the nodes already started are stopped first).
  */
 export async function startLocalNats(options: {
   stateDir: string;
@@ -40,35 +64,113 @@ export async function startLocalNats(options: {
   logFile?: string;
   /** Run the server in its own process group, so a terminal's Ctrl-C does not reach it directly (npm start stops it last). */
   detached?: boolean;
+  clusterSize?: number;
 }): Promise<LocalNats> {
   const identities = await ensureNatsIdentities(options.stateDir);
   const dir = join(options.stateDir, 'nats');
   const host = options.host ?? '127.0.0.1';
-  const jetstreamDir = join(dir, 'jetstream');
-  const resolverDir = join(dir, 'resolver');
-  await mkdir(jetstreamDir, { recursive: true });
-  await mkdir(resolverDir, { recursive: true });
-  const configPath = join(dir, 'nats-server.conf');
-  await writeFile(
-    configPath,
-    await renderNatsServerConfig(identities, {
-      serverName: 'tradewind-local',
-      host,
-      port: options.port,
-      monitorPort: options.monitorPort,
-      jetstreamDir,
-      resolverDir,
-      maxFileStore: options.maxFileStore ?? '10GB',
-    }),
-    { mode: 0o600 },
-  );
+  const size = options.clusterSize ?? 1;
+  if (!Number.isInteger(size) || size < 1) throw new Error(`clusterSize must be a whole number ≥ 1, got ${size}`);
   for (const port of [options.port, options.monitorPort]) {
     if (await isListening(port, host)) {
       throw new Error(`port ${port} on ${host} is already in use (another nats-server or Tradewind still running?)`);
     }
   }
-  const logFile = options.logFile ?? join(dir, 'nats-server.log');
-  const child = spawn(NATS_SERVER_BIN, ['-c', configPath, '-l', logFile], { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
+  const plans: NodePlan[] = [];
+  for (let i = 1; i <= size; i++) {
+    const nodeDir = size === 1 ? dir : join(dir, 'cluster', `n${i}`);
+    plans.push({
+      name: size === 1 ? 'tradewind-local' : `tradewind-local-n${i}`,
+      port: i === 1 ? options.port : await freePort(),
+      monitorPort: i === 1 ? options.monitorPort : await freePort(),
+      routePort: size === 1 ? null : await freePort(),
+      dir: nodeDir,
+      configPath: join(nodeDir, 'nats-server.conf'),
+      logFile: i === 1 ? (options.logFile ?? join(dir, size === 1 ? 'nats-server.log' : `nats-server-n${i}.log`)) : join(dir, `nats-server-n${i}.log`),
+    });
+  }
+  const routes = plans.filter((p) => p.routePort !== null).map((p) => `nats-route://${host === '0.0.0.0' ? '127.0.0.1' : host}:${p.routePort}`);
+  for (const plan of plans) {
+    const jetstreamDir = join(plan.dir, 'jetstream');
+    const resolverDir = join(plan.dir, 'resolver');
+    await mkdir(jetstreamDir, { recursive: true });
+    await mkdir(resolverDir, { recursive: true });
+    await writeFile(
+      plan.configPath,
+      await renderNatsServerConfig(identities, {
+        serverName: plan.name,
+        host,
+        port: plan.port,
+        monitorPort: plan.monitorPort,
+        jetstreamDir,
+        resolverDir,
+        maxFileStore: options.maxFileStore ?? '10GB',
+        ...(plan.routePort === null ? {} : { cluster: { name: 'tradewind-local', host, port: plan.routePort, routes } }),
+      }),
+      { mode: 0o600 },
+    );
+  }
+  const nodes: RunningNode[] = [];
+  try {
+    for (const plan of plans) nodes.push(await startNode(plan, host, options.detached ?? false));
+  } catch (err) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    throw err;
+  }
+  const displayHost = host === '0.0.0.0' ? 'localhost' : host;
+  const first = plans[0]!;
+  if (size > 1) {
+    // A new cluster answers JetStream requests only once it has elected a meta leader (a few seconds);
+    // a service started before that fails its first stream request with a timeout.
+    try {
+      await waitForMetaLeader(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${first.monitorPort}`, META_LEADER_TIMEOUT_MS);
+    } catch (err) {
+      await Promise.all(nodes.map((n) => n.stop()));
+      throw err;
+    }
+  }
+  return {
+    url: `nats://${displayHost}:${first.port}`,
+    urls: plans.map((p) => `nats://${displayHost}:${p.port}`).join(','),
+    monitorUrl: `http://${displayHost}:${first.monitorPort}`,
+    identities,
+    configPath: first.configPath,
+    process: nodes[0]!.child,
+    processes: nodes.map((n) => n.child),
+    async stop() {
+      await Promise.all(nodes.map((n) => n.stop()));
+    },
+  };
+}
+
+/** Longest a new local cluster may take to elect its JetStream meta leader, ms. */
+export const META_LEADER_TIMEOUT_MS = 30_000;
+
+/**
+ * Polls a node's monitoring `/jsz` (https://docs.nats.io/running-a-nats-service/nats_admin/monitoring#jetstream-information)
+ * every 200 ms until `meta_cluster.leader` is set. @throws Error after `timeoutMs` ms.
+ */
+async function waitForMetaLeader(monitorUrl: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const leader = await fetch(`${monitorUrl}/jsz`).then(
+      async (r) => ((await r.json()) as { meta_cluster?: { leader?: string } }).meta_cluster?.leader,
+      () => undefined,
+    );
+    if (leader) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the local NATS cluster elected no JetStream meta leader within ${timeoutMs} ms (see the nats-server logs)`);
+}
+
+interface RunningNode {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Spawns one nats-server with `plan`'s config and waits (15 s) until it accepts clients. @throws Error when it does not. */
+async function startNode(plan: NodePlan, host: string, detached: boolean): Promise<RunningNode> {
+  const child = spawn(NATS_SERVER_BIN, ['-c', plan.configPath, '-l', plan.logFile], { stdio: ['ignore', 'ignore', 'pipe'], detached });
   let exited = false;
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
@@ -85,18 +187,13 @@ export async function startLocalNats(options: {
     stderr += String(err);
   });
   try {
-    await waitForPort(options.port, host, 15_000, () => !exited);
+    await waitForPort(plan.port, host, 15_000, () => !exited);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`nats-server did not start (${(err as Error).message}); see ${logFile}${stderr ? `: ${stderr.trim()}` : ''}`);
+    throw new Error(`nats-server did not start (${(err as Error).message}); see ${plan.logFile}${stderr ? `: ${stderr.trim()}` : ''}`);
   }
-  const displayHost = host === '0.0.0.0' ? 'localhost' : host;
   return {
-    url: `nats://${displayHost}:${options.port}`,
-    monitorUrl: `http://${displayHost}:${options.monitorPort}`,
-    identities,
-    configPath,
-    process: child,
+    child,
     async stop() {
       if (exited) return;
       child.kill('SIGTERM');

@@ -19,6 +19,12 @@ export interface NatsServerSettings {
   resolverDir: string;
   /** JetStream file store cap, nats-server size syntax (e.g. `10GB`). */
   maxFileStore: string;
+  /**
+   * Makes this server one node of a cluster: its route port and every node's route URL
+   * (`nats-route://host:port`, its own included, which nats-server ignores). Omitted: a single server.
+   * Config syntax: https://docs.nats.io/running-a-nats-service/configuration/clustering/cluster_config
+   */
+  cluster?: { name: string; host: string; port: number; routes: readonly string[] };
 }
 
 /** Returns the nats-server.conf text. */
@@ -38,6 +44,9 @@ export async function renderNatsServerConfig(identities: NatsIdentities, setting
     RESOLVER_DIR: settings.resolverDir,
     MAX_FILE_STORE: settings.maxFileStore,
     PRELOAD: preload,
+    CLUSTER: settings.cluster
+      ? `cluster {\n  name: ${settings.cluster.name}\n  listen: ${settings.cluster.host}:${settings.cluster.port}\n  routes: [${settings.cluster.routes.join(', ')}]\n}`
+      : '',
   };
   return template.replace(/\$\{([A-Z_]+)\}/g, (_, key: string) => {
     const value = values[key];
