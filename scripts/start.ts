@@ -63,6 +63,11 @@ const PORTS = {
   },
 } as const;
 
+/** Every port number in `ports` (nested objects included). */
+function allPorts(ports: object): number[] {
+  return Object.values(ports).flatMap((v: unknown) => (typeof v === 'number' ? [v] : v && typeof v === 'object' ? allPorts(v) : []));
+}
+
 /** A port from the environment; exits with a clear message on a bad value. */
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -484,7 +489,15 @@ async function main(): Promise<void> {
 
   if (natsClusterSize > 1) say(`Starting a ${natsClusterSize}-node nats-server cluster (operator mode, JetStream, streams with ${natsClusterSize} replicas)…`);
   else say('Starting nats-server (operator mode, JetStream)…');
-  nats = await startLocalNats({ stateDir, port: PORTS.nats, monitorPort: PORTS.natsMonitor, detached: true, clusterSize: natsClusterSize });
+  nats = await startLocalNats({
+    stateDir,
+    port: PORTS.nats,
+    monitorPort: PORTS.natsMonitor,
+    detached: true,
+    clusterSize: natsClusterSize,
+    // The extra nodes' free ports must not be ones the stack binds later (e.g. a gRPC port in the ephemeral range).
+    reservedPorts: [...allPorts(PORTS), redisPort, postgresPort, oidcPort, localStripePort],
+  });
   for (const proc of nats.processes) children.push({ name: 'nats-server', proc });
   recordPids();
   if (natsClusterSize > 1) say(`  nodes: ${nats.urls}`);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { freePort, isListening, waitForPort } from './testing/ports.js';
 import { ensureNatsIdentities, type NatsIdentities } from '@tradewind/credential-issuer';
 import { renderNatsServerConfig } from '@tradewind/credential-issuer';
+import { connectNats } from '@tradewind/lib';
 
 /** Path of the nats-server binary; override with NATS_SERVER_BIN. */
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? 'nats-server';
@@ -65,6 +66,11 @@ export async function startLocalNats(options: {
   /** Run the server in its own process group, so a terminal's Ctrl-C does not reach it directly (npm start stops it last). */
   detached?: boolean;
   clusterSize?: number;
+  /**
+   * Ports the extra nodes and the routes must not take (a cluster's free ports come from the
+   * ephemeral range, where e.g. npm start's gRPC ports 50051-50054 also lie).
+   */
+  reservedPorts?: readonly number[];
 }): Promise<LocalNats> {
   const identities = await ensureNatsIdentities(options.stateDir);
   const dir = join(options.stateDir, 'nats');
@@ -76,14 +82,24 @@ export async function startLocalNats(options: {
       throw new Error(`port ${port} on ${host} is already in use (another nats-server or Tradewind still running?)`);
     }
   }
+  const taken = new Set([options.port, options.monitorPort, ...(options.reservedPorts ?? [])]);
+  const spare = async (): Promise<number> => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+  };
   const plans: NodePlan[] = [];
   for (let i = 1; i <= size; i++) {
     const nodeDir = size === 1 ? dir : join(dir, 'cluster', `n${i}`);
     plans.push({
       name: size === 1 ? 'tradewind-local' : `tradewind-local-n${i}`,
-      port: i === 1 ? options.port : await freePort(),
-      monitorPort: i === 1 ? options.monitorPort : await freePort(),
-      routePort: size === 1 ? null : await freePort(),
+      port: i === 1 ? options.port : await spare(),
+      monitorPort: i === 1 ? options.monitorPort : await spare(),
+      routePort: size === 1 ? null : await spare(),
       dir: nodeDir,
       configPath: join(nodeDir, 'nats-server.conf'),
       logFile: i === 1 ? (options.logFile ?? join(dir, size === 1 ? 'nats-server.log' : `nats-server-n${i}.log`)) : join(dir, `nats-server-n${i}.log`),
@@ -120,10 +136,22 @@ export async function startLocalNats(options: {
   const displayHost = host === '0.0.0.0' ? 'localhost' : host;
   const first = plans[0]!;
   if (size > 1) {
-    // A new cluster answers JetStream requests only once it has elected a meta leader (a few seconds);
-    // a service started before that fails its first stream request with a timeout.
+    // A new cluster answers JetStream requests only once it has elected a meta leader (a few seconds), and
+    // places a stream on every node only once all have joined: a service started earlier fails its first
+    // stream request with a timeout or "insufficient resources".
     try {
-      await waitForMetaLeader(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${first.monitorPort}`, META_LEADER_TIMEOUT_MS);
+      const loopback = host === '0.0.0.0' ? '127.0.0.1' : host;
+      const deadline = Date.now() + CLUSTER_READY_TIMEOUT_MS;
+      await waitForMetaGroup(
+        plans.map((p) => `http://${loopback}:${p.monitorPort}`),
+        CLUSTER_READY_TIMEOUT_MS,
+      );
+      await waitForStreamPlacement(
+        plans.map((p) => `nats://${loopback}:${p.port}`).join(','),
+        identities.service_user_creds,
+        size,
+        Math.max(1_000, deadline - Date.now()),
+      );
     } catch (err) {
       await Promise.all(nodes.map((n) => n.stop()));
       throw err;
@@ -143,24 +171,80 @@ export async function startLocalNats(options: {
   };
 }
 
-/** Longest a new local cluster may take to elect its JetStream meta leader, ms. */
-export const META_LEADER_TIMEOUT_MS = 30_000;
+/** Longest a new local cluster may take to form its JetStream meta group and place a first stream, ms. */
+export const CLUSTER_READY_TIMEOUT_MS = 30_000;
 
 /**
- * Polls a node's monitoring `/jsz` (https://docs.nats.io/running-a-nats-service/nats_admin/monitoring#jetstream-information)
- * every 200 ms until `meta_cluster.leader` is set. @throws Error after `timeoutMs` ms.
+ * Polls every node's monitoring `/jsz` (https://docs.nats.io/running-a-nats-service/nats_admin/monitoring#jetstream-information)
+ * every 200 ms until each reports a JetStream meta group of all `monitorUrls.length` nodes
+ * (`meta_cluster.cluster_size`) with the same leader. A leader seen from one node is not enough: two
+ * nodes elect one before the third has joined, and a node that has not caught up with the group yet
+ * fails a stream placed on it ("error creating store for stream").
+ * @throws Error after `timeoutMs` ms, naming what each node reported last.
  */
-async function waitForMetaLeader(monitorUrl: string, timeoutMs: number): Promise<void> {
+async function waitForMetaGroup(monitorUrls: readonly string[], timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
+  let seen: string[] = [];
   while (Date.now() < end) {
-    const leader = await fetch(`${monitorUrl}/jsz`).then(
-      async (r) => ((await r.json()) as { meta_cluster?: { leader?: string } }).meta_cluster?.leader,
-      () => undefined,
+    const metas = await Promise.all(
+      monitorUrls.map((url) =>
+        fetch(`${url}/jsz`).then(
+          async (r) => ((await r.json()) as { meta_cluster?: MetaCluster }).meta_cluster,
+          () => undefined,
+        ),
+      ),
     );
-    if (leader) return;
+    seen = metas.map((m, i) => `node ${i + 1}: ${m ? `cluster_size ${m.cluster_size ?? '?'}, leader ${m.leader ?? 'none'}` : 'no answer'}`);
+    const leader = metas[0]?.leader;
+    if (leader && metas.every((m) => m?.leader === leader && m.cluster_size === monitorUrls.length)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`the local NATS cluster elected no JetStream meta leader within ${timeoutMs} ms (see the nats-server logs)`);
+  throw new Error(
+    `the local NATS cluster did not form a ${monitorUrls.length}-node JetStream meta group within ${timeoutMs} ms (${seen.join('; ')}; see the nats-server logs)`,
+  );
+}
+
+/**
+ * Creates and deletes a `replicas`-replica memory stream (`TRADEWIND_READY_PROBE`) as the services'
+ * user until the cluster accepts one, every 200 ms: even with the meta group formed, a new cluster
+ * now and then answers the first creates with "error creating store for stream" (JetStream API
+ * error 10049), which would stop a service at start. The check is the service account's own first
+ * request, so nothing is assumed about why.
+ * @throws Error after `timeoutMs` ms with the last error.
+ */
+async function waitForStreamPlacement(urls: string, creds: string, replicas: number, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  const nc = await connectNats({ url: urls, creds, name: 'tradewind-local-ready-probe' });
+  let last = 'no answer';
+  try {
+    while (Date.now() < end) {
+      const reply: { error?: { description?: string; err_code?: number } } = await nc
+        .request(
+          '$JS.API.STREAM.CREATE.TRADEWIND_READY_PROBE',
+          JSON.stringify({ name: 'TRADEWIND_READY_PROBE', subjects: ['tradewind.ready-probe'], storage: 'memory', num_replicas: replicas }),
+          { timeout: 5_000 },
+        )
+        .then(
+          (m) => m.json<{ error?: { description?: string; err_code?: number } }>(),
+          (err: unknown) => ({ error: { description: String(err) } }),
+        );
+      if (!reply.error) {
+        await nc.request('$JS.API.STREAM.DELETE.TRADEWIND_READY_PROBE', '', { timeout: 5_000 });
+        return;
+      }
+      last = `${reply.error.description ?? 'error'}${reply.error.err_code ? ` (${reply.error.err_code})` : ''}`;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await nc.close();
+  }
+  throw new Error(`the local NATS cluster placed no ${replicas}-replica stream within ${timeoutMs} ms (last answer: ${last})`);
+}
+
+/** The part of `/jsz`'s `meta_cluster` read here. */
+interface MetaCluster {
+  leader?: string;
+  cluster_size?: number;
 }
 
 interface RunningNode {

@@ -45,29 +45,31 @@ describe('startLocalNats({ clusterSize: 3 })', () => {
     expect(nats.processes).toHaveLength(3);
     expect(nats.urls.split(',')).toHaveLength(3);
     expect(nats.urls.split(',')[0]).toBe(nats.url);
-    // The first node sees the other two over routes and a JetStream meta group of 3 with a leader.
-    const meta = await eventually(30_000, async () => {
-      const jsz = (await (await fetch(`${nats.monitorUrl}/jsz`)).json()) as { meta_cluster?: { cluster_size?: number; leader?: string } };
-      return jsz.meta_cluster?.leader ? jsz.meta_cluster : undefined;
-    });
-    expect(meta.cluster_size).toBe(3);
+    // startLocalNats returned only once the JetStream meta group holds all three nodes with a leader
+    // (asserted at once, no polling: a service may send a stream request right away).
+    const jsz = (await (await fetch(`${nats.monitorUrl}/jsz`)).json()) as { meta_cluster?: { cluster_size?: number; leader?: string } };
+    expect(jsz.meta_cluster?.cluster_size).toBe(3);
+    expect(jsz.meta_cluster?.leader).toBeTruthy();
     const routez = (await (await fetch(`${nats.monitorUrl}/routez`)).json()) as { num_routes: number };
     expect(routez.num_routes).toBeGreaterThanOrEqual(2);
 
     // Operator mode: the service user of the state directory's identities is admitted; no credentials is not.
     await expect(connectNats({ url: nats.urls, name: 'anonymous' })).rejects.toThrow();
     nc = await connectNats({ url: nats.urls, creds: nats.identities.service_user_creds, name: 'cluster-check' });
-    const created = await eventually(30_000, async () => {
-      const reply = await nc!.request(
-        '$JS.API.STREAM.CREATE.CLUSTER_CHECK',
-        JSON.stringify({ name: 'CLUSTER_CHECK', subjects: ['cluster.check'], num_replicas: 3 }),
-        {
-          timeout: 5_000,
-        },
-      );
-      const body = reply.json<{ error?: { description: string }; cluster?: { leader?: string; replicas?: unknown[] } }>();
-      if (body.error) throw new Error(body.error.description);
-      return body.cluster?.leader ? body.cluster : undefined;
+    // One create request: with the meta group formed, a 3-replica stream is placed at once (no retry).
+    type StreamReply = { error?: { description: string }; cluster?: { leader?: string; replicas?: unknown[] } };
+    const reply = await nc.request(
+      '$JS.API.STREAM.CREATE.CLUSTER_CHECK',
+      JSON.stringify({ name: 'CLUSTER_CHECK', subjects: ['cluster.check'], num_replicas: 3 }),
+      {
+        timeout: 5_000,
+      },
+    );
+    expect(reply.json<StreamReply>().error).toBeUndefined();
+    // The stream's own group then elects its leader.
+    const created = await eventually(10_000, async () => {
+      const info = (await nc!.request('$JS.API.STREAM.INFO.CLUSTER_CHECK', '', { timeout: 5_000 })).json<StreamReply>();
+      return info.cluster?.leader ? info.cluster : undefined;
     });
     expect(created.replicas).toHaveLength(2);
   }, 90_000);
