@@ -6,7 +6,7 @@
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } from '@tradewind/lib';
-import type { IngestConfig } from './config.js';
+import { DEFAULT_PUBLISH_ACK_TIMEOUT_MS, DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS, DEFAULT_PUBLISH_MAX_IN_FLIGHT, type IngestConfig } from './config.js';
 import { decodeNormalized, messageId, subjectOf, TokenNameCache, type DecodeOptions, type TradeMessage } from './decode/index.js';
 import { createUnknownReporter } from './decode/unknown-report.js';
 import { createDeriver } from './decode/derived.js';
@@ -14,7 +14,7 @@ import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
 import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
-import { publishTrade, publisherMetrics } from './publisher.js';
+import { OrderedPublisher, publisherMetrics } from './publisher.js';
 
 export interface IngestDeps {
   logger: Logger;
@@ -44,7 +44,15 @@ type AppConfig = Pick<
   Partial<
     Pick<
       IngestConfig,
-      'NATS_STREAM_REPLICAS' | 'TOKEN_NAME_CACHE_MAX_ENTRIES' | 'SOL_USD_FALLBACK' | 'SOL_USD_MIN_SWAP_SOL' | 'SOL_USD_WINDOW' | 'SOL_USD_MAX_AGE_MS'
+      | 'NATS_STREAM_REPLICAS'
+      | 'TOKEN_NAME_CACHE_MAX_ENTRIES'
+      | 'SOL_USD_FALLBACK'
+      | 'SOL_USD_MIN_SWAP_SOL'
+      | 'SOL_USD_WINDOW'
+      | 'SOL_USD_MAX_AGE_MS'
+      | 'PUBLISH_MAX_IN_FLIGHT'
+      | 'PUBLISH_ACK_TIMEOUT_MS'
+      | 'PUBLISH_DRAIN_TIMEOUT_MS'
     >
   >;
 
@@ -82,9 +90,24 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     windowSize: config.SOL_USD_WINDOW,
     maxStreamAgeMs: config.SOL_USD_MAX_AGE_MS,
   });
-  const abort = new AbortController();
+  // Two stops: reading the source ends first; publishing ends once the window drained (or PUBLISH_DRAIN_TIMEOUT_MS).
+  const sourceAbort = new AbortController();
+  const publishAbort = new AbortController();
   let running: Promise<void> | undefined;
   let failed = false;
+
+  function publisherFor(js: JetStreamClient): OrderedPublisher {
+    return new OrderedPublisher({
+      js,
+      nc,
+      logger,
+      metrics,
+      maxInFlight: config.PUBLISH_MAX_IN_FLIGHT ?? DEFAULT_PUBLISH_MAX_IN_FLIGHT,
+      ackTimeoutMs: config.PUBLISH_ACK_TIMEOUT_MS ?? DEFAULT_PUBLISH_ACK_TIMEOUT_MS,
+      maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS,
+      signal: publishAbort.signal,
+    });
+  }
 
   async function runReplay(js: JetStreamClient): Promise<void> {
     const { transactions, problems } = await loadRecording(config.REPLAY_DIR, decodeOptions);
@@ -100,29 +123,44 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       'replaying recorded mainnet transactions',
     );
     if (transactions.length === 0) logger.error({ dir: config.REPLAY_DIR }, 'the recording holds no decodable trades; nothing will be published');
+    const publisher = publisherFor(js);
     for await (const batch of replay(transactions, {
       transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND,
       loop: config.REPLAY_LOOP,
-      signal: abort.signal,
+      signal: sourceAbort.signal,
     })) {
-      for (const trade of batch) {
-        loops.set(trade.message.replay_loop);
-        const result = await publishTrade(js, trade, { nc, logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal });
-        if (result === 'aborted') return;
-      }
+      if (batch.length > 0) loops.set(batch[0]!.message.replay_loop);
+      if (!(await publisher.enqueue(batch))) return;
     }
-    logger.info('replay finished');
+    if (await publisher.drained()) logger.info(sourceAbort.signal.aborted ? 'replay stopped' : 'replay finished');
   }
 
   async function runLive(js: JetStreamClient, source: TransactionSource): Promise<void> {
-    logger.info({ source: source.name, commitment: source.commitment }, 'streaming live transactions');
-    let lastSaved = 0;
-    let pending: Checkpoint | null = null;
-    const save = async (c: Checkpoint): Promise<void> => {
-      await deps.checkpoints?.save(c).catch((err: unknown) => logger.warn({ err }, 'checkpoint not saved'));
+    logger.info(
+      { source: source.name, commitment: source.commitment, max_in_flight: config.PUBLISH_MAX_IN_FLIGHT ?? DEFAULT_PUBLISH_MAX_IN_FLIGHT },
+      'streaming live transactions',
+    );
+    const publisher = publisherFor(js);
+    // The checkpoint: the last transaction whose trades, and every trade before them, are acknowledged.
+    let acknowledged: Checkpoint | null = null;
+    let saved: Checkpoint | null = null;
+    let saving: Promise<void> | null = null;
+    const save = (): void => {
+      if (saving || acknowledged === null || acknowledged === saved) return;
+      const c = acknowledged;
+      saving = (deps.checkpoints?.save(c) ?? Promise.resolve())
+        .then(
+          () => {
+            saved = c;
+          },
+          (err: unknown) => logger.warn({ err }, 'checkpoint not saved'),
+        )
+        .finally(() => {
+          saving = null;
+        });
     };
     try {
-      for await (const tx of source.transactions(abort.signal)) {
+      for await (const tx of source.transactions(sourceAbort.signal)) {
         let messages: TradeMessage[];
         try {
           messages = decodeNormalized(tx, decodeOptions);
@@ -132,34 +170,26 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
           logger.error({ err, signature: tx.signature, slot: tx.slot }, 'live transaction could not be decoded; skipped');
           continue;
         }
-        const done = await publishAll(js, messages);
-        if (!done) return; // stopping: this transaction is not checkpointed, the next run redoes it
-        if (tx.slot === null) continue;
-        pending = { slot: tx.slot, signature: tx.signature, savedAtMs: Date.now() };
-        if (pending.savedAtMs - lastSaved >= config.LIVE_CHECKPOINT_INTERVAL_MS) {
-          lastSaved = pending.savedAtMs;
-          await save(pending);
-          pending = null;
-        }
+        const outgoing = messages.map((message) => ({ subject: subjectOf(message), msgId: messageId(message), message }));
+        const slot = tx.slot;
+        const onDone =
+          slot === null
+            ? undefined
+            : () => {
+                const now = Date.now();
+                acknowledged = { slot, signature: tx.signature, savedAtMs: now };
+                if (now - (saved?.savedAtMs ?? 0) >= config.LIVE_CHECKPOINT_INTERVAL_MS) save();
+              };
+        // Waits while the window is full: the source is not read meanwhile (back-pressure).
+        if (!(await publisher.enqueue(outgoing, onDone))) return; // stopping: not taken, the next run redoes it
       }
+      await publisher.drained();
     } finally {
-      // A graceful stop records the last published transaction, so a restart repeats nothing.
-      if (pending) await save(pending);
+      // A graceful stop records the last acknowledged transaction, so a restart repeats as little as possible.
+      await saving;
+      save();
+      await saving;
     }
-  }
-
-  /** Publishes one transaction's trades together (JetStream keeps their order); false when aborted first. */
-  async function publishAll(js: JetStreamClient, messages: TradeMessage[]): Promise<boolean> {
-    const results = await Promise.all(
-      messages.map((message) =>
-        publishTrade(
-          js,
-          { subject: subjectOf(message), msgId: messageId(message), message },
-          { nc, logger, metrics, maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS, signal: abort.signal },
-        ),
-      ),
-    );
-    return !results.includes('aborted');
   }
 
   return {
@@ -187,10 +217,16 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
         deps.onFatal?.(err);
       });
     },
-    /** Stops after the in-flight publish; waits for the loop to end. */
+    /**
+     * Stops reading the source, waits up to PUBLISH_DRAIN_TIMEOUT_MS for the trades already taken to be
+     * acknowledged (then stops publishing), and waits for the loop to end.
+     */
     async stop() {
-      abort.abort();
+      sourceAbort.abort();
+      const timer = setTimeout(() => publishAbort.abort(), config.PUBLISH_DRAIN_TIMEOUT_MS ?? DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS);
       await running;
+      clearTimeout(timer);
+      publishAbort.abort();
     },
     /** True after the publishing loop died on an unexpected error. */
     failed: () => failed,

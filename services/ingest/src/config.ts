@@ -7,6 +7,16 @@ import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
 import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, DEFAULT_SOL_USD_WINDOW_SIZE } from './decode/derived.js';
 import { DEFAULT_BACKOFF } from './live/source.js';
 
+/**
+ * Default publish window (PUBLISH_MAX_IN_FLIGHT), trades: measured with `npm run bench -- ingest` on a local
+ * 3-node cluster with TRADES at R3 (docs/performance.md, "Ingest publishing").
+ */
+export const DEFAULT_PUBLISH_MAX_IN_FLIGHT = 256;
+/** Default PUBLISH_ACK_TIMEOUT_MS: nats.js' JetStream request timeout (JetStreamOptions.timeout, 5 s). */
+export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 5_000;
+/** Default PUBLISH_DRAIN_TIMEOUT_MS: half of the default SHUTDOWN_DEADLINE_MS (10 s). */
+export const DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS = 5_000;
+
 /** The bundled default recording: real mainnet transactions (see recording/SOURCES.md). */
 export const BUNDLED_RECORDING_DIR = fileURLToPath(new URL('../recording', import.meta.url));
 
@@ -122,6 +132,15 @@ export const IngestConfigSchema = CommonConfig.extend({
   TRADES_MAX_BYTES: PositiveInt.default(1024 ** 3),
   /** Longest wait between publish retries while NATS is unreachable, ms. */
   PUBLISH_MAX_BACKOFF_MS: PositiveInt.default(5_000),
+  /**
+   * Trades handed to the publisher and not yet acknowledged by TRADES, at most (the publish window, src/publisher.ts).
+   * When it is full ingest stops reading its source. Default {@link DEFAULT_PUBLISH_MAX_IN_FLIGHT}.
+   */
+  PUBLISH_MAX_IN_FLIGHT: PositiveInt.max(65_536).default(DEFAULT_PUBLISH_MAX_IN_FLIGHT),
+  /** How long one publish attempt waits for TRADES' acknowledgement before the window is re-sent, ms (nats.js' JetStream default: 5 s). */
+  PUBLISH_ACK_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_ACK_TIMEOUT_MS),
+  /** On shutdown, how long ingest waits for the trades already taken from the source to be acknowledged, ms (less than SHUTDOWN_DEADLINE_MS). */
+  PUBLISH_DRAIN_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS),
 });
 
 export type IngestConfig = z.infer<typeof IngestConfigSchema>;
@@ -133,6 +152,9 @@ const IngestConfigChecked = IngestConfigSchema.superRefine((c, ctx) => {
   }
   if (c.INGEST_SOURCE === 'rpc' && !c.SOLANA_RPC_URL) {
     ctx.addIssue({ code: 'custom', path: ['SOLANA_RPC_URL'], message: 'required when INGEST_SOURCE=rpc' });
+  }
+  if (c.PUBLISH_DRAIN_TIMEOUT_MS >= c.SHUTDOWN_DEADLINE_MS) {
+    ctx.addIssue({ code: 'custom', path: ['PUBLISH_DRAIN_TIMEOUT_MS'], message: `must be less than SHUTDOWN_DEADLINE_MS (${c.SHUTDOWN_DEADLINE_MS} ms)` });
   }
   if (c.LIVE_RECONNECT_MAX_MS < c.LIVE_RECONNECT_INITIAL_MS) {
     ctx.addIssue({ code: 'custom', path: ['LIVE_RECONNECT_MAX_MS'], message: 'must be ≥ LIVE_RECONNECT_INITIAL_MS' });

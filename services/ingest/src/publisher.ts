@@ -1,18 +1,34 @@
 /**
- * Publishing trades to JetStream TRADES with `Nats-Msg-Id` dedup and a `Tradewind-Published-Ms`
- * header (epoch ms of the publish attempt; ws-fanout's delivery latency starts there). A publish that fails
- * (no stream, NATS down) is retried with capped exponential backoff until it is acknowledged
- * or the publisher stops: trades are never dropped silently.
+ * Publishing trades to JetStream TRADES: pipelined, in source order, nothing dropped.
  *
- * Each attempt is also copied, as a core NATS message with the same bytes and headers, to the trade's
- * per-mint subjects (`<subject>.mint.<mint>`, ./mint-subjects.ts), which TRADES does not store (its subjects
- * are exact). A copy goes out with every attempt, right after it: a mint subscriber sees exactly what a core
- * subscriber of the subject sees for that mint, at the same moment (a retried attempt included, with the
- * same Nats-Msg-Id), and no JetStream acknowledgement delays it.
+ * {@link OrderedPublisher} keeps up to `maxInFlight` acknowledged publishes in flight at once (a window),
+ * so ingest runs at the broker's pace instead of one round trip per trade, and keeps the trades in the
+ * order the source gave them:
+ * - Every publish but the first of a chain carries `Nats-Expected-Last-Msg-Id` = the `Nats-Msg-Id` of the
+ *   trade before it. nats-server refuses a message whose expectation does not match the stream's last
+ *   message id (error 10070 "wrong last msg ID"), so when a trade is not stored (a timeout, no responders
+ *   during a leader election, a connection cut) every later trade of the window is refused too: a later
+ *   trade is never stored before an earlier one.
+ * - On any failure the window stops sending, waits until every publish in flight has an answer, and sends
+ *   again from the first unacknowledged trade, the first of them without an expectation (the anchor of a new
+ *   chain: nothing of ours after it can be stored any more). A re-sent trade that was stored after all is
+ *   answered as a duplicate (`Nats-Msg-Id`, checked by the server before the expectation).
+ * - A unit's `onDone` (ingest: the live checkpoint) runs only when its trades and every trade enqueued
+ *   before them are acknowledged, in enqueue order.
+ * - When the window is full, `enqueue` waits: the caller stops reading its source (back-pressure).
+ * Another writer on TRADES (a second ingest during a rolling restart) breaks the chain at each of its
+ * messages: nothing is lost or reordered within each writer, the window just restarts from the anchor.
+ *
+ * Every attempt carries `Tradewind-Published-Ms` (epoch ms of the attempt; ws-fanout's delivery latency starts
+ * there) and `Nats-Msg-Id`, and is also copied, as a core NATS message with the same bytes and headers, to the
+ * trade's per-mint subjects (`<subject>.mint.<mint>`, ./mint-subjects.ts), which TRADES does not store (its
+ * subjects are exact). A copy goes out with every attempt, right after it: a mint subscriber sees exactly what
+ * a core subscriber of the subject sees for that mint, at the same moment (a retried attempt included, with
+ * the same Nats-Msg-Id), and no JetStream acknowledgement delays it.
  */
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { TRADE_PUBLISHED_MS_HEADER } from '@tradewind/contracts';
 import type { Logger } from '@tradewind/lib';
 import { mintSubjectsOf } from './mint-subjects.js';
@@ -29,11 +45,25 @@ export interface PublisherMetrics {
   mintCopies: Counter<'subject'>;
   /** Copies nats.js refused to send (connection closed); the trade itself is still retried as usual. */
   mintCopyErrors: Counter;
+  /** Trades enqueued and not yet acknowledged (the window's fill), read from the publisher when scraped. */
+  inFlight: Gauge;
+  /** Sets where {@link inFlight} reads its value (the {@link OrderedPublisher} does this). */
+  trackInFlight(size: () => number): void;
+  /** Times `enqueue` had to wait for room in the window (the source was paused). */
+  windowFull: Counter;
+  /** Times the window stopped and re-sent from its first unacknowledged trade, by the first failure's kind. */
+  resends: Counter<'reason'>;
+  /** Seconds from the attempt that was acknowledged to its acknowledgement. */
+  ackSeconds: Histogram;
 }
 
 /** Registers the publisher's metrics on `registry`. */
 export function publisherMetrics(registry: Registry): PublisherMetrics {
+  let inFlightNow: () => number = () => 0;
   return {
+    trackInFlight: (size) => {
+      inFlightNow = size;
+    },
     published: new Counter({
       name: 'tradewind_ingest_trades_published_total',
       help: 'Trades stored in TRADES',
@@ -56,6 +86,31 @@ export function publisherMetrics(registry: Registry): PublisherMetrics {
     mintCopyErrors: new Counter({
       name: 'tradewind_ingest_mint_copy_errors_total',
       help: 'Copies to per-mint subjects that could not be sent',
+      registers: [registry],
+    }),
+    inFlight: new Gauge({
+      name: 'tradewind_ingest_publish_in_flight',
+      help: 'Trades handed to the publisher and not yet acknowledged by TRADES (bounded by PUBLISH_MAX_IN_FLIGHT)',
+      registers: [registry],
+      collect() {
+        this.set(inFlightNow());
+      },
+    }),
+    windowFull: new Counter({
+      name: 'tradewind_ingest_publish_window_full_total',
+      help: 'Times the publish window was full and ingest stopped reading its source until an acknowledgement',
+      registers: [registry],
+    }),
+    resends: new Counter({
+      name: 'tradewind_ingest_publish_resends_total',
+      help: 'Times the publish window was re-sent from its first unacknowledged trade, by the first failure (order, timeout, error)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    ackSeconds: new Histogram({
+      name: 'tradewind_ingest_publish_ack_seconds',
+      help: 'Seconds from a publish attempt to its acknowledgement by TRADES',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
   };
@@ -82,43 +137,280 @@ function publishMintCopies(
   }
 }
 
+/** nats-server's error code for a failed `Nats-Expected-Last-Msg-Id` (JSStreamWrongLastMsgIDErrF, "wrong last msg ID: <id>"). */
+export const WRONG_LAST_MSG_ID_ERR_CODE = 10070;
+
+/** Why a window was re-sent: `order` (a chain expectation failed), `timeout` (no acknowledgement in time) or `error`. */
+export type ResendReason = 'order' | 'timeout' | 'error';
+
+/** Classifies a failed publish for the resend metric and the backoff (only `order` is re-sent at once). */
+export function resendReason(err: unknown): ResendReason {
+  if (typeof err === 'object' && err !== null) {
+    if ((err as { code?: unknown }).code === WRONG_LAST_MSG_ID_ERR_CODE) return 'order';
+    if ((err as { name?: unknown }).name === 'TimeoutError') return 'timeout';
+  }
+  return 'error';
+}
+
+/** Options of {@link OrderedPublisher}. */
+export interface OrderedPublisherOptions {
+  /** JetStream client of `nc`'s connection. */
+  js: JetStreamClient;
+  /** The connection `js` publishes on, for the per-mint core copies (its write buffer keeps them right behind the trade). */
+  nc: Pick<NatsConnection, 'publish'>;
+  logger: Logger;
+  metrics: PublisherMetrics;
+  /** Trades enqueued and not yet acknowledged, at most (config PUBLISH_MAX_IN_FLIGHT). A unit larger than this is taken when the window is empty. */
+  maxInFlight: number;
+  /** How long one attempt waits for its acknowledgement, ms (config PUBLISH_ACK_TIMEOUT_MS). */
+  ackTimeoutMs: number;
+  /** Longest wait before re-sending after a timeout or error, ms (config PUBLISH_MAX_BACKOFF_MS); the first wait is 100 ms, doubling. */
+  maxBackoffMs: number;
+  /** Aborting stops every send and retry; what is not acknowledged by then is not published by this process. */
+  signal: AbortSignal;
+}
+
+/** One trade in the window. */
+interface Entry {
+  readonly trade: OutgoingTrade;
+  readonly data: Uint8Array;
+  readonly mintSubjects: readonly string[];
+  acked: boolean;
+  /** Runs when this entry and every earlier one are acknowledged (the end of a unit). */
+  onDone: (() => void) | null;
+}
+
+/** First wait before re-sending after a timeout or error, ms (doubles up to `maxBackoffMs`). */
+const FIRST_BACKOFF_MS = 100;
+const encoder = new TextEncoder();
+
 /**
- * Publishes one trade with headers {@link TRADE_PUBLISHED_MS_HEADER} and `Nats-Msg-Id` and waits for the
- * stream's acknowledgement; each attempt is copied to the trade's per-mint subjects through `deps.nc` (see the
- * module comment; `<subject>.mint.<mint>` for every mint of {@link mintSubjectsOf}).
- * @param deps.nc the connection `js` publishes on (core publishes; its write buffer keeps the copies right behind the trade).
- * @returns 'stored' or 'duplicate'; 'aborted' when `signal` aborts before an acknowledgement.
+ * The pipelined, ordered publisher of trades into TRADES (see the module comment for the guarantees).
+ * One producer calls {@link enqueue} (not concurrently); acknowledgements arrive in any order and
+ * units complete in enqueue order.
  */
-export async function publishTrade(
-  js: JetStreamClient,
-  trade: OutgoingTrade,
-  deps: { nc: Pick<NatsConnection, 'publish'>; logger: Logger; metrics: PublisherMetrics; maxBackoffMs: number; signal: AbortSignal },
-): Promise<'stored' | 'duplicate' | 'aborted'> {
-  const data = new TextEncoder().encode(JSON.stringify(trade.message));
-  const mintSubjects = mintSubjectsOf(trade.subject, trade.message);
-  let backoff = 100;
-  while (!deps.signal.aborted) {
-    try {
-      // Stamped per attempt: a retry that JetStream stores is published now. When an earlier attempt was
-      // stored after all, the retry is a duplicate and the stored message keeps that attempt's time.
-      const h = natsHeaders();
-      h.set(TRADE_PUBLISHED_MS_HEADER, String(Date.now()));
-      h.set(MSG_ID_HEADER, trade.msgId);
-      const acked = js.publish(trade.subject, data, { msgID: trade.msgId, headers: h });
-      if (mintSubjects.length > 0) publishMintCopies(deps.nc, trade, mintSubjects, data, h, deps);
-      const ack = await acked;
-      if (ack.duplicate) {
-        deps.metrics.duplicates.inc({ subject: trade.subject });
-        return 'duplicate';
+export class OrderedPublisher {
+  readonly #o: OrderedPublisherOptions;
+  readonly #q: (Entry | undefined)[] = [];
+  #head = 0;
+  /** Index in #q of the next entry to send. */
+  #next = 0;
+  /** Attempts sent and not answered yet. */
+  #outstanding = 0;
+  /** Msg id the next send expects as the stream's last (its predecessor), or null: the next send anchors a new chain. */
+  #prevMsgId: string | null = null;
+  /** A failure was seen: no sends until every outstanding attempt is answered, then a re-send. */
+  #failed: ResendReason | null = null;
+  #resendTimer: NodeJS.Timeout | null = null;
+  #backoffMs = FIRST_BACKOFF_MS;
+  #spaceWaiter: (() => void) | null = null;
+  #drainWaiters: ((drained: boolean) => void)[] = [];
+
+  constructor(options: OrderedPublisherOptions) {
+    if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1)
+      throw new RangeError(`maxInFlight must be a positive integer, got ${options.maxInFlight}`);
+    this.#o = options;
+    options.metrics.trackInFlight(() => this.size);
+    options.signal.addEventListener('abort', () => this.#onAbort(), { once: true });
+  }
+
+  /** Trades enqueued and not yet acknowledged. */
+  get size(): number {
+    return this.#q.length - this.#head;
+  }
+
+  /**
+   * Hands one unit (a transaction's trades, in order; possibly none) to the window. Waits while the window
+   * has no room for it (back-pressure); then encodes the trades and starts sending them.
+   * @param onDone runs once, synchronously in an acknowledgement callback, when these trades and every trade
+   *   enqueued before them are acknowledged (stored or duplicate); right away for an empty unit behind nothing.
+   *   Never runs after `signal` aborted.
+   * @returns false when `signal` aborted first (nothing of this unit was taken).
+   */
+  async enqueue(trades: readonly OutgoingTrade[], onDone?: () => void): Promise<boolean> {
+    if (this.#o.signal.aborted) return false;
+    if (trades.length === 0) {
+      if (onDone) this.#attachDone(onDone);
+      return true;
+    }
+    if (this.size > 0 && this.size + trades.length > this.#o.maxInFlight) {
+      this.#o.metrics.windowFull.inc();
+      while (this.size > 0 && this.size + trades.length > this.#o.maxInFlight) {
+        await new Promise<void>((resolve) => (this.#spaceWaiter = resolve));
+        if (this.#o.signal.aborted) return false;
       }
-      deps.metrics.published.inc({ subject: trade.subject });
-      return 'stored';
-    } catch (err) {
-      deps.metrics.errors.inc();
-      deps.logger.warn({ err, msg_id: trade.msgId, retry_in_ms: backoff }, 'publish failed, retrying');
-      await new Promise((r) => setTimeout(r, backoff));
-      backoff = Math.min(backoff * 2, deps.maxBackoffMs);
+    }
+    for (let i = 0; i < trades.length; i++) {
+      const trade = trades[i]!;
+      this.#q.push({
+        trade,
+        data: encoder.encode(JSON.stringify(trade.message)),
+        mintSubjects: mintSubjectsOf(trade.subject, trade.message),
+        acked: false,
+        onDone: null,
+      });
+    }
+    if (onDone) this.#q[this.#q.length - 1]!.onDone = onDone;
+    this.#pump();
+    return true;
+  }
+
+  /** Resolves true once every enqueued trade is acknowledged (at once when none is pending); false when `signal` aborts first. */
+  drained(): Promise<boolean> {
+    if (this.size === 0) return Promise.resolve(true);
+    if (this.#o.signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  #attachDone(onDone: () => void): void {
+    if (this.size === 0) {
+      onDone();
+      return;
+    }
+    const last = this.#q[this.#q.length - 1]!;
+    const before = last.onDone;
+    last.onDone =
+      before === null
+        ? onDone
+        : () => {
+            before();
+            onDone();
+          };
+  }
+
+  /** Sends every entry not sent yet, unless a failure is being handled. */
+  #pump(): void {
+    const signal = this.#o.signal;
+    while (this.#failed === null && this.#next < this.#q.length && !signal.aborted) {
+      const e = this.#q[this.#next++]!;
+      // Acknowledged after an earlier failure (that trade was stored after all): its successor may expect it.
+      if (e.acked) this.#prevMsgId = e.trade.msgId;
+      else this.#send(e);
     }
   }
-  return 'aborted';
+
+  #send(e: Entry): void {
+    const { js, ackTimeoutMs } = this.#o;
+    const { trade } = e;
+    const expected = this.#prevMsgId;
+    this.#prevMsgId = trade.msgId;
+    // Stamped per attempt: a retry that JetStream stores is published now. When an earlier attempt was
+    // stored after all, the retry is a duplicate and the stored message keeps that attempt's time.
+    const sentAt = Date.now();
+    const h = natsHeaders();
+    h.set(TRADE_PUBLISHED_MS_HEADER, String(sentAt));
+    h.set(MSG_ID_HEADER, trade.msgId);
+    // nats.js adds the expectation to the headers it is given: the copies get their own, without it.
+    let copyHeaders: MsgHdrs | null = null;
+    if (e.mintSubjects.length > 0) {
+      copyHeaders = natsHeaders();
+      copyHeaders.set(TRADE_PUBLISHED_MS_HEADER, String(sentAt));
+      copyHeaders.set(MSG_ID_HEADER, trade.msgId);
+    }
+    this.#outstanding++;
+    let acked: Promise<PubAck>;
+    try {
+      acked = js.publish(trade.subject, e.data, {
+        msgID: trade.msgId,
+        headers: h,
+        timeout: ackTimeoutMs,
+        ...(expected === null ? {} : { expect: { lastMsgID: expected } }),
+      });
+    } catch (err) {
+      acked = Promise.reject(err);
+    }
+    if (copyHeaders !== null) publishMintCopies(this.#o.nc, trade, e.mintSubjects, e.data, copyHeaders, this.#o);
+    acked.then(
+      (ack) => this.#onAck(e, ack, sentAt),
+      (err: unknown) => this.#onError(e, err),
+    );
+  }
+
+  #onAck(e: Entry, ack: PubAck, sentAt: number): void {
+    this.#outstanding--;
+    if (this.#o.signal.aborted) return;
+    const { metrics } = this.#o;
+    e.acked = true;
+    if (ack.duplicate) metrics.duplicates.inc({ subject: e.trade.subject });
+    else metrics.published.inc({ subject: e.trade.subject });
+    metrics.ackSeconds.observe((Date.now() - sentAt) / 1000);
+    if (this.#failed === null) this.#backoffMs = FIRST_BACKOFF_MS;
+    this.#advance();
+    this.#maybeResend();
+  }
+
+  #onError(e: Entry, err: unknown): void {
+    this.#outstanding--;
+    if (this.#o.signal.aborted) return;
+    this.#o.metrics.errors.inc();
+    const reason = resendReason(err);
+    if (this.#failed === null) {
+      this.#failed = reason;
+      this.#o.metrics.resends.inc({ reason });
+      const log = reason === 'order' ? this.#o.logger.debug.bind(this.#o.logger) : this.#o.logger.warn.bind(this.#o.logger);
+      log(
+        { err, msg_id: e.trade.msgId, in_flight: this.#outstanding, reason },
+        'publish failed: re-sending the window from its first unacknowledged trade, in order',
+      );
+    } else if (this.#failed === 'order' && reason !== 'order') {
+      // The chain broke because of this failure: back off as for it.
+      this.#failed = reason;
+    }
+    this.#maybeResend();
+  }
+
+  /** After a failure, once every attempt is answered: re-sends from the first unacknowledged trade (at once for `order`, else after the backoff). */
+  #maybeResend(): void {
+    if (this.#failed === null || this.#outstanding > 0 || this.#resendTimer !== null) return;
+    const delayMs = this.#failed === 'order' ? 0 : this.#backoffMs;
+    if (this.#failed !== 'order') this.#backoffMs = Math.min(this.#backoffMs * 2, this.#o.maxBackoffMs);
+    this.#resendTimer = setTimeout(() => {
+      this.#resendTimer = null;
+      this.#failed = null;
+      this.#prevMsgId = null;
+      this.#next = this.#head;
+      this.#pump();
+    }, delayMs);
+  }
+
+  /** Pops the acknowledged entries at the head, running their `onDone` in order; wakes the producer and drain waiters. */
+  #advance(): void {
+    const q = this.#q;
+    while (this.#head < q.length && q[this.#head]!.acked) {
+      const e = q[this.#head]!;
+      q[this.#head++] = undefined;
+      e.onDone?.();
+    }
+    if (this.#next < this.#head) this.#next = this.#head;
+    if (this.#head === q.length) {
+      q.length = 0;
+      this.#next -= this.#head;
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= q.length) {
+      q.splice(0, this.#head);
+      this.#next -= this.#head;
+      this.#head = 0;
+    }
+    const waiter = this.#spaceWaiter;
+    if (waiter && this.size < this.#o.maxInFlight) {
+      this.#spaceWaiter = null;
+      waiter();
+    }
+    if (this.size === 0 && this.#drainWaiters.length > 0) {
+      const waiters = this.#drainWaiters;
+      this.#drainWaiters = [];
+      for (const w of waiters) w(true);
+    }
+  }
+
+  #onAbort(): void {
+    if (this.#resendTimer !== null) clearTimeout(this.#resendTimer);
+    this.#resendTimer = null;
+    const waiter = this.#spaceWaiter;
+    this.#spaceWaiter = null;
+    waiter?.();
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const w of waiters) w(false);
+  }
 }

@@ -19,7 +19,7 @@ import { createApp } from '../src/app.js';
 import { BUNDLED_RECORDING_DIR } from '../src/config.js';
 import { subjectOf, type TradeMessage } from '../src/decode/index.js';
 import { mintSubjectsOf } from '../src/mint-subjects.js';
-import { publishTrade, publisherMetrics } from '../src/publisher.js';
+import { OrderedPublisher, publisherMetrics } from '../src/publisher.js';
 import { loadRecording, type RecordedTransaction } from '../src/replay/recording.js';
 import { replay } from '../src/replay/replay-source.js';
 
@@ -165,11 +165,23 @@ describe('ingest copies each trade to its per-mint subjects', () => {
     const outgoing = { subject: subjectOf(trade), msgId: 'retry-test:0', message: trade };
     const metrics = publisherMetrics(new Registry());
     const abort = new AbortController();
-    const result = publishTrade(jetstream(nc), outgoing, { nc, logger, metrics, maxBackoffMs: 200, signal: abort.signal });
+    const publisher = new OrderedPublisher({
+      js: jetstream(nc),
+      nc,
+      logger,
+      metrics,
+      maxInFlight: 16,
+      ackTimeoutMs: 5_000,
+      maxBackoffMs: 200,
+      signal: abort.signal,
+    });
+    expect(await publisher.enqueue([outgoing])).toBe(true);
     // The first attempt finds no stream (no responders) and is retried after 100 ms.
     await expect.poll(async () => (await metrics.errors.get()).values[0]?.value ?? 0, { timeout: 5000 }).toBeGreaterThanOrEqual(1);
     await freshTrades();
-    expect(await result).toBe('stored');
+    expect(await publisher.drained()).toBe(true);
+    abort.abort();
+    expect((await metrics.published.get()).values.reduce((n, v) => n + v.value, 0)).toBe(1);
     await watcher.flush();
     expect(copies.length).toBeGreaterThanOrEqual(2);
     expect(new Set(copies.map((c) => c.subject))).toEqual(new Set([mintSubject('basic.pumpfun', String(trade.mint))]));
@@ -208,14 +220,24 @@ describe('ingest copies each trade to its per-mint subjects', () => {
     const publishPasses = async (runId: string, copier: Pick<NatsConnection, 'publish'>): Promise<number> => {
       const metrics = publisherMetrics(new Registry());
       const abort = new AbortController();
+      const publisher = new OrderedPublisher({
+        js,
+        nc: copier,
+        logger,
+        metrics,
+        maxInFlight: 256,
+        ackTimeoutMs: 5_000,
+        maxBackoffMs: 1000,
+        signal: abort.signal,
+      });
       let n = 0;
       for await (const batch of replay(transactions, { transactionsPerSecond: 1_000_000, loop: true, signal: abort.signal, runId })) {
         if (batch[0]!.message.replay_loop >= MEASURE_PASSES) break;
-        for (const trade of batch) {
-          expect(await publishTrade(js, trade, { nc: copier, logger, metrics, maxBackoffMs: 1000, signal: abort.signal })).toBe('stored');
-          n++;
-        }
+        expect(await publisher.enqueue(batch)).toBe(true);
+        n += batch.length;
       }
+      expect(await publisher.drained()).toBe(true);
+      expect((await metrics.published.get()).values.reduce((sum, v) => sum + v.value, 0)).toBe(n);
       abort.abort();
       await nc.flush();
       for (const c of [all, one, copiesOnly]) await c.flush();
