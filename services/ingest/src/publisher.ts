@@ -203,6 +203,7 @@ export class OrderedPublisher {
   #failed: ResendReason | null = null;
   #resendTimer: NodeJS.Timeout | null = null;
   #backoffMs = FIRST_BACKOFF_MS;
+  #pumpScheduled = false;
   #spaceWaiter: (() => void) | null = null;
   #drainWaiters: ((drained: boolean) => void)[] = [];
 
@@ -251,7 +252,7 @@ export class OrderedPublisher {
       });
     }
     if (onDone) this.#q[this.#q.length - 1]!.onDone = onDone;
-    this.#pump();
+    this.#schedulePump();
     return true;
   }
 
@@ -276,6 +277,21 @@ export class OrderedPublisher {
             before();
             onDone();
           };
+  }
+
+  /**
+   * Sends what was enqueued in this turn of the event loop together, at its end (setImmediate): nats.js
+   * writes its buffer to the socket once per microtask turn, and the producer enqueues one unit per turn,
+   * so sending at enqueue would cost a socket write (and a separate read and raft proposal on the server)
+   * per trade; batched, the trades freed by one read of acknowledgements go out in one write.
+   */
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setImmediate(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
   }
 
   /** Sends every entry not sent yet, unless a failure is being handled. */

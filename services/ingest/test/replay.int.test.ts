@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Registry } from 'prom-client';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
@@ -76,6 +76,26 @@ describe('replay source', () => {
     // 11 batches = 10 intervals of 50 ms; generous bounds, this checks pacing exists, not speed.
     expect(Date.now() - start).toBeGreaterThanOrEqual(450);
     expect(Date.now() - start).toBeLessThan(5000);
+  });
+
+  it('when paced at 20,000 transactions per second, then sub-millisecond waits are not slept one timer each', async () => {
+    const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
+    const abort = new AbortController();
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    let n = 0;
+    let calls = 0;
+    try {
+      for await (const _batch of replay(transactions, { transactionsPerSecond: 20_000, loop: true, signal: abort.signal })) {
+        if (++n === 2_001) abort.abort();
+      }
+      calls = timers.mock.calls.length;
+    } finally {
+      timers.mockRestore();
+    }
+    // 2,000 waits of 0.05 ms: a timer each (≥ 1 ms apiece, capping the replay near 1,000 tx/s) would be ~2,000
+    // timers; slept only once the schedule is ≥ 1 ms ahead, they are about 100 (the span is 100 ms).
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan(400);
   });
 });
 
