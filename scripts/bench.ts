@@ -35,6 +35,16 @@
  *           V8 CPU profiles there, for `node --cpu-prof` analysis). Each rate step
  *           publishes for 1.5 × --seconds; about 2-4 minutes in all.
  *
+ *   ingest  ingest's publishing into JetStream TRADES against JetStream's own acknowledged publish rate
+ *           with the same messages, in one run (scripts/bench/ingest.ts): on one nats-server (TRADES R1)
+ *           and on a local 3-node cluster (TRADES R3), ingest's real entry point replaying the bundled
+ *           recording as fast as it can vs a child process publishing exactly those messages with 256
+ *           (and 1) acknowledged publishes in flight; stored msgs/s from the stream over --seconds after a
+ *           warm-up, the ratio ingest/broker (the headline), CPU of ingest and nats-server, and the order
+ *           of what ingest stored (reordered / duplicated / gaps). Options: `--publish-window N[,N…]`
+ *           (PUBLISH_MAX_IN_FLIGHT values to sweep, default: unset, ingest's own), `--ingest-cpu-prof DIR`
+ *           (ingest writes V8 CPU profiles there). Two rounds per case; about 2 minutes with --seconds 5.
+ *
  * Output: human-readable lines, then ONE final line of JSON with the figures
  * (`decode_tx_per_s`, `filter_tx_per_s`, ...), for CI and for comparisons.
  * Figures depend on the machine: compare ratios, not absolute numbers.
@@ -47,6 +57,7 @@ import { createClient } from 'redis';
 import { BUNDLED_RECORDING_DIR, createDeriver, decodeNormalized, loadRecording, mayTouchPrograms, normalizeTransaction } from '@tradewind/ingest';
 import { TokenStore, WINDOW_MS, interpretTrade, type TradeUpdate } from '@tradewind/token-price';
 import { fanoutSuite } from './bench/fanout.js';
+import { ingestSuite } from './bench/ingest.js';
 import { interleavedRates, rateCase } from './bench/decode-rate.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -54,7 +65,7 @@ const TRADE_DIR = join(repo, 'services/ingest/recording');
 const NON_TRADE_DIR = join(repo, 'services/ingest/bench/non-trade');
 
 /** Options that take a value; everything else not starting with `--` is a suite name. */
-const VALUE_OPTIONS = ['--seconds', '--ws-workers', '--client-procs', '--ws-cpu-prof'] as const;
+const VALUE_OPTIONS = ['--seconds', '--ws-workers', '--client-procs', '--ws-cpu-prof', '--publish-window', '--ingest-cpu-prof'] as const;
 
 interface BenchArgs {
   suites: string[];
@@ -65,6 +76,10 @@ interface BenchArgs {
   clientProcs: number | undefined;
   /** `--ws-cpu-prof DIR` (fanout): ws-fanout's processes write V8 CPU profiles (node --cpu-prof) into DIR. */
   wsCpuProfDir: string | undefined;
+  /** `--publish-window N[,N…]` (ingest): PUBLISH_MAX_IN_FLIGHT values to sweep; absent = ingest's default. */
+  publishWindows: number[] | undefined;
+  /** `--ingest-cpu-prof DIR` (ingest): ingest writes V8 CPU profiles (node --cpu-prof) into DIR. */
+  ingestCpuProfDir: string | undefined;
 }
 
 function args(): BenchArgs {
@@ -92,12 +107,17 @@ function args(): BenchArgs {
     if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer`);
     return n;
   };
+  const windows = values.get('--publish-window');
+  const publishWindows = windows?.split(',').map((w) => Number(w.trim()));
+  if (publishWindows?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--publish-window needs whole numbers ≥ 1, comma-separated');
   return {
     suites: suites.length ? suites : ['decode'],
     seconds,
     wsWorkers: int('--ws-workers'),
     clientProcs: int('--client-procs'),
     wsCpuProfDir: values.get('--ws-cpu-prof'),
+    publishWindows,
+    ingestCpuProfDir: values.get('--ingest-cpu-prof'),
   };
 }
 
@@ -325,6 +345,7 @@ const SUITES: Record<string, Suite> = {
   decode: ({ seconds }) => decodeSuite(seconds),
   'token-price': ({ seconds }) => tokenPriceSuite(seconds),
   fanout: ({ seconds, wsWorkers, clientProcs, wsCpuProfDir }) => fanoutSuite({ seconds, wsWorkers, clientProcesses: clientProcs, wsCpuProfDir }),
+  ingest: ({ seconds, publishWindows, ingestCpuProfDir }) => ingestSuite({ seconds, publishWindows, cpuProfDir: ingestCpuProfDir }),
 };
 
 const opts = args();

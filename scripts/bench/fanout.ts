@@ -25,7 +25,6 @@
  * ws-fanout running (the subscriber processes exit when their IPC channel closes).
  */
 import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -39,6 +38,7 @@ import { freePort } from '@tradewind/dev';
 import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, subjectOf, type TradeMessage } from '@tradewind/ingest';
 import { LatencyHistogram, benchMessages } from './fanout-message.js';
+import { cpuSeconds } from './proc-cpu.js';
 import { legacyPlanUsers, parseCreds, type BenchUser } from './fanout-users.js';
 import type { ClientRequest, ConnectResult, DisconnectResult, EnsureResult, ProgressResult, StepReport } from './fanout-clients.js';
 
@@ -217,26 +217,6 @@ const isAlive = (pid: number) => {
     return false;
   }
 };
-
-/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`; 100 on Linux). */
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds (user + system) `pid` used so far, from /proc (Linux); 0 when unreadable (process gone, not Linux). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime (fields 14, 15 of proc(5))
-  } catch {
-    return 0;
-  }
-}
 
 /** Named groups of processes whose CPU use is reported per step (the machine is shared: this shows who was busy). */
 type CpuGroups = Record<string, () => number[]>;
