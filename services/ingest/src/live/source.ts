@@ -3,11 +3,13 @@
  * iteration contract, reconnect backoff, resume bookkeeping and lag metrics.
  *
  * Contract: `source.transactions(signal)` is an async iterable of
- * {@link NormalizedTransaction}s, each one yielded once. The consumer decodes and
- * publishes a transaction before it asks for the next one, so when the source is
- * asked for transaction N+1 it knows N was processed; that is what "last
- * processed slot" means for resuming after a dropped connection. A source
- * reconnects by itself and only ends when `signal` aborts.
+ * {@link NormalizedTransaction}s, each one yielded once. The consumer decodes a
+ * transaction and hands its trades to the ordered publish window (src/publisher.ts,
+ * which publishes them in order and retries until they are acknowledged) before it
+ * asks for the next one, so when the source is asked for transaction N+1 it knows N
+ * was processed; that is what "last processed slot" means for resuming after a
+ * dropped connection. While the window is full the consumer does not ask
+ * (back-pressure). A source reconnects by itself and only ends when `signal` aborts.
  */
 import type { Counter, Gauge, Registry } from 'prom-client';
 import { counterOnce, gaugeOnce } from '@tradewind/lib';
