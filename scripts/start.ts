@@ -14,12 +14,20 @@
  * servers they depend on, PostgreSQL last, and leaves no process behind; a run that was killed
  * hard is cleaned up by the next one (pids.json, postgres's postmaster.pid).
  *
- * Flag: `--nats-cluster` (`npm start -- --nats-cluster`) starts a 3-node NATS cluster (every node in the
- * services' NATS_URL, NATS_STREAM_REPLICAS=3) instead of one server.
+ * Flags (they combine):
+ * - `--nats-cluster` (`npm start -- --nats-cluster`) starts a 3-node NATS cluster (every node in the
+ *   services' NATS_URL, NATS_STREAM_REPLICAS=3) instead of one server.
+ * - `--yellowstone` (`npm start -- --yellowstone`) runs ingest on the path production takes,
+ *   INGEST_SOURCE=yellowstone, against the LOCAL Geyser gRPC stand-in (dev/bin/local-geyser.ts on
+ *   LOCAL_GEYSER_PORT): the recorded mainnet transactions replayed as a live chain with synthetic
+ *   signatures and slots, at the LOCAL_GEYSER_STEADY_TPS / _BURST_TPS / _STEADY_MS / _BURST_MS profile
+ *   (default 300 tx/s for 60 s, then 3,000 tx/s for 30 s). YELLOWSTONE_ENDPOINT is set to it and
+ *   YELLOWSTONE_X_TOKEN is not passed on.
  *
  * Environment: TRADEWIND_STATE_DIR (default .tradewind), REDIS_URL, LOCAL_REDIS_PORT,
  * DATABASE_URL, LOCAL_POSTGRES_PORT, GOOGLE_CLIENT_ID/GOOGLE_CLIENT_SECRET,
- * LOCAL_OIDC_PORT, STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT, PUBLIC_URL (http://localhost:<ingress port>), REPLAY_TRANSACTIONS_PER_SECOND and
+ * LOCAL_OIDC_PORT, STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT, PUBLIC_URL (http://localhost:<ingress port>), REPLAY_TRANSACTIONS_PER_SECOND,
+ * LOCAL_GEYSER_PORT and the LOCAL_GEYSER_* profile (with --yellowstone) and
  * the services' own variables, which are passed through. Every port's default is in deploy/services.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -28,7 +36,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync
 import { join, relative, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { defaultPort } from '@tradewind/lib';
-import { isListening, waitForPort } from '@tradewind/dev';
+import { DEFAULT_GEYSER_RATE_PROFILE, isListening, waitForPort } from '@tradewind/dev';
 import { issueUserCredentials } from '@tradewind/credential-issuer';
 import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { ensureAccessTokenKeyFile } from './lib/access-token-key.js';
@@ -83,20 +91,24 @@ const redisPort = portFromEnv('LOCAL_REDIS_PORT', defaultPort('redis', 'redis'))
 const postgresPort = portFromEnv('LOCAL_POSTGRES_PORT', defaultPort('postgres', 'postgres'));
 const oidcPort = portFromEnv('LOCAL_OIDC_PORT', defaultPort('local-oidc', 'http'));
 const localStripePort = portFromEnv('LOCAL_STRIPE_PORT', defaultPort('local-stripe', 'http'));
+const geyserPort = portFromEnv('LOCAL_GEYSER_PORT', defaultPort('local-geyser', 'grpc'));
 const postgresDataDir = join(stateDir, 'postgres');
 /**
  * `npm start -- --nats-cluster`: a 3-node JetStream cluster instead of one nats-server, as the chart
- * deploys (docs/reliability.md runs its faults on one). Any other argument is refused.
+ * deploys (docs/reliability.md runs its faults on one). `--yellowstone`: ingest on its Yellowstone
+ * source against the local Geyser stand-in. Any other argument is refused.
  */
 const NATS_CLUSTER_NODES = 3;
+const START_FLAGS = ['--nats-cluster', '--yellowstone'];
 const startArgs = process.argv.slice(2);
 for (const arg of startArgs) {
-  if (arg !== '--nats-cluster') {
-    process.stderr.write(`npm start: unknown argument "${arg}" (the only one is --nats-cluster)\n`);
+  if (!START_FLAGS.includes(arg)) {
+    process.stderr.write(`npm start: unknown argument "${arg}" (the flags are ${START_FLAGS.join(', ')})\n`);
     process.exit(1);
   }
 }
 const natsClusterSize = startArgs.includes('--nats-cluster') ? NATS_CLUSTER_NODES : 1;
+const yellowstone = startArgs.includes('--yellowstone');
 const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${PORTS.ingress}`;
 const t0 = Date.now();
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -150,7 +162,7 @@ function recordPids(): void {
 }
 
 /** Files of the scripts npm start runs as children, recognised in a leftover process's command line. */
-const OUR_SCRIPTS = ['dev/bin/local-postgres.ts', 'dev/bin/local-oidc.ts', 'dev/bin/local-stripe.ts'];
+const OUR_SCRIPTS = ['dev/bin/local-postgres.ts', 'dev/bin/local-oidc.ts', 'dev/bin/local-stripe.ts', 'dev/bin/local-geyser.ts'];
 
 const isAlive = (pid: number) => existsSync(`/proc/${pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -288,9 +300,9 @@ async function shutdown(code: number): Promise<never> {
   const stop = (names: string[]) => Promise.all(children.filter((c) => names.includes(c.name)).map((c) => terminate(c.proc)));
   // The edge first (no new requests), then the services, then what they depend on; PostgreSQL last.
   await ingress?.close();
-  const infra = ['nats-server', 'redis-server', 'local-oidc', 'local-stripe', 'local-postgres'];
+  const infra = ['nats-server', 'redis-server', 'local-oidc', 'local-stripe', 'local-geyser', 'local-postgres'];
   await Promise.all(children.filter((c) => !infra.includes(c.name)).map((c) => terminate(c.proc)));
-  await stop(['redis-server', 'local-oidc', 'local-stripe']);
+  await stop(['redis-server', 'local-oidc', 'local-stripe', 'local-geyser']);
   await nats?.stop();
   await stop(['local-postgres']);
   // The postgres server outlives its launcher if that was killed; never leave it running.
@@ -351,6 +363,29 @@ function startLocalPostgres(): Promise<string> {
       reject(new Error('local PostgreSQL exited before becoming ready'));
     });
   });
+}
+
+/**
+ * The Geyser stand-in's rate profile as npm start hands it on (LOCAL_GEYSER_* or the defaults), for
+ * the banner; dev/bin/local-geyser.ts validates the variables and exits naming a bad one.
+ */
+function geyserProfileText(): string {
+  const value = (name: string, fallback: number) => process.env[name] || String(fallback);
+  const p = DEFAULT_GEYSER_RATE_PROFILE;
+  return `${value('LOCAL_GEYSER_STEADY_TPS', p.steadyTxPerSecond)} tx/s for ${value('LOCAL_GEYSER_STEADY_MS', p.steadyMs)} ms, then ${value('LOCAL_GEYSER_BURST_TPS', p.burstTxPerSecond)} tx/s for ${value('LOCAL_GEYSER_BURST_MS', p.burstMs)} ms, repeating`;
+}
+
+/**
+ * Starts dev/bin/local-geyser.ts (the Yellowstone Geyser gRPC stand-in) and resolves with ingest's
+ * YELLOWSTONE_ENDPOINT once it listens (it binds after encoding the recording).
+ */
+async function startLocalGeyser(): Promise<string> {
+  const proc = startChild('local-geyser', process.execPath, ['--import', 'tsx', 'dev/bin/local-geyser.ts'], {
+    ...process.env,
+    LOCAL_GEYSER_PORT: String(geyserPort),
+  });
+  await waitForPort(geyserPort, '127.0.0.1', 60_000, () => proc.exitCode === null);
+  return `http://127.0.0.1:${geyserPort}`;
 }
 
 /** Starts dev/bin/local-oidc.ts and resolves with its issuer once discovery answers. */
@@ -459,6 +494,7 @@ async function main(): Promise<void> {
   if (!google) ports.push(['local OpenID Connect provider; set LOCAL_OIDC_PORT', oidcPort]);
   if (!stripeKeys) ports.push(['local Stripe stand-in; set LOCAL_STRIPE_PORT', localStripePort]);
   if (!process.env.REDIS_URL) ports.push(['local redis; set LOCAL_REDIS_PORT or REDIS_URL', redisPort]);
+  if (yellowstone) ports.push(['local Geyser stand-in; set LOCAL_GEYSER_PORT', geyserPort]);
   for (const [what, port] of ports) {
     if (await isListening(port)) throw new Error(`port ${port} (${what}) is already in use — is Tradewind already running?`);
   }
@@ -483,9 +519,17 @@ async function main(): Promise<void> {
     say(`Starting the LOCAL OpenID Connect provider on ${oidcPort} (stands in for Google: GOOGLE_CLIENT_ID is not set)…`);
     oidcIssuer = startLocalOidc();
   }
+  let geyserEndpoint: Promise<string | undefined> = Promise.resolve(undefined);
+  if (yellowstone) {
+    say(
+      `Starting the LOCAL Yellowstone (Geyser gRPC) stand-in on ${geyserPort} (recorded mainnet transactions, SYNTHETIC signatures and slots; ${geyserProfileText()})…`,
+    );
+    geyserEndpoint = startLocalGeyser();
+  }
   // Awaited later; a failure meanwhile must not surface as an unhandled rejection.
   databaseUrl.catch(() => undefined);
   oidcIssuer.catch(() => undefined);
+  geyserEndpoint.catch(() => undefined);
 
   if (natsClusterSize > 1) say(`Starting a ${natsClusterSize}-node nats-server cluster (operator mode, JetStream, streams with ${natsClusterSize} replicas)…`);
   else say('Starting nats-server (operator mode, JetStream)…');
@@ -496,7 +540,7 @@ async function main(): Promise<void> {
     detached: true,
     clusterSize: natsClusterSize,
     // The extra nodes' free ports must not be ones the stack binds later (e.g. a gRPC port in the ephemeral range).
-    reservedPorts: [...allPorts(PORTS), redisPort, postgresPort, oidcPort, localStripePort],
+    reservedPorts: [...allPorts(PORTS), redisPort, postgresPort, oidcPort, localStripePort, geyserPort],
   });
   for (const proc of nats.processes) children.push({ name: 'nats-server', proc });
   recordPids();
@@ -550,6 +594,13 @@ async function main(): Promise<void> {
   const issuer = await oidcIssuer;
   if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;
   else delete authEnv.LOCAL_OIDC_ISSUER; // auth refuses it next to GOOGLE_CLIENT_ID
+  const ingestEnv: NodeJS.ProcessEnv = { ...common, ADMIN_PORT: String(PORTS.admin.ingest), NATS_CREDS: join(natsDir, 'service.creds') };
+  const geyser = await geyserEndpoint;
+  if (geyser) {
+    // The production path (INGEST_SOURCE=yellowstone) against the local stand-in; a real provider's token stays here.
+    Object.assign(ingestEnv, { INGEST_SOURCE: 'yellowstone', YELLOWSTONE_ENDPOINT: geyser });
+    delete ingestEnv.YELLOWSTONE_X_TOKEN;
+  }
   const services: Array<[name: Exclude<keyof typeof PORTS.admin, 'web'>, env: NodeJS.ProcessEnv]> = [
     [
       'credential-issuer',
@@ -563,7 +614,7 @@ async function main(): Promise<void> {
         NATS_PUBLIC_URL: `nats://localhost:${PORTS.nats}`,
       },
     ],
-    ['ingest', { ...common, ADMIN_PORT: String(PORTS.admin.ingest), NATS_CREDS: join(natsDir, 'service.creds') }],
+    ['ingest', ingestEnv],
     [
       'ws-fanout',
       {
@@ -634,11 +685,17 @@ async function main(): Promise<void> {
   const firstAt = seconds();
 
   const ingestSource = process.env.INGEST_SOURCE || 'replay';
-  const source =
-    ingestSource === 'replay'
+  const source = geyser
+    ? `Source: LIVE path, INGEST_SOURCE=yellowstone, against the LOCAL Yellowstone (Geyser gRPC) stand-in ${geyser}
+(dev/bin/local-geyser.ts, log ${join(logDir, 'local-geyser.log')}): the recorded mainnet transactions replayed as a
+live chain with SYNTHETIC signatures, slots and block times — not the Solana chain. Profile: ${geyserProfileText()}
+(LOCAL_GEYSER_STEADY_TPS, _BURST_TPS, _STEADY_MS, _BURST_MS). For a real node run without --yellowstone and set
+INGEST_SOURCE=yellowstone, YELLOWSTONE_ENDPOINT (and YELLOWSTONE_X_TOKEN); see docs/live-sources.md.`
+    : ingestSource === 'replay'
       ? `Source: REPLAY of recorded real mainnet transactions (services/ingest/recording), looped;
 every message carries "replayed": true. For live Solana data set INGEST_SOURCE=yellowstone
-(YELLOWSTONE_ENDPOINT, YELLOWSTONE_X_TOKEN) or INGEST_SOURCE=rpc (SOLANA_RPC_URL); see docs/live-sources.md.`
+(YELLOWSTONE_ENDPOINT, YELLOWSTONE_X_TOKEN) or INGEST_SOURCE=rpc (SOLANA_RPC_URL); see docs/live-sources.md.
+\`npm start -- --yellowstone\` runs that Yellowstone path against a local Geyser stand-in (synthetic signatures and slots).`
       : `Source: LIVE Solana (INGEST_SOURCE=${ingestSource}); see docs/live-sources.md.`;
   const database = externalDatabaseUrl
     ? `${withoutPassword(externalDatabaseUrl)}   (external, from DATABASE_URL)`

@@ -1,4 +1,4 @@
-/** The shutdown of the stand-in programs in dev/bin (local-oidc, local-stripe). */
+/** The shutdown of the stand-in programs in dev/bin (local-oidc, local-stripe, local-geyser). */
 import type { Logger } from '@tradewind/lib';
 
 /** How long a stand-in may take to stop before it exits anyway, ms. */

@@ -51,6 +51,7 @@ describe('deploy/services.json', () => {
         'postgres',
         'local-oidc',
         'local-stripe',
+        'local-geyser',
         'ingress',
       ]),
     );
@@ -167,6 +168,7 @@ describe('the services read their port defaults from the manifest', () => {
     ['web/server/main.ts', /ADMIN_PORT: Port\.default\(defaultPort\('web', 'admin'\)\)/],
     ['dev/src/ingress-proxy.ts', /process\.env\.INGRESS_PORT \?\? defaultPort\('ingress', 'http'\)/],
     ['dev/bin/local-oidc.ts', /process\.env\.LOCAL_OIDC_PORT \?\? String\(defaultPort\('local-oidc', 'http'\)\)/],
+    ['dev/bin/local-geyser.ts', /read\('LOCAL_GEYSER_PORT', defaultPort\('local-geyser', 'grpc'\)/],
   ])('when %s needs a default port, then it reads the manifest (%s)', (file, pattern) => {
     expect(read(file), `${file}: ${pattern} not found`).toMatch(pattern);
   });

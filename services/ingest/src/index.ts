@@ -27,4 +27,6 @@ export { loadIngestConfig, IngestConfigSchema, BUNDLED_RECORDING_DIR, type Inges
 export { loadRecording, listJsonFiles, replayOrder, RECORDING_COMMITMENT, type RecordedTransaction, type RecordingProblem } from './replay/recording.js';
 export { replay, replayCopy, type OutgoingTrade } from './replay/replay-source.js';
 export { normalizeYellowstoneTransaction } from './live/yellowstone-normalize.js';
+export { createYellowstoneSource, buildSubscribeRequest, type YellowstoneSourceOptions } from './live/yellowstone.js';
+export { sourceMetrics, type SourceMetrics } from './live/source.js';
 export { addDerivedFields, createDeriver, SolUsdReference, type Deriver, type DerivedContext, type UsdReference } from './decode/derived.js';

@@ -18,6 +18,12 @@ import { PUMPFUN_MESSAGE_TYPE, TRADE_MESSAGE_SCHEMA_VERSION } from './types.js';
 import type { BonkMessage, PumpfunMessage, PumpfunTradeData, PumpswapMessage, RaydiumCpmmMessage, TradeMessage } from './types.js';
 
 export { DecodeError, normalizeTransaction, TokenNameCache, DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES, TRADE_MESSAGE_SCHEMA_VERSION, PUMPFUN_MESSAGE_TYPE };
+/**
+ * The Solana wire-format parser (legacy, v0, v1) and the base58 encoder: the local Geyser stand-in of
+ * @tradewind/dev rebuilds base64 captures and names its synthetic signatures with them.
+ */
+export { parseWireTransaction, type WireTransaction } from './wire.js';
+export { encodeBase58 } from './base58.js';
 export type {
   BonkMessage,
   DecodeOptions,
