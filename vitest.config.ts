@@ -20,6 +20,7 @@ export default defineConfig({
             'dev/test/**/*.test.ts',
             'scripts/test/**/*.test.ts',
             'scripts/bench/**/*.test.ts',
+            'scripts/soak/**/*.test.ts',
             'scripts/reliability/fuzz-*.test.ts',
             'scripts/reliability/report.test.ts',
             'packages/*/src/**/*.test.ts',
