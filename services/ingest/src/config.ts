@@ -8,10 +8,12 @@ import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, D
 import { DEFAULT_BACKOFF } from './live/source.js';
 
 /**
- * Default publish window (PUBLISH_MAX_IN_FLIGHT), trades: measured with `npm run bench -- ingest` on a local
- * 3-node cluster with TRADES at R3 (docs/performance.md, "Ingest publishing").
+ * Default publish window (PUBLISH_MAX_IN_FLIGHT), trades: measured with `npm run bench -- ingest --publish-window
+ * 64,256,1024` on 29 Nov 2026 (docs/performance.md, "Ingest publishing"): on a local 3-node cluster with TRADES at
+ * R3, 1,024 stored 6,804 trades/s against 5,388 with 256 and 4,351 with 64; on one server (R1) 256 and 1,024 were
+ * equal. At about 2 KB a trade the window holds about 2 MB.
  */
-export const DEFAULT_PUBLISH_MAX_IN_FLIGHT = 256;
+export const DEFAULT_PUBLISH_MAX_IN_FLIGHT = 1_024;
 /** Default PUBLISH_ACK_TIMEOUT_MS: nats.js' JetStream request timeout (JetStreamOptions.timeout, 5 s). */
 export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 5_000;
 /** Default PUBLISH_DRAIN_TIMEOUT_MS: half of the default SHUTDOWN_DEADLINE_MS (10 s). */
