@@ -14,9 +14,10 @@
  * exits when the IPC channel closes (the parent ended, however it ended).
  */
 import WebSocket from 'ws';
-import { connect, type Authenticator, type NatsConnection } from '@nats-io/transport-node';
-import { FastKeyPair, type BenchUser } from './fanout-users.js';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jwtAuthenticator, type BenchUser } from './fanout-users.js';
 import { LatencyHistogram, benchNow, parseBenchFields } from './fanout-message.js';
+import { closeWebSocket } from './child-cleanup.js';
 
 /** What the parent asks. */
 export type ClientRequest =
@@ -162,19 +163,7 @@ function openWs(
       slot,
       last: previous?.last ?? -1,
       open: true,
-      close: () =>
-        new Promise<void>((done) => {
-          if (ws.readyState === WebSocket.CLOSED) return done();
-          const t = setTimeout(() => {
-            ws.terminate();
-            done();
-          }, 2_000);
-          ws.once('close', () => {
-            clearTimeout(t);
-            done();
-          });
-          ws.close(1000);
-        }),
+      close: () => closeWebSocket(ws),
     };
     const fail = (reason: string) => {
       if (phase === 'live') return;
@@ -213,16 +202,6 @@ function openWs(
       fail(`closed:${code}`);
     });
     ws.on('error', (err) => fail(`socket:${(err as NodeJS.ErrnoException).code ?? err.message}`));
-  });
-}
-
-/** nats.js authenticator for a user JWT + seed, signing the nonce through node:crypto (nkeys' JS signing costs ~10 ms). */
-function jwtAuthenticator(user: BenchUser): Authenticator {
-  const kp = FastKeyPair.fromSeed(user.seed);
-  return (nonce?: string) => ({
-    jwt: user.jwt,
-    nkey: kp.getPublicKey(),
-    sig: nonce ? Buffer.from(kp.sign(new TextEncoder().encode(nonce))).toString('base64') : '',
   });
 }
 

@@ -83,27 +83,49 @@ export function parseBenchFields(data: Uint8Array): BenchFields | undefined {
 
 /** Relative width of a histogram bucket: values are kept to within 1 %. */
 const GROWTH = 1.01;
-/** Smallest resolved latency, ms (1 µs); anything below (or a negative clock difference) lands in bucket 0. */
-const MIN_MS = 0.001;
-/** Buckets up to 60 s (ln(60 000 / 0.001) / ln 1.01 ≈ 1 800). */
-const BUCKETS = Math.ceil(Math.log(60_000 / MIN_MS) / Math.log(GROWTH)) + 1;
 const LOG_GROWTH = Math.log(GROWTH);
 
-/** Latencies in ms, in log buckets of 1 % width (mergeable across processes); the maximum is exact. */
+/** The range a {@link LatencyHistogram} resolves, ms. */
+export interface LatencyRange {
+  /** Smallest resolved value; anything below (or a negative clock difference) lands in bucket 0. */
+  minMs: number;
+  /** Largest resolved value; anything above lands in the last bucket (the maximum stays exact). */
+  maxMs: number;
+}
+
+/** The bench's range: 1 µs to 60 s (ln(60 000 / 0.001) / ln 1.01 ≈ 1 800 buckets). */
+export const BENCH_LATENCY_RANGE: LatencyRange = { minMs: 0.001, maxMs: 60_000 };
+
+/** A histogram as sent between processes: its non-empty buckets as `[index, count]`. */
+export interface LatencyHistogramJson {
+  buckets: Array<[number, number]>;
+  count: number;
+  max: number;
+}
+
+/** Latencies in ms, in log buckets of 1 % width (mergeable across processes with the same range); the maximum is exact. */
 export class LatencyHistogram {
-  private readonly counts = new Float64Array(BUCKETS);
+  private readonly minMs: number;
+  private readonly size: number;
+  private readonly counts: Float64Array;
   count = 0;
   max = 0;
 
+  constructor(range: LatencyRange = BENCH_LATENCY_RANGE) {
+    this.minMs = range.minMs;
+    this.size = Math.ceil(Math.log(range.maxMs / range.minMs) / LOG_GROWTH) + 1;
+    this.counts = new Float64Array(this.size);
+  }
+
   record(ms: number): void {
-    const i = ms <= MIN_MS ? 0 : Math.min(BUCKETS - 1, Math.ceil(Math.log(ms / MIN_MS) / LOG_GROWTH));
+    const i = ms <= this.minMs ? 0 : Math.min(this.size - 1, Math.ceil(Math.log(ms / this.minMs) / LOG_GROWTH));
     this.counts[i]! += 1;
     this.count++;
     if (ms > this.max) this.max = ms;
   }
 
   /** Non-empty buckets as `[index, count]` pairs (what a child process sends to the parent). */
-  toJSON(): { buckets: Array<[number, number]>; count: number; max: number } {
+  toJSON(): LatencyHistogramJson {
     const buckets: Array<[number, number]> = [];
     this.counts.forEach((c, i) => {
       if (c > 0) buckets.push([i, c]);
@@ -111,8 +133,8 @@ export class LatencyHistogram {
     return { buckets, count: this.count, max: this.max };
   }
 
-  /** Adds another histogram's counts (the output of {@link toJSON}). */
-  merge(other: ReturnType<LatencyHistogram['toJSON']>): void {
+  /** Adds another histogram's counts (the output of {@link toJSON} of a histogram with the same range). */
+  merge(other: LatencyHistogramJson): void {
     for (const [i, c] of other.buckets) this.counts[i]! += c;
     this.count += other.count;
     this.max = Math.max(this.max, other.max);
@@ -127,9 +149,9 @@ export class LatencyHistogram {
     if (q >= 1) return this.max;
     const rank = Math.max(1, Math.ceil(q * this.count));
     let seen = 0;
-    for (let i = 0; i < BUCKETS; i++) {
+    for (let i = 0; i < this.size; i++) {
       seen += this.counts[i]!;
-      if (seen >= rank) return Math.min(this.max, i === 0 ? MIN_MS : MIN_MS * GROWTH ** i);
+      if (seen >= rank) return Math.min(this.max, i === 0 ? this.minMs : this.minMs * GROWTH ** i);
     }
     return this.max;
   }

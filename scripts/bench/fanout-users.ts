@@ -14,6 +14,7 @@
  */
 import { createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { encodeUser, fromSeed, type KeyPair } from '@nats-io/jwt';
+import type { Authenticator } from '@nats-io/transport-node';
 import { PLANS, type PlanId } from '@tradewind/contracts';
 import type { NatsIdentities } from '@tradewind/credential-issuer';
 import { encodePublicKey, encodeSeed, privateKeyFromNKeySeed } from '@tradewind/ws-fanout';
@@ -128,4 +129,14 @@ export function parseCreds(creds: string): BenchUser {
   const [jwt, seed] = blocks;
   if (!jwt || !seed) throw new Error('creds text without a JWT and a seed block');
   return { jwt, seed };
+}
+
+/** nats.js authenticator for a user JWT + seed, signing the server nonce through node:crypto ({@link FastKeyPair}: nkeys' JS signing costs ~10 ms). */
+export function jwtAuthenticator(user: BenchUser): Authenticator {
+  const kp = FastKeyPair.fromSeed(user.seed);
+  return (nonce?: string) => ({
+    jwt: user.jwt,
+    nkey: kp.getPublicKey(),
+    sig: nonce ? Buffer.from(kp.sign(new TextEncoder().encode(nonce))).toString('base64') : '',
+  });
 }

@@ -42,6 +42,8 @@ import { cpuSeconds } from './proc-cpu.js';
 import { legacyPlanUsers, parseCreds, type BenchUser } from './fanout-users.js';
 import type { ClientRequest, ConnectResult, DisconnectResult, EnsureResult, ProgressResult, StepReport } from './fanout-clients.js';
 
+import { childReady, stopChildrenOnExit } from './child-cleanup.js';
+
 /** Options of the suite (command line of scripts/bench.ts). */
 export interface FanoutOptions {
   /** `--seconds`: each rate step publishes for 1.5 × this many seconds. */
@@ -132,19 +134,7 @@ class ClientProcess {
       serialization: 'advanced',
     });
     const proc = new ClientProcess(child);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`subscriber process ${index} did not start within 30 s`)), 30_000);
-      child.on('message', (m: { ready?: boolean }) => {
-        if (m.ready) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`subscriber process ${index} exited (${code}) while starting`));
-      });
-    });
+    await childReady(child, `subscriber process ${index}`, 30_000);
     return proc;
   }
 
@@ -662,27 +652,10 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
     throw new Error('--ws-workers needs an integer from 0 to 64');
   const stepSeconds = options.seconds * 1.5;
 
-  const cleanups: Array<() => Promise<unknown>> = [];
-  let cleaned: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaned ??= (async () => {
-      for (const c of cleanups.reverse()) await c().catch((err: unknown) => console.error(`fanout cleanup: ${String(err)}`));
-    })());
-  const onSignal = (signal: NodeJS.Signals) => {
-    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  // Anything that would end this process without the finally below (EPIPE on a closed stdout, a throw in a
-  // callback) still stops the child processes first.
-  const onFatal = (err: unknown) => {
-    process.stderr.write(`fanout: ${err instanceof Error ? err.message : String(err)}; stopping the child processes\n`);
-    void cleanup().finally(() => process.exit(1));
-  };
-  // `on`, not `once`: `npm run` answers a Ctrl-C by sending its child SIGTERM too, and a second signal
-  // must not end the process with the default action while the first one's cleanup still runs.
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('uncaughtException', onFatal);
-  process.on('unhandledRejection', onFatal);
+  // Whatever ends this run (its end, a signal, an uncaught error) stops the child processes first.
+  const exit = stopChildrenOnExit('fanout');
+  const cleanups = exit.steps;
+  const cleanup = exit.run;
 
   try {
     const setupStart = performance.now();
@@ -914,9 +887,5 @@ export async function fanoutSuite(options: FanoutOptions): Promise<Record<string
     return out;
   } finally {
     await cleanup();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('uncaughtException', onFatal);
-    process.off('unhandledRejection', onFatal);
   }
 }

@@ -42,6 +42,7 @@ import type { BrokerMessage, BrokerReport, BrokerRequest } from './ingest-broker
 import { checkReplayOrder, type OrderCheck } from './ingest-order.js';
 import { ingestDefaults, ingestStreamOptions, loadBenchReplay, type BenchReplay } from './ingest-replay.js';
 import { cpuSeconds } from './proc-cpu.js';
+import { stopChildrenOnExit } from './child-cleanup.js';
 
 /** The cases: servers started and TRADES' replicas. */
 export const INGEST_BENCH_CASES = {
@@ -588,24 +589,10 @@ export async function ingestSuite(options: IngestBenchOptions): Promise<Record<s
   for (const w of windows) if (w !== undefined && (!Number.isInteger(w) || w < 1)) throw new Error('--publish-window needs whole numbers ≥ 1');
   for (const c of cases) if (!(c in INGEST_BENCH_CASES)) throw new Error(`unknown ingest bench case ${c}`);
 
-  const cleanups: Array<() => Promise<unknown>> = [];
-  let cleaned: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaned ??= (async () => {
-      for (const c of cleanups.reverse()) await c().catch((err: unknown) => console.error(`ingest bench cleanup: ${String(err)}`));
-    })());
-  const onSignal = (signal: NodeJS.Signals) => {
-    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  const onFatal = (err: unknown) => {
-    process.stderr.write(`ingest bench: ${err instanceof Error ? err.message : String(err)}; stopping the child processes\n`);
-    void cleanup().finally(() => process.exit(1));
-  };
-  // `on`, not `once`: `npm run` answers a Ctrl-C by sending its child SIGTERM too (see fanout.ts).
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('uncaughtException', onFatal);
-  process.on('unhandledRejection', onFatal);
+  // Whatever ends this run (its end, a signal, an uncaught error) stops the child processes first.
+  const exit = stopChildrenOnExit('ingest bench');
+  const cleanups = exit.steps;
+  const cleanup = exit.run;
 
   // Children are tracked per measurement (measure() kills its own); the servers and temp dirs here.
   try {
@@ -658,10 +645,6 @@ export async function ingestSuite(options: IngestBenchOptions): Promise<Record<s
     return out;
   } finally {
     await cleanup();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('uncaughtException', onFatal);
-    process.off('unhandledRejection', onFatal);
   }
 }
 

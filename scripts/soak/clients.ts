@@ -18,12 +18,13 @@
  * come as `{records}` and the run's time 0 (epoch ms of the first transaction sent) as `{start}`, without an answer. The process exits when the IPC channel closes.
  */
 import WebSocket from 'ws';
-import { connect, type Authenticator, type NatsConnection } from '@nats-io/transport-node';
-import { FastKeyPair, type BenchUser } from '../bench/fanout-users.js';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jwtAuthenticator, type BenchUser } from '../bench/fanout-users.js';
 import { Histogram, type HistogramJson } from './histogram.js';
 import { ExpectedSeqs, SeqAudit, addCounts, zeroCounts, type AuditCounts } from './audit.js';
 import { NO_SUBJECT, RecordStore, subjectIndex, type RecordBatch } from './records.js';
 import type { ClientPlan, Expectation } from './plan.js';
+import { closeWebSocket } from '../bench/child-cleanup.js';
 
 /** Limits and timings of the subscribers (the harness passes its named options). */
 export interface ClientOptions {
@@ -416,16 +417,6 @@ async function reconnectWs(c: Subscriber): Promise<void> {
   }
 }
 
-/** nats.js authenticator for a user JWT + seed, signing the server nonce through node:crypto. */
-function jwtAuthenticator(user: BenchUser): Authenticator {
-  const kp = FastKeyPair.fromSeed(user.seed);
-  return (nonce?: string) => ({
-    jwt: user.jwt,
-    nkey: kp.getPublicKey(),
-    sig: nonce ? Buffer.from(kp.sign(new TextEncoder().encode(nonce))).toString('base64') : '',
-  });
-}
-
 async function openNative(c: Subscriber): Promise<void> {
   let nc: NatsConnection;
   try {
@@ -601,25 +592,7 @@ function finalReport(): FinalReport {
 
 async function close(): Promise<void> {
   stopping = true;
-  await Promise.all([
-    ...wsSubs.map(
-      (c) =>
-        new Promise<void>((done) => {
-          const ws = c.ws;
-          if (!ws || ws.readyState === WebSocket.CLOSED) return done();
-          const t = setTimeout(() => {
-            ws.terminate();
-            done();
-          }, 2_000);
-          ws.once('close', () => {
-            clearTimeout(t);
-            done();
-          });
-          ws.close(1000);
-        }),
-    ),
-    ...natives.map((c) => c.nc?.close().catch(() => undefined)),
-  ]);
+  await Promise.all([...wsSubs.map((c) => (c.ws ? closeWebSocket(c.ws) : Promise.resolve())), ...natives.map((c) => c.nc?.close().catch(() => undefined))]);
 }
 
 async function handle(req: ClientRequest): Promise<unknown> {

@@ -6,6 +6,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { childReady } from '../bench/child-cleanup.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -60,19 +61,7 @@ export class IpcChild {
       serialization: 'advanced',
     });
     const proc = new IpcChild(name, child, onMessage);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms`)), timeoutMs);
-      child.on('message', (m: { ready?: boolean }) => {
-        if (m.ready) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`${name} exited (${code}) while starting`));
-      });
-    });
+    await childReady(child, name, timeoutMs);
     return proc;
   }
 
