@@ -299,12 +299,13 @@ async function runSoak(
   const startService = async (name: ServiceName, env: NodeJS.ProcessEnv) => {
     const svc = await ServiceProcess.start(name, env, await freePort(), o.serviceStartTimeoutMs, watch);
     services.set(name, svc);
-    cleanups.push(() => svc.stop());
     killers.push(() => svc.kill());
     return svc;
   };
   const redisPrefix = `tradewind:soak:${runId}:token-price:`;
   cleanups.push(() => deleteRedisPrefix(o.redisUrl, redisPrefix));
+  // The services stop together (each drains on SIGTERM), before their Redis keys are removed and NATS stops.
+  cleanups.push(() => Promise.all([...services.values()].map((svc) => svc.stop())));
   const wsPort = await freePort();
   const wsEnv: NodeJS.ProcessEnv = {
     ...common,
