@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { replayCopy } from '@tradewind/ingest';
 import { checkReplayOrder, parseReplayMsgId } from './ingest-order.js';
-import { ingestSuite, metricSum } from './ingest.js';
+import { ingestSuite } from './ingest.js';
+import { metricSum } from './prometheus-text.js';
 import { loadBenchReplay } from './ingest-replay.js';
 
 const PASS = ['sigA:0', 'sigA:1', 'sigB:2.0', 'sigB:2.0:COMPLETE'];

@@ -42,6 +42,7 @@ import type { BrokerMessage, BrokerReport, BrokerRequest } from './ingest-broker
 import { checkReplayOrder, type OrderCheck } from './ingest-order.js';
 import { ingestDefaults, ingestStreamOptions, loadBenchReplay, type BenchReplay } from './ingest-replay.js';
 import { cpuSeconds } from './proc-cpu.js';
+import { metricSum } from './prometheus-text.js';
 import { stopChildrenOnExit } from './child-cleanup.js';
 
 /** The cases: servers started and TRADES' replicas. */
@@ -270,19 +271,6 @@ class BrokerProcess {
   kill(): Promise<void> {
     return killChild(this.child, this.exit.exited, () => this.exit.code() === null);
   }
-}
-
-/** Sum of every sample of `name` (all label sets) in a Prometheus text exposition; undefined when it has none. */
-export function metricSum(text: string, name: string): number | undefined {
-  let total: number | undefined;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const next = line[name.length];
-    if (next !== '{' && next !== ' ') continue;
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (Number.isFinite(value)) total = (total ?? 0) + value;
-  }
-  return total;
 }
 
 /**

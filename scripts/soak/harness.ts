@@ -42,7 +42,8 @@ import type { GeyserSends, GeyserStarted } from './geyser-process.js';
 import { Histogram } from './histogram.js';
 import type { SoakOptions } from './options.js';
 import { buildSoakPlan, describeVariant, recordingMints, type SoakPlan } from './plan.js';
-import { IpcChild, ServiceProcess, metricSum, type ServiceName } from './processes.js';
+import { metricSum } from '../bench/prometheus-text.js';
+import { IpcChild, ServiceProcess, type ServiceName } from './processes.js';
 import { childPids, machineInfo, readMachineCpu, readProc, type MachineInfo, type ProcReading } from './procstat.js';
 import { memoryFindings, verdictReasons, warmupMs, type MemoryFinding } from './rules.js';
 import { StoredReader } from './stored.js';
@@ -456,7 +457,7 @@ async function runSoak(
       reconnects: metricSum(text, 'tradewind_ingest_source_reconnects_total') ?? 0,
       publishErrors: metricSum(text, 'tradewind_ingest_publish_errors_total') ?? 0,
       duplicates: metricSum(text, 'tradewind_ingest_trades_duplicate_total') ?? 0,
-      queue: metricSum(text, 'tradewind_ingest_source_queue_depth'),
+      queue: metricSum(text, 'tradewind_ingest_source_queue_depth') ?? null,
     };
     if (ingestMetrics.queue !== null) {
       const i = Math.max(0, Math.floor((Date.now() - runStart) / o.intervalMs));

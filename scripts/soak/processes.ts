@@ -222,17 +222,3 @@ export class ServiceProcess {
     if (!this.exited) this.child.kill('SIGKILL');
   }
 }
-
-/**
- * Sum of a Prometheus metric's samples in an exposition text (every label set), or null when absent.
- * https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format
- */
-export function metricSum(text: string, name: string): number | null {
-  let sum: number | null = null;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name) || (line[name.length] !== ' ' && line[name.length] !== '{')) continue;
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (Number.isFinite(value)) sum = (sum ?? 0) + value;
-  }
-  return sum;
-}

@@ -4,15 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
-
-/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`; 100 on Linux). */
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
+import { readCpuSeconds } from '../bench/proc-cpu.js';
 
 /** One reading of a process. */
 export interface ProcReading {
@@ -25,9 +17,8 @@ export interface ProcReading {
 /** `pid`'s RSS and CPU time; null when it is gone (or /proc is unreadable). */
 export function readProc(pid: number): ProcReading | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    const cpuSeconds = readCpuSeconds(pid);
+    if (cpuSeconds === null) return null;
     const rss = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     if (!rss) return null;
     return { rssBytes: Number(rss[1]) * 1024, cpuSeconds };

@@ -47,6 +47,7 @@ import { spawnIngest, type IngestProcess } from './stream-ingest.js';
 import { TradeLedger, type Delivery, type LedgerAudit } from './stream-ledger.js';
 import { GeyserTestServer, loadRecordedGeyserTransactions } from '../../../services/ingest/test/support/geyser-server.js';
 import { loadRecordedTransactions, startSolanaRpcServer, type SolanaRpcServer } from '../../../services/ingest/test/support/solana-rpc-server.js';
+import { metricSum } from '../../bench/prometheus-text.js';
 
 /** A fault whose trades do not flow again within this long counts as a hang (crashed), ms. */
 export const RECOVERY_DEADLINE_MS = 30_000;
@@ -286,7 +287,7 @@ async function ingestMetric(p: IngestProcess | undefined, name: string): Promise
     (r) => r.text(),
     () => '',
   );
-  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+  return metricSum(text, name) ?? 0;
 }
 
 interface ClassTally {
