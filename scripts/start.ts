@@ -35,7 +35,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import WebSocket from 'ws';
-import { defaultPort } from '@tradewind/lib';
+import { DEFAULT_STARTUP_DEADLINE_MS, defaultPort } from '@tradewind/lib';
 import { DEFAULT_GEYSER_RATE_PROFILE, isListening, waitForPort } from '@tradewind/dev';
 import { issueUserCredentials } from '@tradewind/credential-issuer';
 import { startLocalNats, type LocalNats } from '@tradewind/dev';
@@ -99,6 +99,8 @@ const postgresDataDir = join(stateDir, 'postgres');
  * source against the local Geyser stand-in. Any other argument is refused.
  */
 const NATS_CLUSTER_NODES = 3;
+/** How long npm start waits for a service's /readyz, ms: past the services' start-up deadline (STARTUP_DEADLINE_MS, CommonConfig). */
+const SERVICE_READY_TIMEOUT_MS = (Number(process.env.STARTUP_DEADLINE_MS) || DEFAULT_STARTUP_DEADLINE_MS) + 15_000;
 const START_FLAGS = ['--nats-cluster', '--yellowstone'];
 const startArgs = process.argv.slice(2);
 for (const arg of startArgs) {
@@ -642,7 +644,9 @@ async function main(): Promise<void> {
   const startService = (name: Exclude<keyof typeof PORTS.admin, 'web'>, env: NodeJS.ProcessEnv) => {
     say(`Starting ${name}…`);
     const proc = startChild(name, process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);
-    return waitReady(name, PORTS.admin[name], proc);
+    // A service waiting for NATS (a cluster still electing its meta leader) is alive but not ready; it gives up on
+    // its own at STARTUP_DEADLINE_MS with a `fatal:` line, which the exit handler shows: wait a little longer than that.
+    return waitReady(name, PORTS.admin[name], proc, SERVICE_READY_TIMEOUT_MS);
   };
   // auth and billing depend on none of the others: they start alongside them.
   const authReady = startService('auth', authEnv);

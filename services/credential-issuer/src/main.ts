@@ -1,4 +1,4 @@
-/** credential-issuer composition root: config → logger → metrics → connections → createApp → start → shutdown hooks. */
+/** credential-issuer composition root: config → logger → metrics → startService (connections, streams, createApp, start, shutdown hooks). */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -11,7 +11,7 @@ import {
   ensureEventsStreams,
   pingDb,
   runMain,
-  serve,
+  startService,
   type Logger,
 } from '@tradewind/lib';
 import { loadCredentialIssuerConfig, type CredentialIssuerConfig } from './config.js';
@@ -49,31 +49,33 @@ runMain(async () => {
   const registry = createRegistry('credential-issuer');
   const identities = await loadNatsIdentities(config.TRADEWIND_STATE_DIR);
   const cipher = createSeedCipher(await seedKey(config, logger));
-  const db = createDb<CredentialIssuerDatabase>({ url: config.DATABASE_URL, schema: CREDENTIAL_ISSUER_SCHEMA, maxConnections: config.DATABASE_POOL_SIZE });
-  const nc = await connectNats({ url: config.NATS_URL, creds: identities.service_user_creds, name: 'credential-issuer', logger });
-  const sysNc = await connectNats({ url: config.NATS_URL, creds: identities.system_user_creds, name: 'credential-issuer-sys', logger });
-  const replayNc = await connectNats({ url: config.NATS_URL, creds: identities.replay_user_creds, name: 'credential-issuer-replay', logger });
-  const jsm = await jetstreamManager(nc);
-  await ensureEventsStreams(jsm, { ...DEFAULT_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
-  const replayJsm = await jetstreamManager(replayNc);
-  const app = createApp(config, { db, logger, registry, identities, cipher, js: jetstream(nc), jsm, sysNc, replayJsm });
-  let httpPort = 0;
-  const adminPort = await serve({
+  const { adminPort, started } = await startService({
     logger,
     registry,
     adminPort: config.ADMIN_PORT,
     shutdown: config,
-    app: {
-      start: async () => {
-        httpPort = (await app.start()).httpPort;
-      },
-      stop: () => app.stop(),
+    startupDeadlineMs: config.STARTUP_DEADLINE_MS,
+    setup: async (startup) => {
+      const db = createDb<CredentialIssuerDatabase>({ url: config.DATABASE_URL, schema: CREDENTIAL_ISSUER_SCHEMA, maxConnections: config.DATABASE_POOL_SIZE });
+      const nc = await connectNats({ url: config.NATS_URL, creds: identities.service_user_creds, name: 'credential-issuer', logger });
+      startup.onClose(() => nc.drain());
+      const sysNc = await connectNats({ url: config.NATS_URL, creds: identities.system_user_creds, name: 'credential-issuer-sys', logger });
+      startup.onClose(() => sysNc.drain());
+      const replayNc = await connectNats({ url: config.NATS_URL, creds: identities.replay_user_creds, name: 'credential-issuer-replay', logger });
+      startup.onClose(() => replayNc.drain());
+      startup.onClose(() => db.destroy());
+      const jsm = await startup.step('JetStream API', () => jetstreamManager(nc));
+      await ensureEventsStreams(jsm, { ...DEFAULT_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
+      const replayJsm = await startup.step('JetStream API of REPLAY', () => jetstreamManager(replayNc));
+      return {
+        // start() creates the REPLAY mirror of TRADES (ensureReplayMirror) and the EVENTS consumer: start-up steps too.
+        app: createApp(config, { db, logger, registry, identities, cipher, js: jetstream(nc), jsm, sysNc, replayJsm }),
+        checks: [
+          { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() && !replayNc.isClosed() },
+          { name: 'postgres', check: () => pingDb(db) },
+        ],
+      };
     },
-    checks: [
-      { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() && !replayNc.isClosed() },
-      { name: 'postgres', check: () => pingDb(db) },
-    ],
-    close: [() => nc.drain(), () => sysNc.drain(), () => replayNc.drain(), () => db.destroy()],
   });
-  logger.info({ http_port: httpPort, admin_port: adminPort }, 'credential-issuer ready');
+  logger.info({ http_port: started.httpPort, admin_port: adminPort }, 'credential-issuer ready');
 });

@@ -1,5 +1,5 @@
-/** ingest composition root. */
-import { connectNats, createLogger, createRegistry, runMain, serve } from '@tradewind/lib';
+/** ingest composition root: config → logger → registry → startService (NATS, checkpoint bucket, createApp, start). */
+import { connectNats, createLogger, createRegistry, runMain, startService } from '@tradewind/lib';
 import { loadIngestConfig } from './config.js';
 import { createApp } from './app.js';
 import { natsCheckpointStore } from './live/checkpoint.js';
@@ -9,34 +9,40 @@ runMain(async () => {
   const config = loadIngestConfig();
   const logger = createLogger({ service: 'ingest', level: config.LOG_LEVEL });
   const registry = createRegistry('ingest');
-  const nc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_CREDS, name: 'ingest', logger });
-  let live = {};
-  if (config.INGEST_SOURCE !== 'replay') {
-    const checkpoints = await natsCheckpointStore(nc, config.INGEST_SOURCE);
-    const checkpoint = await checkpoints.load();
-    logger.info({ source: config.INGEST_SOURCE, checkpoint, from_slot: config.LIVE_FROM_SLOT ?? null }, 'live source resume point');
-    live = { source: createLiveSource(config, { logger, registry, checkpoint }), checkpoints };
-  }
-  const app = createApp(config, {
-    logger,
-    registry,
-    nc,
-    ...live,
-    onFatal: () => {
-      process.exitCode = 1;
-      process.kill(process.pid, 'SIGTERM');
-    },
-  });
-  await serve({
+  await startService({
     logger,
     registry,
     adminPort: config.ADMIN_PORT,
-    app,
     shutdown: config,
-    checks: [
-      { name: 'nats', check: () => !nc.isClosed() },
-      { name: 'source', check: () => !app.failed() },
-    ],
-    close: [() => nc.drain()],
+    startupDeadlineMs: config.STARTUP_DEADLINE_MS,
+    setup: async (startup) => {
+      const nc = await connectNats({ url: config.NATS_URL, credsFile: config.NATS_CREDS, name: 'ingest', logger });
+      startup.onClose(() => nc.drain());
+      let live = {};
+      if (config.INGEST_SOURCE !== 'replay') {
+        const checkpoints = await natsCheckpointStore(nc, config.INGEST_SOURCE);
+        const checkpoint = await startup.step('checkpoint', () => checkpoints.load());
+        logger.info({ source: config.INGEST_SOURCE, checkpoint, from_slot: config.LIVE_FROM_SLOT ?? null }, 'live source resume point');
+        live = { source: createLiveSource(config, { logger, registry, checkpoint }), checkpoints };
+      }
+      // start() creates or updates TRADES (ensureTradesStream): a start-up step too.
+      const app = createApp(config, {
+        logger,
+        registry,
+        nc,
+        ...live,
+        onFatal: () => {
+          process.exitCode = 1;
+          process.kill(process.pid, 'SIGTERM');
+        },
+      });
+      return {
+        app,
+        checks: [
+          { name: 'nats', check: () => !nc.isClosed() },
+          { name: 'source', check: () => !app.failed() },
+        ],
+      };
+    },
   });
 });

@@ -66,7 +66,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * - `SHUTDOWN_READINESS_DELAY_MS` (default 0): after SIGTERM, how long `/readyz` answers 503 before
  *   the service stops listening, so load balancers and Kubernetes endpoints stop sending it traffic;
  * - `SHUTDOWN_DEADLINE_MS` (default 10 000): the whole shutdown, delay included, after which the
- *   process exits 1; keep it below the pod's termination grace period.
+ *   process exits 1; keep it below the pod's termination grace period;
+ * - `STARTUP_DEADLINE_MS` (default {@link DEFAULT_STARTUP_DEADLINE_MS}): how long start-up
+ *   retries what it waits for (the NATS connection, JetStream, streams, durable consumers) with backoff
+ *   before the process exits 1 with one `fatal:` line naming it (docs/architecture.md §9). Meanwhile
+ *   `/healthz` answers 200 and `/readyz` 503. The default stays below the chart's startup probe budget
+ *   (charts/tradewind/values.yaml `default.probes.startup`: periodSeconds 2 × failureThreshold 60 = 120 s),
+ *   so a service gives up and says why before Kubernetes would kill it; keep it so when changing either.
  *
  * {@link loadConfig} also checks that the deadline is greater than the delay: the check cannot sit on
  * this schema, because zod refuses `.extend()` overriding a key (services override `ADMIN_PORT`) of
@@ -80,11 +86,19 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export const StreamReplicas = z.coerce.number().int().min(1).max(5);
 
+/**
+ * Default STARTUP_DEADLINE_MS, ms: below the chart's startup probe budget (charts/tradewind/values.yaml
+ * `default.probes.startup`: periodSeconds 2 × failureThreshold 60 = 120 s), leaving 20 s for loading the
+ * process, so a service that gives up says why on its own (`fatal: …`, exit 1) before Kubernetes would.
+ */
+export const DEFAULT_STARTUP_DEADLINE_MS = 100_000;
+
 export const CommonConfig = z.object({
   LOG_LEVEL: LogLevel.default('info'),
   ADMIN_PORT: Port,
   SHUTDOWN_READINESS_DELAY_MS: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(0),
   SHUTDOWN_DEADLINE_MS: PositiveInt.max(MAX_TIMER_MS).default(10_000),
+  STARTUP_DEADLINE_MS: PositiveInt.max(MAX_TIMER_MS).default(DEFAULT_STARTUP_DEADLINE_MS),
 });
 
 /** Why the shutdown timings of a parsed config are inconsistent, or undefined when they are fine (or absent). */

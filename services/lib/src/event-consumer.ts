@@ -18,6 +18,7 @@ import { AppError, toAppError } from '@tradewind/contracts';
 import { EVENTS_STREAM, deadLetterSubject, decodeEvent, isEventSubject, type EventSubject, type EventTypes } from '@tradewind/contracts';
 import type { Logger } from './logger.js';
 import { isJetStreamNotFound } from './nats.js';
+import { retryStartup } from './startup.js';
 
 /** Tables the helper keeps in the service's schema; add to the database interface. */
 export interface ConsumerTables {
@@ -90,6 +91,10 @@ export interface EventConsumerOptions {
 
 /** A consumer; `start()` creates/updates the durable and begins consuming. */
 export interface EventConsumer {
+  /**
+   * Creates/updates the durable and begins consuming; inside a start-up (startService) retried with backoff
+   * until STARTUP_DEADLINE_MS. @throws the JetStream error (StartupFailedError inside a start-up).
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
   /**
@@ -263,8 +268,12 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
 
   return {
     async start() {
-      await ensureDurable();
-      await startLoop();
+      // A start-up step: on a settling cluster the durable (a replicated raft group of its own) may not be
+      // placeable yet; inside startService it is retried until STARTUP_DEADLINE_MS (startup.ts).
+      await retryStartup(`durable consumer ${stream}/${options.name}`, async () => {
+        await ensureDurable();
+        await startLoop();
+      });
     },
     async stop() {
       await stopLoop();

@@ -23,7 +23,10 @@ export const DEFAULT_EVENTS_STREAM: EventsStreamOptions = { duplicateWindowMs: 2
 
 /**
  * Creates or updates EVENTS (file storage, no age or size limit: it is the system of record that
- * projections rebuild from) and EVENTS_DEAD_LETTER. Idempotent.
+ * projections rebuild from) and EVENTS_DEAD_LETTER. Idempotent. Each stream is a start-up step
+ * (upsertStream): called inside a start-up (startService), a cluster still settling — no meta leader, an
+ * R3 stream with fewer than 3 servers up — is retried with backoff until STARTUP_DEADLINE_MS.
+ * @throws the JetStream error outside a start-up; StartupFailedError / StartupAbortedError inside one.
  */
 export async function ensureEventsStreams(jsm: JetStreamManager, options: EventsStreamOptions = DEFAULT_EVENTS_STREAM): Promise<void> {
   await upsertStream(jsm, {

@@ -1,11 +1,12 @@
 /**
  * Public surface of @tradewind/lib, the service runtime (explicit exports, no `export *`): config,
- * logging, admin server, lifecycle, NATS/JetStream, the EVENTS streams, outbox, event consumer,
+ * logging, admin server, lifecycle and start-up retries, NATS/JetStream, the EVENTS streams, outbox, event consumer,
  * gRPC, HTTP, OpenAPI, db, access tokens, the services manifest. The contracts the services share
  * (errors, plans, subjects, events, generated gRPC code, schemas) are in @tradewind/contracts.
  */
 export {
   CommonConfig,
+  DEFAULT_STARTUP_DEADLINE_MS,
   StreamReplicas,
   LogLevel,
   Port,
@@ -19,7 +20,20 @@ export {
 } from './config.js';
 export { createLogger, REDACT_PATHS, type Logger } from './logger.js';
 export { createRegistry, counterOnce, gaugeOnce, startAdminServer, type AdminServer, type ReadinessCheck } from './admin-server.js';
-export { installShutdown, runMain, serve } from './lifecycle.js';
+export { installShutdown, runMain, serve, startService, type ServiceStartup, type StartedService } from './lifecycle.js';
+export {
+  runStartup,
+  retryStartup,
+  isRetryableStartupError,
+  startupBackoffDelay,
+  DEFAULT_STARTUP_BACKOFF,
+  StartupAbortedError,
+  StartupFailedError,
+  type RetryStartupOptions,
+  type StartupBackoff,
+  type StartupHandle,
+  type StartupOptions,
+} from './startup.js';
 export {
   connectNats,
   ensureTradesStream,
@@ -29,6 +43,14 @@ export {
   type TradesStreamOptions,
   type NatsConnection,
 } from './nats.js';
+export {
+  watchStreamLeader,
+  streamLeaderElectedSubject,
+  consumerLeaderElectedSubject,
+  type LeaderEvent,
+  type LeaderSignal,
+  type StreamLeaderWatch,
+} from './stream-leader.js';
 export {
   createDb,
   migrate,

@@ -7,6 +7,7 @@ import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/trans
 import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from './logger.js';
+import { retryStartup } from './startup.js';
 import { TRADES_STREAM, TRADE_SUBJECTS } from '@tradewind/contracts';
 
 export type { NatsConnection } from '@nats-io/transport-node';
@@ -16,8 +17,13 @@ export type { NatsConnection } from '@nats-io/transport-node';
  * @param options.url one or more comma-separated server URLs (`nats://host:port`).
  * @param options.credsFile path of a `.creds` file (user JWT + NKey seed), for operator-mode servers.
  * @param options.name connection name shown in the server's monitoring (use the service name).
- * Reconnects forever with jitter; status changes are logged at `warn`.
- * @throws the nats.js connection error when no server answers on the first attempt.
+ * Reconnects forever with jitter once connected; status changes are logged at `warn`. The first connection
+ * is a start-up step (startup.ts retryStartup, `NATS connection <name>`): inside a start-up a refused or
+ * timed-out attempt is retried with backoff until STARTUP_DEADLINE_MS, an authorization violation fails at
+ * once; outside one it is tried once. nats.js' own `waitOnFirstConnect` is not used: it would retry
+ * unseen, without a deadline, through an authorization error, and could not be aborted by SIGTERM.
+ * @throws the nats.js connection error (ConnectionError, AuthorizationError…) outside a start-up;
+ *   StartupFailedError / StartupAbortedError inside one.
  */
 export async function connectNats(options: {
   url: string;
@@ -27,13 +33,15 @@ export async function connectNats(options: {
   logger?: Logger;
 }): Promise<NatsConnection> {
   const credsText = options.creds ?? (options.credsFile ? await readFile(options.credsFile, 'utf8') : undefined);
-  const nc = await connect({
-    servers: options.url.split(',').map((s) => s.trim()),
-    name: options.name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 1000,
-    ...(credsText ? { authenticator: credsAuthenticator(new TextEncoder().encode(credsText)) } : {}),
-  });
+  const nc = await retryStartup(`NATS connection ${options.name}`, () =>
+    connect({
+      servers: options.url.split(',').map((s) => s.trim()),
+      name: options.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1000,
+      ...(credsText ? { authenticator: credsAuthenticator(new TextEncoder().encode(credsText)) } : {}),
+    }),
+  );
   if (options.logger) {
     const logger = options.logger;
     void (async () => {
@@ -66,7 +74,7 @@ export const DEFAULT_TRADES_STREAM: TradesStreamOptions = {
 
 /**
  * Creates the TRADES stream (file storage, limits retention, all four trade
- * subjects) or updates its limits when it exists. Idempotent.
+ * subjects) or updates its limits when it exists. Idempotent; retried inside a start-up ({@link upsertStream}).
  */
 export async function ensureTradesStream(jsm: JetStreamManager, options: TradesStreamOptions = DEFAULT_TRADES_STREAM): Promise<void> {
   const config = {
@@ -91,21 +99,34 @@ export function isJetStreamNotFound(err: unknown, what: 'stream' | 'consumer'): 
   return (err as { code?: unknown } | null)?.code === 404 || new RegExp(`${what} not found`, 'i').test(String(err));
 }
 
-/** Updates stream `config.name` when it exists, else creates it. Idempotent. @throws the JetStream error for anything but "not found". */
+/**
+ * Updates stream `config.name` when it exists, else creates it. Idempotent. A start-up step (`stream <name>`,
+ * startup.ts retryStartup): inside a start-up, a cluster that cannot place the stream yet (no meta leader,
+ * fewer servers than replicas, a request timeout) is asked again with backoff until STARTUP_DEADLINE_MS.
+ * @throws the JetStream error for anything but "not found" outside a start-up; StartupFailedError (an
+ *   invalid config at once, a settling cluster past the deadline) / StartupAbortedError inside one.
+ */
 export async function upsertStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0] & { name: string }): Promise<void> {
-  try {
-    await jsm.streams.info(config.name);
-    await jsm.streams.update(config.name, config);
-  } catch (err) {
-    if (isJetStreamNotFound(err, 'stream')) {
-      await jsm.streams.add(config);
-    } else {
-      throw err;
+  await retryStartup(`stream ${config.name}`, async () => {
+    try {
+      await jsm.streams.info(config.name);
+      await jsm.streams.update(config.name, config);
+    } catch (err) {
+      if (isJetStreamNotFound(err, 'stream')) {
+        await jsm.streams.add(config);
+      } else {
+        throw err;
+      }
     }
-  }
+  });
 }
 
-/** Convenience: a JetStreamManager for `nc`. */
+/**
+ * A JetStreamManager for `nc`. nats.js checks the JetStream API on creation (`$JS.API.INFO`), so this is a
+ * start-up step (`JetStream API`): inside a start-up, no responders or a timeout (JetStream not up yet) is
+ * retried until STARTUP_DEADLINE_MS.
+ * @throws JetStreamNotEnabled / TimeoutError outside a start-up; StartupFailedError / StartupAbortedError inside one.
+ */
 export function tradesManager(nc: NatsConnection): Promise<JetStreamManager> {
-  return jetstreamManager(nc);
+  return retryStartup('JetStream API', () => jetstreamManager(nc));
 }

@@ -21,7 +21,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { setPriority } from 'node:os';
 import { AggregatorRegistry, Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { serve, type Logger, type ReadinessCheck } from '@tradewind/lib';
+import { DEFAULT_STARTUP_DEADLINE_MS, startService, type Logger, type ReadinessCheck } from '@tradewind/lib';
 
 /** How often a worker pushes its status (readiness checks, client count) to the primary, ms. */
 export const WORKER_STATUS_INTERVAL_MS = 1_000;
@@ -259,17 +259,20 @@ interface Slot {
 
 /**
  * Runs the cluster primary: forks `workers` workers (each gets {@link WORKER_SLOT_ENV}), serves the admin port
- * through lib's `serve()` (so SIGTERM follows the same SHUTDOWN_READINESS_DELAY_MS / SHUTDOWN_DEADLINE_MS semantics:
- * `/readyz` → 503, the delay, then every worker is told to stop and the primary exits 0 once all have exited),
- * and restarts dead workers with backoff.
+ * through lib's `startService()` (so SIGTERM follows the same SHUTDOWN_READINESS_DELAY_MS / SHUTDOWN_DEADLINE_MS
+ * semantics: `/readyz` → 503, the delay, then every worker is told to stop and the primary exits 0 once all have
+ * exited; during start-up, workers not listening yet are killed), and restarts dead workers with backoff.
  * @returns the admin server's port, once every worker listens.
- * @throws Error when a worker slot exceeds {@link MAX_WORKER_RESTARTS_PER_MINUTE} before all are up, or the admin port is taken.
+ * @throws Error when a worker slot exceeds {@link MAX_WORKER_RESTARTS_PER_MINUTE} before all are up, or the admin port
+ *   is taken; StartupFailedError when the workers do not all listen within `startupDeadlineMs`.
  */
 export async function runClusterPrimary(options: {
   logger: Logger;
   workers: number;
   adminPort: number;
   shutdown: { readonly SHUTDOWN_READINESS_DELAY_MS: number; readonly SHUTDOWN_DEADLINE_MS: number };
+  /** Bound on every worker listening (STARTUP_DEADLINE_MS; default DEFAULT_STARTUP_DEADLINE_MS), ms. Each worker has the same bound on its own connections. */
+  startupDeadlineMs?: number;
 }): Promise<number> {
   const { logger } = options;
   // Must be set before the first fork; round-robin is Linux's default, kept on purpose (see the file comment).
@@ -469,24 +472,31 @@ export async function runClusterPrimary(options: {
     if (failed.length > 0) throw new Error(`workers did not stop cleanly: ${failed.join(', ')}`);
   };
 
-  try {
-    const adminPort = await serve({
-      logger,
-      registry: { contentType: registry.contentType, metrics: renderMetrics },
-      adminPort: options.adminPort,
-      shutdown: options.shutdown,
-      checks,
-      app: { start, stop },
-      close: [],
-    });
-    return adminPort;
-  } catch (err) {
-    // Startup failed: take the workers down with us rather than leave them to notice the closed IPC channel.
+  /** Start-up failed or was aborted: take the workers down with us rather than leave them to notice the closed IPC channel. */
+  const killWorkers = async () => {
     stopping = true;
     for (const slot of slots) {
       if (slot.restartTimer) clearTimeout(slot.restartTimer);
       slot.worker?.process.kill('SIGKILL');
     }
+  };
+
+  try {
+    const { adminPort } = await startService({
+      logger,
+      registry: { contentType: registry.contentType, metrics: renderMetrics },
+      adminPort: options.adminPort,
+      shutdown: options.shutdown,
+      startupDeadlineMs: options.startupDeadlineMs ?? DEFAULT_STARTUP_DEADLINE_MS,
+      setup: async (startup) => {
+        // After a clean stop() there is no worker left to kill; after SIGTERM during start-up there may be.
+        startup.onClose(killWorkers);
+        return { app: { start, stop }, checks };
+      },
+    });
+    return adminPort;
+  } catch (err) {
+    await killWorkers();
     throw err;
   }
 }

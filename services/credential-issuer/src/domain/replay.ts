@@ -18,7 +18,7 @@
  */
 import type { Export, Import } from '@nats-io/jwt';
 import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
-import { DEFAULT_TRADES_STREAM, isJetStreamNotFound } from '@tradewind/lib';
+import { DEFAULT_TRADES_STREAM, isJetStreamNotFound, retryStartup } from '@tradewind/lib';
 import { TRADES_STREAM } from '@tradewind/contracts';
 
 /** API prefix under which Pro customers reach the REPLAY account's JetStream API. */
@@ -104,10 +104,12 @@ export function replayConsumerName(customerAccount: string): string {
 }
 
 /**
- * Creates the mirror of TRADES in the REPLAY account; idempotent.
+ * Creates the mirror of TRADES in the REPLAY account; idempotent. A start-up step (`REPLAY mirror of TRADES`,
+ * @tradewind/lib retryStartup): inside credential-issuer's start-up a cluster still settling is asked again
+ * with backoff until STARTUP_DEADLINE_MS.
  * @param jsm a JetStream manager of a REPLAY-account user.
  * @param maxAgeMs retention (default TRADES' 24 h: what Pro replay can read).
- * @throws the nats.js JetStreamApiError when the server refuses the config.
+ * @throws the nats.js JetStreamApiError when the server refuses the config (StartupFailedError inside a start-up).
  */
 export async function ensureReplayMirror(jsm: JetStreamManager, maxAgeMs = DEFAULT_TRADES_STREAM.maxAgeMs): Promise<void> {
   const config: Partial<StreamConfig> & { name: string } = {
@@ -119,11 +121,13 @@ export async function ensureReplayMirror(jsm: JetStreamManager, maxAgeMs = DEFAU
     max_age: maxAgeMs * 1_000_000,
     max_bytes: DEFAULT_TRADES_STREAM.maxBytes,
   };
-  try {
-    // A mirror's origin cannot be changed once created; an existing one is left as it is.
-    await jsm.streams.info(TRADES_STREAM);
-  } catch (err) {
-    if (!isJetStreamNotFound(err, 'stream')) throw err;
-    await jsm.streams.add(config);
-  }
+  await retryStartup('REPLAY mirror of TRADES', async () => {
+    try {
+      // A mirror's origin cannot be changed once created; an existing one is left as it is.
+      await jsm.streams.info(TRADES_STREAM);
+    } catch (err) {
+      if (!isJetStreamNotFound(err, 'stream')) throw err;
+      await jsm.streams.add(config);
+    }
+  });
 }

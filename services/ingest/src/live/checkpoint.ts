@@ -6,7 +6,7 @@
  * dropped by the TRADES duplicate window (Nats-Msg-Id = signature:path).
  */
 import { Kvm, type KV } from '@nats-io/kv';
-import type { NatsConnection } from '@tradewind/lib';
+import { retryStartup, type NatsConnection } from '@tradewind/lib';
 
 /** The last transaction a source handed to ingest and ingest finished publishing. */
 export interface Checkpoint {
@@ -29,12 +29,16 @@ export const CHECKPOINT_BUCKET = 'ingest_checkpoints';
 
 /**
  * A {@link CheckpointStore} in JetStream KV bucket `bucket`, key `key`
- * (`[A-Za-z0-9_-]+`, e.g. the source name). Creates the bucket when missing.
- * @throws the nats.js error when JetStream is unavailable.
+ * (`[A-Za-z0-9_-]+`, e.g. the source name). Creates the bucket when missing: a start-up step
+ * (`checkpoint bucket <bucket>`, @tradewind/lib retryStartup), retried with backoff inside ingest's
+ * start-up until STARTUP_DEADLINE_MS while JetStream is not available yet.
+ * @throws the nats.js error when JetStream is unavailable (StartupFailedError inside a start-up).
  */
 export async function natsCheckpointStore(nc: NatsConnection, key: string, bucket = CHECKPOINT_BUCKET): Promise<CheckpointStore> {
   if (!/^[A-Za-z0-9_-]+$/.test(key)) throw new Error(`checkpoint key "${key}" must match [A-Za-z0-9_-]+`);
-  const kv: KV = await new Kvm(nc).create(bucket, { history: 1, description: 'ingest live-source resume points' });
+  const kv: KV = await retryStartup(`checkpoint bucket ${bucket}`, () =>
+    new Kvm(nc).create(bucket, { history: 1, description: 'ingest live-source resume points' }),
+  );
   return {
     async load() {
       const entry = await kv.get(key);
