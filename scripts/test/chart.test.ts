@@ -5,7 +5,8 @@
  * ajv, draft-07, for exact messages), every rendered object against the Kubernetes OpenAPI schemas
  * (kubernetes-models) and every Deployment decoded by kubectl into Kubernetes' own Go types, and the
  * rules the chart promises (security context, probes, grace periods, secrets only from Secrets, the
- * ingress from the route table). The generated Secrets (scripts/k8s-secrets.ts) are checked by starting
+ * ingress from the route table, what a rolling restart with no customer impact needs: replicas, PDBs,
+ * rollout strategy, readiness timing and NATS lame duck mode, the latter also on a real 3-node cluster). The generated Secrets (scripts/k8s-secrets.ts) are checked by starting
  * a real nats-server with their auth.conf.
  *
  * The three subcharts (NATS, Bitnami PostgreSQL and Redis) are not rendered: they cannot be downloaded
@@ -21,10 +22,10 @@ import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { parseAllDocuments, parseDocument, parse as parseYaml, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, credsAuthenticator } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createAccount, createUser, encodeUser, fmtCreds } from '@nats-io/jwt';
-import { freePort, waitForPort } from '@tradewind/dev';
+import { freePort, NATS_SERVER_BIN, waitForPort } from '@tradewind/dev';
 import { generateSecrets, secretsYaml } from '../k8s-secrets.js';
 import { ensureK8sTools, K8S_TOOLS, type K8sTools } from '../k8s-tools.js';
 
@@ -431,7 +432,7 @@ describe('rendered manifests', () => {
     expect(hpa.spec.metrics[1].pods.metric.name).toBe('tradewind_ws_fanout_connections');
     const wsDeployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'tradewind-ws-fanout')!;
     expect(wsDeployment.spec.replicas, 'the HPA owns the replica count').toBeUndefined();
-    for (const name of COMPONENTS.filter((n) => n !== 'ingest'))
+    for (const name of COMPONENTS)
       expect(
         objects.some((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === `tradewind-${name}`),
         name,
@@ -514,6 +515,343 @@ describe('rendered manifests', () => {
         'default.securityContext': { readOnlyRootFilesystem: false, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] } },
       }),
     ).toThrow(/readOnlyRootFilesystem=false is only allowed with development.enabled/);
+  });
+});
+
+/**
+ * What a rolling restart (or a node drain) with no customer impact needs from the chart, as numbers
+ * (docs/kubernetes.md, "Rolling restarts"). Each rule is a function returning the broken promises by
+ * name, so a test can show the shipped values keep them and that a changed value breaks each one.
+ */
+const ROLLING = {
+  /** Replicas of every Deployment (or its HPA's minimum): one keeps serving while another restarts. */
+  minReplicas: 2,
+  /**
+   * Time a deleted pod must keep serving before it stops (preStop sleep + SHUTDOWN_READINESS_DELAY_MS),
+   * in ms: the pod leaves the endpoints as SIGTERM arrives, and kube-proxy and the ingress controller
+   * pick that up within a few seconds.
+   */
+  minEndpointDrainMs: 5_000,
+  /** terminationGracePeriodSeconds beyond preStop + readiness delay + shutdown deadline, in ms. */
+  minGraceMarginMs: 5_000,
+  /** nats-server refuses a lame_duck_duration below 30 s (server/opts.go). */
+  minLameDuckDurationMs: 30_000,
+  /** A Raft election in nats-server waits 4-9 s (server/raft.go maxElectionTimeoutDefault), in ms. */
+  maxRaftElectionMs: 9_000,
+  /** NATS pod grace beyond lame_duck_duration + lame_duck_grace_period (leadership hand-over, JetStream's shutdown), in ms. */
+  minNatsGraceMarginMs: 10_000,
+} as const;
+
+/** nats chart 1.2.x (files/config/config.yaml) writes these before config.merge overrides them. */
+const NATS_CHART_LAME_DUCK = { lame_duck_grace_period: '10s', lame_duck_duration: '30s' } as const;
+
+/** A Go duration as nats-server parses it ("10s", "1m30s", "500ms"), in ms. @throws Error when it is not one. */
+function goDurationMs(text: unknown): number {
+  const s = String(text);
+  const parts = [...s.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== s) throw new Error(`not a duration: ${JSON.stringify(text)}`);
+  const unit = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const;
+  return parts.reduce((ms, p) => ms + Number(p[1]) * unit[p[2] as keyof typeof unit], 0);
+}
+
+/** The seconds a container's preStop hook sleeps (0 without one). @throws Error for a hook whose length is unknown. */
+function preStopSleepSeconds(container: any): number {
+  const hook = container.lifecycle?.preStop;
+  if (!hook) return 0;
+  if (typeof hook.sleep?.seconds === 'number') return hook.sleep.seconds;
+  const command = (hook.exec?.command ?? []).join(' ');
+  const sleep = /^(?:\/bin\/sh -c )?sleep (\d+)$/.exec(command);
+  if (sleep) return Number(sleep[1]);
+  throw new Error(`${container.name}: a preStop hook whose length is unknown: ${JSON.stringify(hook)}`);
+}
+
+/** Every rolling-restart rule a rendered Deployment breaks, as "<name>: <what>". */
+function rollingRestartProblems(objects: Obj[]): string[] {
+  const problems: string[] = [];
+  for (const d of objects.filter((o) => o.kind === 'Deployment')) {
+    const name = d.metadata.name;
+    const say = (what: string) => problems.push(`${name}: ${what}`);
+    const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === name);
+    // Without `replicas` (the HPA owns it) Kubernetes starts one pod and the HPA keeps minReplicas.
+    const replicas: number = d.spec.replicas ?? hpa?.spec.minReplicas ?? 1;
+    if (replicas < ROLLING.minReplicas) say(`${replicas} replica(s), at least ${ROLLING.minReplicas} needed`);
+
+    const podLabels: Record<string, string> = d.spec.template.metadata.labels;
+    const pdbs = objects.filter(
+      (o) =>
+        o.kind === 'PodDisruptionBudget' &&
+        !o.spec.selector.matchExpressions &&
+        Object.entries(o.spec.selector.matchLabels ?? {}).every(([k, v]) => podLabels[k] === v),
+    );
+    if (pdbs.length !== 1) say(`${pdbs.length} PodDisruptionBudgets select it, 1 needed`);
+    for (const pdb of pdbs) {
+      const { maxUnavailable, minAvailable } = pdb.spec;
+      const ok = maxUnavailable === 1 || (typeof minAvailable === 'number' && minAvailable >= 1 && minAvailable <= replicas - 1);
+      if (!ok) say(`PodDisruptionBudget maxUnavailable ${maxUnavailable} / minAvailable ${minAvailable}: one pod at a time needed`);
+    }
+
+    const strategy = d.spec.strategy;
+    if (strategy?.type !== 'RollingUpdate' || ![0, '0%'].includes(strategy.rollingUpdate?.maxUnavailable))
+      say(`strategy ${JSON.stringify(strategy)}: RollingUpdate with maxUnavailable 0 needed`);
+    else if (strategy.rollingUpdate.maxSurge !== 1) say(`strategy maxSurge ${strategy.rollingUpdate.maxSurge}: 1 needed`);
+
+    const pod = d.spec.template.spec;
+    const main = pod.containers[0];
+    const env = Object.fromEntries(main.env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+    const delayMs = Number(env.SHUTDOWN_READINESS_DELAY_MS);
+    const deadlineMs = Number(env.SHUTDOWN_DEADLINE_MS);
+    if (!Number.isFinite(delayMs) || !Number.isFinite(deadlineMs)) {
+      say('SHUTDOWN_READINESS_DELAY_MS and SHUTDOWN_DEADLINE_MS must be set');
+      continue;
+    }
+    const preStopMs = preStopSleepSeconds(main) * 1000;
+    if (preStopMs + delayMs < ROLLING.minEndpointDrainMs)
+      say(`serves ${preStopMs + delayMs} ms after deletion (preStop + readiness delay), ${ROLLING.minEndpointDrainMs} ms needed`);
+    const neededGraceMs = preStopMs + delayMs + deadlineMs + ROLLING.minGraceMarginMs;
+    if (pod.terminationGracePeriodSeconds * 1000 < neededGraceMs)
+      say(`terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds}, at least ${neededGraceMs / 1000} needed`);
+    const probe = main.readinessProbe;
+    const unreadyAfterMs = probe.periodSeconds * (probe.failureThreshold ?? 3) * 1000;
+    if (unreadyAfterMs > delayMs) say(`readiness probe notices after up to ${unreadyAfterMs} ms, longer than the ${delayMs} ms readiness delay`);
+  }
+  return problems;
+}
+
+/**
+ * Every rolling-restart rule the bundled NATS breaks, read from the `nats:` values (merged as Helm
+ * does) the way nats chart 1.2.x uses them: config.merge over its lame duck defaults into nats.conf,
+ * podTemplate.merge into the pod, statefulSet.merge into the StatefulSet, podDisruptionBudget.
+ */
+function natsLameDuckProblems(values: any): string[] {
+  const nats = values.nats;
+  if (!nats?.enabled) return [];
+  const problems: string[] = [];
+  const merge = nats.config?.merge ?? {};
+  for (const key of Object.keys(NATS_CHART_LAME_DUCK)) if (merge[key] === undefined) problems.push(`nats.config.merge.${key} is not set`);
+  const config = { ...NATS_CHART_LAME_DUCK, ...merge };
+  const graceMs = goDurationMs(config.lame_duck_grace_period);
+  const durationMs = goDurationMs(config.lame_duck_duration);
+  if (durationMs < ROLLING.minLameDuckDurationMs) problems.push(`lame_duck_duration ${config.lame_duck_duration} is below nats-server's 30 s minimum`);
+  if (graceMs >= durationMs) problems.push(`lame_duck_grace_period ${config.lame_duck_grace_period} is not shorter than lame_duck_duration`);
+  if (graceMs < ROLLING.maxRaftElectionMs) problems.push(`lame_duck_grace_period ${config.lame_duck_grace_period} is shorter than a Raft election (9 s)`);
+  const grace = nats.podTemplate?.merge?.spec?.terminationGracePeriodSeconds;
+  const neededMs = durationMs + graceMs + ROLLING.minNatsGraceMarginMs;
+  if (typeof grace !== 'number' || grace * 1000 < neededMs)
+    problems.push(`nats.podTemplate.merge.spec.terminationGracePeriodSeconds ${grace}, at least ${neededMs / 1000} needed`);
+  const pdb = nats.podDisruptionBudget;
+  if (pdb?.enabled !== true || pdb.merge?.spec?.maxUnavailable !== 1)
+    problems.push('nats.podDisruptionBudget: enabled with merge.spec.maxUnavailable 1 needed');
+  const update = nats.statefulSet?.merge?.spec?.updateStrategy;
+  if (update?.type !== 'RollingUpdate' || (update.rollingUpdate?.maxUnavailable ?? 1) !== 1 || (update.rollingUpdate?.partition ?? 0) !== 0)
+    problems.push(`nats.statefulSet.merge.spec.updateStrategy ${JSON.stringify(update)}: RollingUpdate, one pod at a time needed`);
+  const touchesLifecycle =
+    nats.container?.merge?.lifecycle !== undefined || (nats.container?.patch ?? []).some((op: { path: string }) => op.path.startsWith('/lifecycle'));
+  if (touchesLifecycle) problems.push("nats.container changes the chart's lame duck preStop hook");
+  return problems;
+}
+
+describe('rolling restarts', () => {
+  const held: Array<[string, string[]]> = [
+    ['values.yaml', []],
+    ['values-production.yaml', ['values-production.yaml']],
+  ];
+
+  it.each(held)(
+    'when rendered with %s, then every Deployment has 2+ replicas, its PDB, a surge-only rollout, probes and a grace period sized to its drain',
+    (_name, files) => {
+      const objects = render(files);
+      expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name)).toEqual(
+        expect.arrayContaining(COMPONENTS.map((c) => `tradewind-${c}`)),
+      );
+      expect(rollingRestartProblems(objects)).toEqual([]);
+    },
+  );
+
+  it('when a value the drain needs is changed, then the rule holding it names the Deployment', () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ 'components.ingest.replicas': 1 }, /^tradewind-ingest: 1 replica\(s\), at least 2 needed$/],
+      [{ 'components.wsFanout.autoscaling.minReplicas': 1 }, /^tradewind-ws-fanout: 1 replica\(s\)/],
+      [{ 'components.auth.podDisruptionBudget.enabled': false }, /^tradewind-auth: 0 PodDisruptionBudgets select it/],
+      [{ 'default.podDisruptionBudget.maxUnavailable': 2 }, /^tradewind-billing: PodDisruptionBudget maxUnavailable 2/],
+      [{ 'components.billing.shutdown.graceMarginSeconds': 1 }, /^tradewind-billing: terminationGracePeriodSeconds 16, at least 20 needed$/],
+      [{ 'components.web.shutdown.readinessDelayMs': 1000 }, /^tradewind-web: serves 1000 ms after deletion/],
+      [
+        { 'default.probes.readiness.periodSeconds': 5 },
+        /^tradewind-token-price: readiness probe notices after up to 10000 ms, longer than the 5000 ms readiness delay$/,
+      ],
+    ];
+    for (const [set, says] of cases) {
+      const problems = rollingRestartProblems(render([], set));
+      expect(
+        problems.some((p) => says.test(p)),
+        `${JSON.stringify(set)}: ${problems.join('; ')}`,
+      ).toBe(true);
+    }
+    // The strategy and a preStop hook are not values: change the rendered Deployment instead.
+    const objects = render();
+    const index = objects.findIndex((o) => o.kind === 'Deployment' && o.metadata.name === 'tradewind-auth');
+    const surge = structuredClone(objects);
+    surge[index]!.spec.strategy.rollingUpdate = { maxSurge: '25%', maxUnavailable: 1 };
+    expect(rollingRestartProblems(surge)).toEqual([
+      'tradewind-auth: strategy {"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":1}}: RollingUpdate with maxUnavailable 0 needed',
+    ]);
+    const preStop = structuredClone(objects);
+    preStop[index]!.spec.template.spec.containers[0].lifecycle = { preStop: { sleep: { seconds: 5 } } };
+    expect(rollingRestartProblems(preStop)).toEqual(['tradewind-auth: terminationGracePeriodSeconds 20, at least 25 needed']);
+  });
+
+  it.each(held)(
+    'when the bundled NATS is configured by %s, then lame duck mode, its grace period, the PDB and a one-at-a-time rollout are set',
+    (_name, files) => {
+      const merged = files.reduce((v, f) => coalesce(v, values(f)), values('values.yaml'));
+      expect(natsLameDuckProblems(merged)).toEqual([]);
+    },
+  );
+
+  it('when a NATS value the lame duck drain needs is changed, then the rule holding it says which', () => {
+    const base = values('values.yaml');
+    const cases: Array<[object, RegExp]> = [
+      [{ nats: { podTemplate: { merge: { spec: { terminationGracePeriodSeconds: 30 } } } } }, /terminationGracePeriodSeconds 30, at least 60 needed/],
+      [{ nats: { config: { merge: { lame_duck_duration: '20s' } } } }, /below nats-server's 30 s minimum/],
+      [{ nats: { config: { merge: { lame_duck_grace_period: '40s' } } } }, /lame_duck_grace_period 40s is not shorter than lame_duck_duration/],
+      [{ nats: { config: { merge: { lame_duck_grace_period: '2s' } } } }, /shorter than a Raft election/],
+      [{ nats: { config: { merge: { lame_duck_duration: null } } } }, /nats.config.merge.lame_duck_duration is not set/],
+      [{ nats: { podDisruptionBudget: { enabled: false } } }, /nats.podDisruptionBudget/],
+      [{ nats: { statefulSet: { merge: { spec: { updateStrategy: { type: 'OnDelete' } } } } } }, /updateStrategy \{"type":"OnDelete"\}/],
+      [{ nats: { container: { merge: { lifecycle: { preStop: { exec: { command: ['true'] } } } } } } }, /lame duck preStop hook/],
+    ];
+    for (const [patch, says] of cases) {
+      const problems = natsLameDuckProblems(coalesce(base, patch));
+      expect(
+        problems.some((p) => says.test(p)),
+        `${JSON.stringify(patch)}: ${problems.join('; ')}`,
+      ).toBe(true);
+    }
+  });
+
+  // nats-server on this machine (2.9.10) stands in for the chart's image (2.10.x in nats chart 1.2.x).
+  describe('a real 3-node NATS cluster with the lame duck settings of values.yaml', () => {
+    const nodes: Array<{ name: string; port: number; pidFile: string; process: ChildProcess; log: () => string; exited: Promise<number | null> }> = [];
+    const connections: NatsConnection[] = [];
+    afterAll(async () => {
+      await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
+      for (const n of nodes) if (n.process.exitCode === null && n.process.signalCode === null) n.process.kill('SIGKILL');
+    });
+
+    it("when the chart's preStop puts the stream leader in lame duck mode and the kubelet then sends SIGTERM, then the leadership moves while it still runs, SIGTERM is ignored and it exits by itself within the pod's grace period", async () => {
+      const nats = (values('values.yaml') as any).nats;
+      const lameDuck = { ...NATS_CHART_LAME_DUCK, ...nats.config.merge };
+      const graceSeconds: number = nats.podTemplate.merge.spec.terminationGracePeriodSeconds;
+      const dir = join(work, 'ldm-cluster');
+      const plans = await Promise.all(['n1', 'n2', 'n3'].map(async (name) => ({ name, port: await freePort(), routePort: await freePort() })));
+      for (const plan of plans) {
+        const nodeDir = join(dir, plan.name);
+        execFileSync('mkdir', ['-p', join(nodeDir, 'js')]);
+        const pidFile = join(nodeDir, 'nats.pid');
+        // The chart writes nats.conf as JSON (toPrettyRawJson), with pid_file for its preStop hook.
+        const config = {
+          server_name: plan.name,
+          host: '127.0.0.1',
+          port: plan.port,
+          pid_file: pidFile,
+          lame_duck_grace_period: lameDuck.lame_duck_grace_period,
+          lame_duck_duration: lameDuck.lame_duck_duration,
+          jetstream: { store_dir: join(nodeDir, 'js') },
+          cluster: {
+            name: 'ldm',
+            host: '127.0.0.1',
+            port: plan.routePort,
+            routes: plans.filter((p) => p !== plan).map((p) => `nats-route://127.0.0.1:${p.routePort}`),
+          },
+        };
+        writeFileSync(join(nodeDir, 'nats.conf'), JSON.stringify(config, null, 2));
+        const child = spawn(NATS_SERVER_BIN, ['-c', join(nodeDir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let log = '';
+        child.stderr!.on('data', (d: Buffer) => {
+          log += d.toString();
+        });
+        const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+        nodes.push({ name: plan.name, port: plan.port, pidFile, process: child, log: () => log, exited });
+      }
+      for (const n of nodes) await waitForPort(n.port, '127.0.0.1', 15_000, () => n.process.exitCode === null);
+
+      const admin = await connect({ servers: nodes.map((n) => `127.0.0.1:${n.port}`) });
+      connections.push(admin);
+      const jsm = await jetstreamManager(admin, { timeout: 5_000, checkAPI: false });
+      const leaderOf = async () => {
+        try {
+          return (await jsm.streams.info('LDM')).cluster?.leader;
+        } catch {
+          return undefined;
+        }
+      };
+      // The meta group elects a leader first; retry until the R3 stream is created and has a leader.
+      await expect
+        .poll(
+          async () => {
+            if ((await leaderOf()) === undefined) await jsm.streams.add({ name: 'LDM', subjects: ['ldm.>'], num_replicas: 3 }).catch(() => undefined);
+            return leaderOf();
+          },
+          { timeout: 60_000, interval: 500 },
+        )
+        .toBeDefined();
+      const leaderName = (await leaderOf())!;
+      const leader = nodes.find((n) => n.name === leaderName)!;
+      // A client of the leader keeps it in lame duck mode until its grace period ends and it is evicted.
+      const client = await connect({ servers: `127.0.0.1:${leader.port}`, reconnect: false });
+      connections.push(client);
+      const clientClosed = client.closed();
+      // The peers' view of the stream, through a connection to them only.
+      const observer = await connect({ servers: nodes.filter((n) => n !== leader).map((n) => `127.0.0.1:${n.port}`) });
+      connections.push(observer);
+      const peers = await jetstreamManager(observer, { timeout: 5_000, checkAPI: false });
+
+      // The chart's preStop hook, verbatim but for the pid file's directory, then the kubelet's SIGTERM.
+      const signalledAt = Date.now();
+      execFileSync(NATS_SERVER_BIN, [`-sl=ldm=${leader.pidFile}`]);
+      await expect.poll(() => leader.log(), { timeout: 10_000 }).toMatch(/Entering lame duck mode/);
+      // nats-server ignores SIGTERM in lame duck mode (2.10 logs it as `Trapped "terminated" signal`, 2.9 says nothing).
+      const logBeforeSigterm = leader.log().length;
+      leader.process.kill('SIGTERM');
+
+      await expect
+        .poll(
+          async () => {
+            try {
+              return (await peers.streams.info('LDM')).cluster?.leader;
+            } catch {
+              return undefined;
+            }
+          },
+          { timeout: 30_000, interval: 250 },
+        )
+        .toMatch(
+          new RegExp(
+            `^(${nodes
+              .filter((n) => n !== leader)
+              .map((n) => n.name)
+              .join('|')})$`,
+          ),
+        );
+      expect(leader.process.exitCode, 'the old leader still runs when its leadership has moved').toBeNull();
+
+      // It evicts its client only after the grace period and exits on its own, inside the pod's grace period.
+      let kill: NodeJS.Timeout | undefined;
+      const exitCode = await Promise.race([
+        leader.exited,
+        new Promise<'killed'>((r) => {
+          kill = setTimeout(() => r('killed'), graceSeconds * 1000 - (Date.now() - signalledAt));
+        }),
+      ]);
+      clearTimeout(kill);
+      expect(exitCode, `exits within terminationGracePeriodSeconds ${graceSeconds}`).not.toBe('killed');
+      await clientClosed;
+      // Its lame duck mode went on after the SIGTERM: the evictions that follow the grace period came after it.
+      const afterSigterm = leader.log().slice(logBeforeSigterm);
+      expect(afterSigterm, leader.log()).toMatch(/Closing existing clients[^]*Server Exiting/);
+      // The stream kept its data path: the remaining two replicas take writes.
+      expect((await jetstream(observer).publish('ldm.after', 'x')).stream).toBe('LDM');
+    }, 120_000);
   });
 });
 

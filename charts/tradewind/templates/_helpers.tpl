@@ -46,7 +46,9 @@ key (camelCase values key) and v (the default block merged with components.<key>
 {{- printf "%s/%s:%s" $img.registry .name (default .root.Chart.AppVersion $img.tag) -}}
 {{- end -}}
 
-{{/* terminationGracePeriodSeconds: the service's readiness delay + shutdown deadline + margin. */}}
+{{/* terminationGracePeriodSeconds: the service's readiness delay + shutdown deadline + margin. No preStop
+     hook: Kubernetes removes the pod from the endpoints while SIGTERM is delivered, and the service
+     keeps serving through its readiness delay (services/lib/src/lifecycle.ts), which is that wait. */}}
 {{- define "tradewind.gracePeriod" -}}
 {{- $s := .v.shutdown -}}
 {{- $ms := add (int $s.readinessDelayMs) (int $s.deadlineMs) -}}
@@ -227,10 +229,12 @@ spec:
   replicas: {{ $v.replicas }}
   {{- end }}
   revisionHistoryLimit: 5
+  {{- /* One new pod at a time, and an old one stops only once its replacement is Ready: serving
+         capacity never drops, and ws-fanout's clients reconnect one pod's worth at a time. */}}
   strategy:
     type: RollingUpdate
     rollingUpdate:
-      maxSurge: 25%
+      maxSurge: 1
       maxUnavailable: 0
   selector:
     matchLabels:
