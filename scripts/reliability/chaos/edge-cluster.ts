@@ -21,7 +21,8 @@ import { awaitAll, createCustomer, errText, maxSeq, Publisher, subscribe, tallyA
 import { type FanoutProcess, sleep, startFanout } from './edge-ws.js';
 import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
 import { startRestartableRedis, type RestartableRedis } from './redis-server.js';
-import { createReplicatedTrades, prng, RECOVERY_DEADLINE_MS, tradesReplicasCurrent, until } from './stream.js';
+import { createReplicatedTrades, prng, RECOVERY_DEADLINE_MS, RECOVERY_OVER_BROKER_MS, tradesReplicasCurrent, until, type KillRecovery } from './stream.js';
+import { brokerRecoveryMs, probeMessage } from './broker-probe.js';
 
 /** Sizes of one run. */
 interface ClusterEdgeSizes {
@@ -60,6 +61,7 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
   let crashed = 0;
   let tried = 0;
   let recoveryMs: number | null = null;
+  const kills: KillRecovery[] = [];
   const cleanup: Array<() => Promise<unknown>> = [];
   const stateDir = await mkdtemp(join(tmpdir(), 'tw-chaos-cluster-edge-'));
   cleanup.push(() => rm(stateDir, { recursive: true, force: true }));
@@ -91,7 +93,7 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
     fanouts.push(...(await Promise.all(['ws-fanout-a', 'ws-fanout-b'].map((n) => startFanout(n, env)))));
 
     for (let round = 0; round < sizes.kills; round++) {
-      const publisher = new Publisher(js, sizes.publishEveryMs, `cluster-${seed}-${round}`);
+      const publisher = new Publisher(js, sizes.publishEveryMs, `cluster-${seed}-${round}`, { nc });
       const subs: Subscriber[] = [];
       let killed: string | undefined;
       try {
@@ -103,18 +105,16 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
         await sleep(sizes.streamMs + random() * sizes.jitterMs);
         const info = await until('a TRADES leader', 15_000, () => jsm.streams.info(TRADES_STREAM).then((i) => (i.cluster?.leader ? i : null)));
         const leader = info.cluster!.leader!;
-        const ackedBefore = publisher.last;
+        const probe = await until('a stored trade to probe with', 15_000, () => probeMessage(jsm));
+        const survivors = c.nodes.filter((n) => n.name !== leader).map((n) => n.url);
         const killMs = Date.now();
         await c.kill(leader);
         killed = leader;
         tried++;
-        // The first trade acknowledged after the kill was stored by the new leader; every subscriber must get it.
-        const target = await until(
-          'a trade acknowledged after the kill',
-          RECOVERY_DEADLINE_MS,
-          () => (publisher.last > ackedBefore ? publisher.last : null),
-          20,
-        ).catch(() => null);
+        // The broker's own time, measured beside the clients (on the survivors, with the service's credentials).
+        const brokerMs = brokerRecoveryMs(survivors, probe, killMs, RECOVERY_DEADLINE_MS, { creds: identities.service_user_creds });
+        // The first trade sent after the kill and acknowledged was stored by the new leader; every subscriber must get it.
+        const target = await until('a trade acknowledged after the kill', RECOVERY_DEADLINE_MS, () => publisher.firstSentAfter(killMs), 20).catch(() => null);
         const reached =
           target === null
             ? false
@@ -124,8 +124,16 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
                 () => true,
                 () => false,
               );
-        if (reached) recoveryMs = Math.max(recoveryMs ?? 0, Date.now() - killMs);
-        else {
+        if (reached) {
+          const ms = Date.now() - killMs;
+          recoveryMs = Math.max(recoveryMs ?? 0, ms);
+          const broker = await brokerMs;
+          kills.push({ brokerMs: broker, subscriberMs: ms, publisherMs: null });
+          if (broker !== null && ms - broker > RECOVERY_OVER_BROKER_MS) {
+            crashed++;
+            acc.notes.push(`round ${round}: the WebSocket subscribers recovered ${ms - broker} ms after the broker (bound ${RECOVERY_OVER_BROKER_MS} ms)`);
+          }
+        } else {
           crashed++;
           acc.notes.push(
             `round ${round}: no ${target === null ? 'publish acknowledged' : `delivery of seq ${target} to every subscriber`} within ${RECOVERY_DEADLINE_MS} ms of killing ${leader} (hang); subscribers at ${subs.map(maxSeq).join(',')}`,
@@ -169,7 +177,8 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
     recoveryMs,
     notes: [
       `seed ${seed}; ${sizes.subscribers} WebSocket subscribers/round on 2 ws-fanout processes (half Pro, half Starter), a trade every ${sizes.publishEveryMs} ms`,
-      'recovered = every subscriber received the first trade acknowledged after the kill, on the connection it had (no reconnect)',
+      'recovered = every subscriber received the first trade sent after the kill and acknowledged, on the connection it had (no reconnect); broker = TRADES acknowledges a re-published stored message on a connection to the surviving nodes; the publisher re-sends at once on a leader election (as ingest does)',
+      `per kill, ms after it: broker ${kills.map((k) => k.brokerMs ?? '—').join('/')}; every WebSocket subscriber ${kills.map((k) => k.subscriberMs ?? '—').join('/')}; bound: subscribers ≤ broker + ${RECOVERY_OVER_BROKER_MS} ms`,
       ...acc.notes,
     ].join('; '),
   };

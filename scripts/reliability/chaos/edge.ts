@@ -18,9 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { startLocalNats, freePort, type LocalNats } from '@tradewind/dev';
-import { connectNats, ensureTradesStream, type NatsConnection } from '@tradewind/lib';
+import { connectNats, ensureTradesStream, watchStreamLeader, type NatsConnection, type StreamLeaderWatch } from '@tradewind/lib';
 import { encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt } from '@tradewind/credential-issuer';
-import type { PlanId } from '@tradewind/contracts';
+import { TRADES_STREAM, type PlanId } from '@tradewind/contracts';
 import type { ReliabilityRow, ReliabilityScale } from '../report.js';
 import { type EdgeClient, type FanoutEnv, type FanoutProcess, login, sleep, startFanout, tallySeqs } from './edge-ws.js';
 import { startRestartableRedis, type RestartableRedis } from './redis-server.js';
@@ -84,21 +84,47 @@ export class Publisher {
   last = 0;
   count = 0;
   errors = 0;
+  /** Attempts abandoned because TRADES elected a leader or the connection reconnected (re-sent at once). */
+  kicks = 0;
+  /** Each acknowledged trade's stream sequence and when its successful attempt was sent (epoch ms), in order. */
+  readonly acks: { seq: number; sentMs: number }[] = [];
   private running = true;
   private readonly done: Promise<void>;
+  private kick: (() => void) | null = null;
+  private readonly watch: StreamLeaderWatch | undefined;
 
-  constructor(js: JetStreamClient, everyMs: number, tag: string) {
+  /**
+   * @param options.nc when given, an attempt in flight when TRADES elects a leader (or `nc` reconnects) is
+   *   abandoned and re-sent at once with the same Nats-Msg-Id, as ingest's publisher does (its answer may
+   *   never come: the old leader died with it).
+   */
+  constructor(js: JetStreamClient, everyMs: number, tag: string, options: { nc?: NatsConnection } = {}) {
+    if (options.nc)
+      this.watch = watchStreamLeader(options.nc, TRADES_STREAM, () => {
+        this.kicks++;
+        this.kick?.();
+      });
     this.done = (async () => {
       while (this.running) {
         const n = ++this.count;
         while (this.running) {
           try {
-            const ack = await js.publish(SUBJECT, JSON.stringify({ source: 'pumpfun', transaction_type: 'BUY', signature: `${tag}-${n}`, slot: n, n }), {
-              msgID: `${tag}-${n}`,
+            const kicked = new Promise<never>((_, reject) => {
+              this.kick = () => reject(new Error('stream leader changed'));
             });
+            const sentMs = Date.now();
+            const ack = await Promise.race([
+              js.publish(SUBJECT, JSON.stringify({ source: 'pumpfun', transaction_type: 'BUY', signature: `${tag}-${n}`, slot: n, n }), {
+                msgID: `${tag}-${n}`,
+              }),
+              kicked,
+            ]);
+            this.kick = null;
             this.last = Math.max(this.last, ack.seq);
+            this.acks.push({ seq: ack.seq, sentMs });
             break;
           } catch {
+            this.kick = null;
             this.errors++;
             await sleep(50);
           }
@@ -108,9 +134,15 @@ export class Publisher {
     })();
   }
 
+  /** The sequence of the first trade whose acknowledged attempt was sent at or after `ms`, or null. */
+  firstSentAfter(ms: number): number | null {
+    return this.acks.find((a) => a.sentMs >= ms)?.seq ?? null;
+  }
+
   /** Stops publishing. @returns the last acknowledged stream sequence. */
   async stop(): Promise<number> {
     this.running = false;
+    this.watch?.stop();
     await this.done;
     return this.last;
   }

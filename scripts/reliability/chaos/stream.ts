@@ -48,9 +48,17 @@ import { TradeLedger, type Delivery, type LedgerAudit } from './stream-ledger.js
 import { GeyserTestServer, loadRecordedGeyserTransactions } from '../../../services/ingest/test/support/geyser-server.js';
 import { loadRecordedTransactions, startSolanaRpcServer, type SolanaRpcServer } from '../../../services/ingest/test/support/solana-rpc-server.js';
 import { metricSum } from '../../bench/prometheus-text.js';
+import { brokerRecoveryMs, probeMessage, publisherRecoveryMs } from './broker-probe.js';
 
 /** A fault whose trades do not flow again within this long counts as a hang (crashed), ms. */
 export const RECOVERY_DEADLINE_MS = 30_000;
+/**
+ * Issue 31's bound on a leader kill: every client (publisher, subscriber) carries on within this of the time
+ * the cluster itself needs before TRADES accepts a publish again, ms. Past it the kill counts as crashed.
+ */
+export const RECOVERY_OVER_BROKER_MS = 1_000;
+/** The native subscriber's JetStream API timeout, ms: a consumer creation sent into an election is retried after this, not after nats.js' 5 s. */
+export const OBSERVER_API_TIMEOUT_MS = 1_000;
 
 /** Rounds per fault class and timings at each scale. */
 const SIZES = {
@@ -139,6 +147,8 @@ export interface ObserverRestarts {
   ended: number;
   /** No message for OBSERVER_STALL_MS while the stream held newer ones, without consume() ending: closed and re-created. */
   stalled: number;
+  /** Two idle heartbeats missed (the consumer's node died or the pull was lost): abandoned and re-created at once. */
+  heartbeats: number;
 }
 
 /** A subscriber that receives nothing for this long while TRADES holds newer messages is treated as stuck and re-created, ms. */
@@ -160,8 +170,8 @@ async function startObserver(
   jsm: JetStreamManager,
   ledger: TradeLedger,
 ): Promise<{ stop: () => Promise<void>; restarts: ObserverRestarts }> {
-  const js = jetstream(nc);
-  const restarts: ObserverRestarts = { ended: 0, stalled: 0 };
+  const js = jetstream(nc, { timeout: OBSERVER_API_TIMEOUT_MS });
+  const restarts: ObserverRestarts = { ended: 0, stalled: 0, heartbeats: 0 };
   const debug = (line: string) => {
     if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug ${new Date().toISOString()}] observer ${line}\n`);
   };
@@ -174,12 +184,26 @@ async function startObserver(
     try {
       const consumer = await js.consumers.get(TRADES_STREAM, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {});
       // Short expiry: the heartbeat (half of it) notices a consumer lost with its server within ~1 s.
-      const messages = await consumer.consume({ expires: 2_000 });
+      const messages = await consumer.consume({ expires: 2_000, idle_heartbeat: 500 });
       if (stopped || gen !== generation) {
         void messages.close().catch(() => undefined);
         return;
       }
       current = messages;
+      // As the documented resumable reader does (examples/typescript/src/resume.ts, docs/nats.md): two missed
+      // idle heartbeats mean the consumer is gone with its node; a new one is made from the last seq + 1 at
+      // once, without waiting for nats.js' own recovery (which can stall: docs/reliability.md).
+      void (async () => {
+        for await (const status of messages.status()) {
+          if (status.type === 'heartbeats_missed' && gen === generation && !stopped) {
+            restarts.heartbeats++;
+            debug(`#${gen} heartbeats missed: re-creating`);
+            next();
+            void messages.close().catch(() => undefined);
+            break;
+          }
+        }
+      })().catch(() => undefined);
       if (process.env.CHAOS_DEBUG) {
         void (async () => {
           for await (const status of messages.status()) debug(`#${gen} status ${JSON.stringify(status)}`);
@@ -288,6 +312,26 @@ async function ingestMetric(p: IngestProcess | undefined, name: string): Promise
     () => '',
   );
   return metricSum(text, name) ?? 0;
+}
+
+/** One leader kill's recoveries, ms after the kill (null: none within the deadline). */
+export interface KillRecovery {
+  readonly brokerMs: number | null;
+  readonly publisherMs: number | null;
+  readonly subscriberMs: number | null;
+}
+
+/** `broker a/b/c ms; ingest …; subscriber …; worst over broker: …` for a row's notes. */
+export function recoverySummary(kills: readonly KillRecovery[]): string {
+  const list = (pick: (k: KillRecovery) => number | null) => kills.map((k) => pick(k) ?? '—').join('/');
+  const over = (pick: (k: KillRecovery) => number | null) => {
+    const d = kills.flatMap((k) => (k.brokerMs !== null && pick(k) !== null ? [pick(k)! - k.brokerMs] : []));
+    return d.length > 0 ? Math.max(...d) : '—';
+  };
+  return (
+    `per kill, ms after it: broker ${list((k) => k.brokerMs)}; ingest's first trade stored ${list((k) => k.publisherMs)}; ` +
+    `subscriber's first new trade ${list((k) => k.subscriberMs)}; worst over the broker: ingest ${over((k) => k.publisherMs)} ms, subscriber ${over((k) => k.subscriberMs)} ms`
+  );
 }
 
 interface ClassTally {
@@ -409,7 +453,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       previous = audit;
       return delta;
     };
-    const recoveredAfter = async (t: ClassTally, faultMs: number, accept: (d: Delivery) => boolean): Promise<void> => {
+    const recoveredAfter = async (t: ClassTally, faultMs: number, accept: (d: Delivery) => boolean): Promise<number | null> => {
       const at = await until('trades after the fault', RECOVERY_DEADLINE_MS, () => ledger.firstDeliveryAfter(faultMs, accept)).catch(() => null);
       if (at === null) {
         t.crashed++;
@@ -421,13 +465,14 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
         t.notes.push(
           `no trade within ${RECOVERY_DEADLINE_MS} ms (hang): stream last_seq ${last}, subscriber at seq ${ledger.maxSeq()}, ingest ${ingest?.running() ? 'running' : 'exited'}: ${ingest?.output().replaceAll('\n', ' ').slice(-300) ?? ''}`,
         );
-        return;
+        return null;
       }
       t.recoveryMs = Math.max(t.recoveryMs ?? 0, at - faultMs);
       if (process.env.CHAOS_DEBUG)
         process.stderr.write(
           `[debug] ${t.name}: fault ${new Date(faultMs).toISOString()} recovered ${new Date(at).toISOString()} ${ledger.debugAfter(faultMs)}\n`,
         );
+      return at - faultMs;
     };
     const finish = async (t: ClassTally, meaning: string): Promise<void> => {
       const d = await settle();
@@ -435,12 +480,13 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       const crashed = t.crashed + ingestCrashes.count + crashedNodes + rejections;
       if (ingestCrashes.count > 0) t.notes.push(`ingest crashed: ${ingestCrashes.output.replaceAll('\n', ' ').slice(-400)}`);
       if (crashedNodes > 0) t.notes.push(`${crashedNodes} nats-server exit(s) not caused by the test`);
-      if (restarts.ended + restarts.stalled > 0)
+      if (restarts.ended + restarts.stalled + restarts.heartbeats > 0)
         t.notes.push(
-          `subscriber (nats.js ordered consumer) re-created from its last seq + 1: consume() ended ${restarts.ended}×, silent without ending ${restarts.stalled}×`,
+          `subscriber (nats.js ordered consumer) re-created from its last seq + 1: heartbeats missed ${restarts.heartbeats}×, consume() ended ${restarts.ended}×, silent without ending ${restarts.stalled}× (the ${OBSERVER_STALL_MS / 1000} s backstop)`,
         );
       restarts.ended = 0;
       restarts.stalled = 0;
+      restarts.heartbeats = 0;
       ingestCrashes.count = 0;
       rejections = 0;
       if (d.examples.length > 0) {
@@ -468,20 +514,45 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     // 1. TRADES stream leader SIGKILLed.
     {
       const t: ClassTally = { name: 'NATS TRADES stream leader killed (SIGKILL), 3-node cluster, R3', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
+      const kills: KillRecovery[] = [];
       for (let round = 0; round < size.leaderKills; round++) {
         const leader = await until('a TRADES leader', 15_000, async () => (await jsm.streams.info(TRADES_STREAM)).cluster?.leader);
         await sleep(200 + random() * size.jitterMs);
+        const probe = await until('a stored trade to probe with', 15_000, () => probeMessage(jsm));
+        const seqBefore = (await jsm.streams.info(TRADES_STREAM)).state.last_seq;
+        const survivors = c.nodes.filter((n) => n.name !== leader).map((n) => n.url);
         const killMs = Date.now();
         await c.kill(leader);
         t.tried++;
         if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug] killed ${leader}\n`);
-        await recoveredAfter(t, killMs, (d) => d.publishedMs >= killMs);
+        const [brokerMs, subscriberMs] = await Promise.all([
+          brokerRecoveryMs(survivors, probe, killMs, RECOVERY_DEADLINE_MS),
+          recoveredAfter(t, killMs, (d) => d.publishedMs >= killMs),
+        ]);
+        const publisherMs = await until('TRADES info after the kill', 15_000, () => publisherRecoveryMs(jsm, seqBefore, killMs).then((v) => v ?? -1)).then(
+          (v) => (v < 0 ? null : v),
+        );
+        kills.push({ brokerMs, publisherMs, subscriberMs });
+        for (const [who, ms] of [
+          ['ingest (publisher)', publisherMs],
+          ['subscriber', subscriberMs],
+        ] as const) {
+          if (brokerMs !== null && ms !== null && ms - brokerMs > RECOVERY_OVER_BROKER_MS) {
+            t.crashed++;
+            t.notes.push(`round ${round}: ${who} recovered ${ms - brokerMs} ms after the broker (bound ${RECOVERY_OVER_BROKER_MS} ms)`);
+          }
+        }
+        if (brokerMs === null) t.notes.push(`round ${round}: TRADES accepted no publish within ${RECOVERY_DEADLINE_MS} ms`);
         await c.restart(leader);
         // The restarted node must be current again before the next fault, or two nodes could be behind at once.
         if (round === size.leaderKills - 1) continue;
         if (!(await tradesReplicasCurrent(jsm, c.nodes.length))) t.notes.push(`${leader} not current within 30 s of its restart`);
       }
-      await finish(t, 'recovered = first trade received that was published after the kill; each killed node restarted and current before the next kill');
+      t.notes.push(recoverySummary(kills));
+      await finish(
+        t,
+        `recovered = first trade received that was published after the kill; broker = TRADES acknowledges a re-published stored message (duplicate, nothing stored) on a connection to the surviving nodes; each killed node restarted and current before the next kill; bound: publisher and subscriber ≤ broker + ${RECOVERY_OVER_BROKER_MS} ms`,
+      );
     }
 
     // 2. ingest SIGKILLed and restarted (replay source; full size only: a restart starts a new replay run).

@@ -30,7 +30,7 @@ import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { TRADE_PUBLISHED_MS_HEADER } from '@tradewind/contracts';
-import type { Logger } from '@tradewind/lib';
+import { watchStreamLeader, type Logger, type StreamLeaderWatch } from '@tradewind/lib';
 import { mintSubjectsOf } from './mint-subjects.js';
 import type { OutgoingTrade } from './replay/replay-source.js';
 
@@ -140,8 +140,12 @@ function publishMintCopies(
 /** nats-server's error code for a failed `Nats-Expected-Last-Msg-Id` (JSStreamWrongLastMsgIDErrF, "wrong last msg ID: <id>"). */
 export const WRONG_LAST_MSG_ID_ERR_CODE = 10070;
 
-/** Why a window was re-sent: `order` (a chain expectation failed), `timeout` (no acknowledgement in time) or `error`. */
-export type ResendReason = 'order' | 'timeout' | 'error';
+/**
+ * Why a window was re-sent: `order` (a chain expectation failed), `timeout` (no acknowledgement in time),
+ * `error`, or `leader` (TRADES elected a leader or the connection reconnected while attempts were in
+ * flight: they may have died with the old leader, so the window is re-sent at once, see {@link OrderedPublisher.kick}).
+ */
+export type ResendReason = 'order' | 'timeout' | 'error' | 'leader';
 
 /** Classifies a failed publish for the resend metric and the backoff (only `order` is re-sent at once). */
 export function resendReason(err: unknown): ResendReason {
@@ -168,6 +172,11 @@ export interface OrderedPublisherOptions {
   maxBackoffMs: number;
   /** Aborting stops every send and retry; what is not acknowledged by then is not published by this process. */
   signal: AbortSignal;
+  /**
+   * When given, the publisher watches the stream's leader elections and `nc`'s reconnects
+   * (`watchStreamLeader`) and calls {@link OrderedPublisher.kick} on each, until `signal` aborts.
+   */
+  leaderSignals?: { nc: NatsConnection; stream: string };
 }
 
 /** One trade in the window. */
@@ -206,6 +215,9 @@ export class OrderedPublisher {
   #pumpScheduled = false;
   #spaceWaiter: (() => void) | null = null;
   #drainWaiters: ((drained: boolean) => void)[] = [];
+  /** Generation of the attempts in flight: a kick starts a new one, and answers to older attempts no longer gate re-sends. */
+  #gen = 0;
+  #leaderWatch: StreamLeaderWatch | undefined;
 
   constructor(options: OrderedPublisherOptions) {
     if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1)
@@ -213,6 +225,34 @@ export class OrderedPublisher {
     this.#o = options;
     options.metrics.trackInFlight(() => this.size);
     options.signal.addEventListener('abort', () => this.#onAbort(), { once: true });
+    if (options.leaderSignals && !options.signal.aborted) {
+      const { nc, stream } = options.leaderSignals;
+      this.#leaderWatch = watchStreamLeader(nc, stream, (event) => this.kick(event.signal), { logger: options.logger });
+    }
+  }
+
+  /**
+   * The broker says attempts in flight may be lost (a new stream leader: the old one died with what it
+   * had not stored; a reconnect: answers on the old connection never come). When attempts are in flight
+   * or a re-send is waiting out its backoff, re-sends the window from its first unacknowledged trade at
+   * once instead of waiting for PUBLISH_ACK_TIMEOUT_MS and the backoff. The older attempts still count
+   * when they are acknowledged (the entry is done; its re-send is then a duplicate the stream drops);
+   * their failures are ignored. Order holds: each re-send carries the expected last message id again.
+   * @param why the signal, for the log.
+   */
+  kick(why: string): void {
+    if (this.#o.signal.aborted) return;
+    if (this.#outstanding === 0 && this.#resendTimer === null && this.#failed === null) return;
+    if (this.size === 0) return;
+    this.#gen++;
+    this.#outstanding = 0;
+    if (this.#failed === null) this.#o.metrics.resends.inc({ reason: 'leader' });
+    this.#failed = 'leader';
+    this.#backoffMs = FIRST_BACKOFF_MS;
+    if (this.#resendTimer !== null) clearTimeout(this.#resendTimer);
+    this.#resendTimer = null;
+    this.#o.logger.warn({ signal: why, in_flight: this.size }, 'stream leader changed: re-sending the window from its first unacknowledged trade now');
+    this.#maybeResend();
   }
 
   /** Trades enqueued and not yet acknowledged. */
@@ -324,6 +364,7 @@ export class OrderedPublisher {
       copyHeaders.set(MSG_ID_HEADER, trade.msgId);
     }
     this.#outstanding++;
+    const gen = this.#gen;
     let acked: Promise<PubAck>;
     try {
       acked = js.publish(trade.subject, e.data, {
@@ -337,14 +378,20 @@ export class OrderedPublisher {
     }
     if (copyHeaders !== null) publishMintCopies(this.#o.nc, trade, e.mintSubjects, e.data, copyHeaders, this.#o);
     acked.then(
-      (ack) => this.#onAck(e, ack, sentAt),
-      (err: unknown) => this.#onError(e, err),
+      (ack) => this.#onAck(e, ack, sentAt, gen),
+      (err: unknown) => this.#onError(e, err, gen),
     );
   }
 
-  #onAck(e: Entry, ack: PubAck, sentAt: number): void {
-    this.#outstanding--;
+  #onAck(e: Entry, ack: PubAck, sentAt: number, gen: number): void {
+    const current = gen === this.#gen;
+    if (current) this.#outstanding--;
     if (this.#o.signal.aborted) return;
+    // Both the attempt of an abandoned generation and its re-send answered: the first answer counted.
+    if (e.acked) {
+      if (current) this.#maybeResend();
+      return;
+    }
     const { metrics } = this.#o;
     e.acked = true;
     if (ack.duplicate) metrics.duplicates.inc({ subject: e.trade.subject });
@@ -355,7 +402,12 @@ export class OrderedPublisher {
     this.#maybeResend();
   }
 
-  #onError(e: Entry, err: unknown): void {
+  #onError(e: Entry, err: unknown, gen: number): void {
+    if (gen !== this.#gen) {
+      // Abandoned by a kick: its trade is re-sent already.
+      if (!this.#o.signal.aborted) this.#o.metrics.errors.inc();
+      return;
+    }
     this.#outstanding--;
     if (this.#o.signal.aborted) return;
     this.#o.metrics.errors.inc();
@@ -378,8 +430,8 @@ export class OrderedPublisher {
   /** After a failure, once every attempt is answered: re-sends from the first unacknowledged trade (at once for `order`, else after the backoff). */
   #maybeResend(): void {
     if (this.#failed === null || this.#outstanding > 0 || this.#resendTimer !== null) return;
-    const delayMs = this.#failed === 'order' ? 0 : this.#backoffMs;
-    if (this.#failed !== 'order') this.#backoffMs = Math.min(this.#backoffMs * 2, this.#o.maxBackoffMs);
+    const delayMs = this.#failed === 'order' || this.#failed === 'leader' ? 0 : this.#backoffMs;
+    if (this.#failed !== 'order' && this.#failed !== 'leader') this.#backoffMs = Math.min(this.#backoffMs * 2, this.#o.maxBackoffMs);
     this.#resendTimer = setTimeout(() => {
       this.#resendTimer = null;
       this.#failed = null;
@@ -420,6 +472,7 @@ export class OrderedPublisher {
   }
 
   #onAbort(): void {
+    this.#leaderWatch?.stop();
     if (this.#resendTimer !== null) clearTimeout(this.#resendTimer);
     this.#resendTimer = null;
     const waiter = this.#spaceWaiter;

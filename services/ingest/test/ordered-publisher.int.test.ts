@@ -62,7 +62,7 @@ async function stored(): Promise<{ msgId: string; storedMs: number }[]> {
   return out;
 }
 
-async function publisherThrough(proxy: FaultProxy, options: { maxInFlight: number; ackTimeoutMs: number }) {
+async function publisherThrough(proxy: FaultProxy, options: { maxInFlight: number; ackTimeoutMs: number; leaderSignals?: boolean }) {
   const nc = await connectNats({ url: proxy.url, name: 'publisher' });
   const abort = new AbortController();
   closers.push(async () => {
@@ -70,7 +70,17 @@ async function publisherThrough(proxy: FaultProxy, options: { maxInFlight: numbe
     await nc.close();
   });
   const metrics = publisherMetrics(new Registry());
-  const publisher = new OrderedPublisher({ js: jetstream(nc), nc, logger, metrics, maxBackoffMs: 200, signal: abort.signal, ...options });
+  const { leaderSignals, ...rest } = options;
+  const publisher = new OrderedPublisher({
+    js: jetstream(nc),
+    nc,
+    logger,
+    metrics,
+    maxBackoffMs: 200,
+    signal: abort.signal,
+    ...rest,
+    ...(leaderSignals ? { leaderSignals: { nc, stream: TRADES_STREAM } } : {}),
+  });
   return { publisher, metrics, nc };
 }
 
@@ -78,6 +88,45 @@ const total = async (c: { get(): Promise<{ values: { value: number }[] }> }) => 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('OrderedPublisher', () => {
+  it('when publishes in flight are lost and TRADES then announces a new leader, then the window is re-sent at once (not after the ack timeout), every trade stored once, in order', async () => {
+    await freshTrades();
+    const proxy = await startFaultProxy(server.port);
+    closers.push(() => proxy.close());
+    // An ack timeout far beyond the wait below: only the leader signal can bring the lost trades back in time.
+    const { publisher, metrics, nc } = await publisherThrough(proxy, { maxInFlight: 256, ackTimeoutMs: 120_000, leaderSignals: true });
+    await nc.flush();
+    const all = units('leader', 2);
+    const half = Math.floor(all.length / 2);
+    for (let i = 0; i < half; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
+    expect(await publisher.drained()).toBe(true);
+    // The leader dies with what it was sent: these publishes are lost.
+    proxy.blackhole();
+    for (let i = half; i < half + 5; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
+    await sleep(200);
+    proxy.heal();
+    // nats-server's advisory when the stream elects a leader, in the stream's account.
+    observer.publish(`$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.${TRADES_STREAM}`, JSON.stringify({ stream: TRADES_STREAM, leader: 'n2' }));
+    for (let i = half + 5; i < all.length; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
+    const drained = await Promise.race([publisher.drained(), sleep(20_000).then(() => 'still waiting' as const)]);
+    expect(drained).toBe(true);
+    expect((await stored()).map((g) => g.msgId)).toEqual(all.flat().map((t) => t.msgId));
+    expect((await metrics.resends.get()).values.find((v) => v.labels.reason === 'leader')?.value).toBe(1);
+  });
+
+  it('when TRADES announces a new leader while nothing is in flight, then nothing is re-sent', async () => {
+    await freshTrades();
+    const proxy = await startFaultProxy(server.port);
+    closers.push(() => proxy.close());
+    const { publisher, metrics, nc } = await publisherThrough(proxy, { maxInFlight: 256, ackTimeoutMs: 5_000, leaderSignals: true });
+    await nc.flush();
+    for (const unit of units('idle', 1).slice(0, 20)) await publisher.enqueue(unit);
+    expect(await publisher.drained()).toBe(true);
+    observer.publish(`$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.${TRADES_STREAM}`, JSON.stringify({ stream: TRADES_STREAM, leader: 'n2' }));
+    await observer.flush();
+    await sleep(300);
+    expect(await total(metrics.resends)).toBe(0);
+  });
+
   it('when the connection swallows publishes mid-window and is then reset, then TRADES stores every trade once in enqueue order and no onDone runs before its trades are stored', async () => {
     await freshTrades();
     const proxy = await startFaultProxy(server.port);

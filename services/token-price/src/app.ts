@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { createHttpApp, startGrpcServer, type Logger } from '@tradewind/lib';
+import { createHttpApp, startGrpcServer, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { TokenPriceConfig } from './config.js';
 import type { BirdeyeClient } from './birdeye/birdeye.js';
 import { createTradesConsumer } from './events/trades-consumer.js';
@@ -27,6 +27,8 @@ export interface TokenPriceDeps {
   readonly redis: Redis;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
+  /** The connection of `js`/`jsm`: TRADES' leader elections and reconnects restart the consumer at once (docs/reliability.md); without it only missed heartbeats do. */
+  readonly nc?: NatsConnection | undefined;
   /** Optional upstream (BIRDEYE_API_KEY). */
   readonly birdeye?: BirdeyeClient | undefined;
   /** Optional on-chain metadata (SOLANA_RPC_URL). */
@@ -45,6 +47,7 @@ type AppConfig = Pick<
   | 'TOKEN_PRICE_BATCH_MESSAGES'
   | 'TOKEN_PRICE_LEASE_MS'
   | 'TOKEN_PRICE_RETRY_DELAY_MS'
+  | 'TOKEN_PRICE_IDLE_HEARTBEAT_MS'
   | 'TOKEN_PRICE_BUCKET_MS'
   | 'TOKEN_PRICE_TOKEN_TTL_MS'
   | 'TOKENS_LIMIT'
@@ -88,6 +91,8 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
   const consumer = createTradesConsumer({
     js: deps.js,
     jsm: deps.jsm,
+    nc: deps.nc,
+    idleHeartbeatMs: config.TOKEN_PRICE_IDLE_HEARTBEAT_MS,
     store,
     logger: log,
     metrics: {

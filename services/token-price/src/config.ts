@@ -28,6 +28,11 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   TOKEN_PRICE_LEASE_MS: PositiveInt.default(15_000),
   /** Wait before the consumer restarts after a Redis or NATS failure, ms. */
   TOKEN_PRICE_RETRY_DELAY_MS: PositiveInt.default(2_000),
+  /**
+   * Idle heartbeat of the TRADES consumer's pull requests, ms (default 1 000; nats.js clamps it to ≥ 500): two
+   * missed restart the consumer from the stored position. TRADES' leader elections and reconnects restart it at once.
+   */
+  TOKEN_PRICE_IDLE_HEARTBEAT_MS: z.coerce.number().int().min(500).max(30_000).default(1_000),
   /** Resolution of the 24 h window, ms: volume and the price 24 h ago are kept per bucket of this size. Must divide 24 h. */
   TOKEN_PRICE_BUCKET_MS: PositiveInt.default(60_000).refine((v) => (24 * 60 * 60 * 1000) % v === 0, 'must divide 24 h (86 400 000 ms)'),
   /** A token that stops trading is forgotten this long after its last trade, ms (Redis expiry; default 48 h). */

@@ -108,6 +108,7 @@ async function start(
     redis,
     js,
     jsm,
+    nc,
     now: () => clock.now,
     metadata: options.metadata,
     birdeye: options.birdeye,
@@ -448,6 +449,34 @@ describe('when Redis fails while a trade is applied', () => {
     await svc.app.consumer.caughtUp(10_000);
     expect(failures).toBe(1);
     expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBe(1);
+    expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
+  });
+});
+
+describe('when the broker says pulls in flight may be lost (a leader elected, a reconnect)', () => {
+  it('then the consumer restarts from the stored position at once on the advisory of TRADES or of its own durable (not another consumer), and every trade is applied exactly once', async () => {
+    const prefix = await freshStream();
+    const clock = { now: Date.UTC(2026, 10, 21, 12) };
+    const svc = await start(prefix, { clock });
+    const [b1, b2, b3] = ed5Buys();
+    await publish({ ...b1, block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(10_000);
+    // nats-server's advisories in the stream's account.
+    nc.publish('$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.TRADES.someone-else', JSON.stringify({ leader: 'n2' }));
+    nc.publish('$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.TRADES', JSON.stringify({ leader: 'n2' }));
+    await waitFor(
+      () => svc.metric('tradewind_token_price_consumer_restarts_total', {}),
+      (v) => v >= 1,
+    );
+    nc.publish('$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.TRADES.token-price', JSON.stringify({ leader: 'n3' }));
+    await waitFor(
+      () => svc.metric('tradewind_token_price_consumer_restarts_total', {}),
+      (v) => v >= 2,
+    );
+    await publish({ ...b2, block_time_ms: clock.now });
+    await publish({ ...b3, block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(10_000);
+    expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBe(2);
     expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
   });
 });

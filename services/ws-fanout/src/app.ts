@@ -95,7 +95,7 @@ export type WsFanoutAppConfig = Pick<
   | 'WS_TRUST_FORWARDED_FOR'
   | 'WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS'
 > &
-  Partial<Pick<WsFanoutConfig, 'WS_FEED_STALL_CHECK_MS'>>;
+  Partial<Pick<WsFanoutConfig, 'WS_FEED_STALL_CHECK_MS' | 'WS_FEED_IDLE_HEARTBEAT_MS' | 'WS_FEED_RETRY_MS'>>;
 
 /** The cheapest plan that includes replay (for messages). */
 const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
@@ -105,9 +105,6 @@ const SUBSCRIBE_KEYS = new Set(['subject', 'filter', 'replay', 'resume_after']);
 
 /** Addresses the login guard tracks at most (about 150 bytes each). */
 const LOGIN_GUARD_MAX_ADDRESSES = 100_000;
-
-/** Delay before a live feed whose consumer could not be created tries again, ms. */
-const FEED_RETRY_MS = 1_000;
 
 /**
  * The publish time ingest stamped on a trade ({@link TRADE_PUBLISHED_MS_HEADER}, epoch ms), or undefined
@@ -159,7 +156,12 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const feeds = new TradeFeeds(
     nc,
     TRADE_SUBJECTS,
-    { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, retryMs: FEED_RETRY_MS, stallCheckMs: config.WS_FEED_STALL_CHECK_MS ?? 5_000 },
+    {
+      batchMessages: config.WS_REPLAY_BATCH_MESSAGES,
+      retryMs: config.WS_FEED_RETRY_MS ?? 250,
+      stallCheckMs: config.WS_FEED_STALL_CHECK_MS ?? 5_000,
+      idleHeartbeatMs: config.WS_FEED_IDLE_HEARTBEAT_MS ?? 1_000,
+    },
     logger,
     onDelivered,
   );

@@ -43,6 +43,17 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
    * NATS cluster) delays trades by at most two periods and loses none.
    */
   WS_FEED_STALL_CHECK_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /**
+   * Idle heartbeat of each live feed's JetStream pull requests, ms (default 1 000, at least 500 as nats.js
+   * clamps it): two missed heartbeats recreate the feed from its last sequence. A feed is also recreated at
+   * once when TRADES elects a leader or the connection reconnects (docs/reliability.md).
+   */
+  WS_FEED_IDLE_HEARTBEAT_MS: z.coerce.number().int().min(500).max(30_000).default(1_000),
+  /**
+   * Delay before a live feed whose consumer could not be created tries again, ms (default 250): while the
+   * cluster elects a meta leader the creation fails, and the feed must start within this of the election.
+   */
+  WS_FEED_RETRY_MS: PositiveInt.max(60_000).default(250),
   /** Pro replay: bytes queued on the socket at which a replay stops reading from JetStream until the client catches up. */
   WS_REPLAY_PAUSE_BYTES: PositiveInt.default(1024 * 1024),
   /** Pro replay: how long a paused replay waits for the socket to drain before the slow-consumer policy disconnects it, ms. */

@@ -9,3 +9,4 @@ export { resolverLookup } from './resolver-lookup.js';
 export { parseReplayStart, type ReplayStart } from './domain/replay-request.js';
 export { TradesReplayer, type TradesReplay } from './trades-replay.js';
 export { encodePublicKey, encodeSeed, privateKeyFromNKeySeed, type NKeyRole } from './domain/nkey-crypto.js';
+export { TradeFeeds, FEED_CONSUMER_PREFIX, type TradeFeedsOptions, type FeedRecreateReason } from './delivery/subject-feed.js';

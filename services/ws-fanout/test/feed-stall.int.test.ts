@@ -52,7 +52,7 @@ async function silencedFeeds(stallCheckMs: number) {
   const feeds = new TradeFeeds(
     nc,
     [SUBJECT],
-    { batchMessages: 64, retryMs: 100, stallCheckMs },
+    { batchMessages: 64, retryMs: 100, stallCheckMs, idleHeartbeatMs: 30_000 },
     createLogger({ service: 'test', level: 'silent' }),
     () => undefined,
   );
@@ -76,6 +76,45 @@ async function silencedFeeds(stallCheckMs: number) {
     },
   };
 }
+
+describe("live feed recreation on the broker's signal", () => {
+  it('when TRADES announces a new leader, then every feed is recreated from its last sequence at once (no silence check) and every message arrives once, in order', async () => {
+    const { feeds, delivered, silence } = await silencedFeeds(0);
+    try {
+      const first = await publish(2);
+      await until(() => delivered.length === 2, 'the first two trades');
+      silence();
+      const during = await publish(4);
+      // The advisory nats-server publishes in the stream's account when the stream elects a leader.
+      nc.publish(
+        '$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.TRADES',
+        JSON.stringify({ type: 'io.nats.jetstream.advisory.v1.stream_leader_elected', stream: 'TRADES', leader: 'n2' }),
+      );
+      await until(() => delivered.length === 6, 'the trades stored while the old consumer was silent').catch((err) => {
+        throw new Error(`${(err as Error).message}: took in ${delivered.join(',')}; recreated ${JSON.stringify(feeds.recreated)}`);
+      });
+      expect(delivered).toEqual([...first, ...during]);
+      expect(feeds.recreated.stream_leader_elected).toBe(1);
+      expect(feeds.stallsRecovered).toBe(0);
+    } finally {
+      await feeds.stop();
+    }
+  });
+
+  it('when another stream elects a leader, then the feeds are left alone', async () => {
+    const { feeds, delivered } = await silencedFeeds(0);
+    try {
+      await publish(1);
+      await until(() => delivered.length === 1, 'the first trade');
+      nc.publish('$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.EVENTS', JSON.stringify({ stream: 'EVENTS', leader: 'n2' }));
+      await nc.flush();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(feeds.recreated.stream_leader_elected).toBe(0);
+    } finally {
+      await feeds.stop();
+    }
+  });
+});
 
 describe('live feed silence check', () => {
   it('when the consumer delivers nothing while TRADES holds newer messages, then the feed is recreated from its last sequence and every message arrives once, in order', async () => {

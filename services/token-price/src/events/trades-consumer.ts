@@ -16,7 +16,7 @@ import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JetStreamClient, 
 import { nanos } from '@nats-io/transport-node';
 import type { Counter, Gauge } from 'prom-client';
 import { TRADES_STREAM } from '@tradewind/contracts';
-import { isJetStreamNotFound, type Logger } from '@tradewind/lib';
+import { isJetStreamNotFound, watchStreamLeader, type Logger, type NatsConnection, type StreamLeaderWatch } from '@tradewind/lib';
 import { InvalidTradeMessage, interpretTrade } from '../domain/trade.js';
 import type { TokenStore } from '../store/redis-store.js';
 
@@ -48,6 +48,13 @@ export interface TradesConsumerOptions {
   readonly batch: number;
   /** Delay before the loop restarts after a failure, ms. */
   readonly retryDelayMs: number;
+  /**
+   * Idle heartbeat of the consumer's pull requests, ms (config TOKEN_PRICE_IDLE_HEARTBEAT_MS, at least 500):
+   * two missed restart the consumer from the stored position.
+   */
+  readonly idleHeartbeatMs: number;
+  /** The connection `js`/`jsm` use: its reconnects and TRADES' leader advisories restart the consumer at once (absent: heartbeats only). */
+  readonly nc?: NatsConnection | undefined;
   /** The clock (Unix ms); injectable for tests. */
   readonly now: () => number;
   /** SOL/USD from configuration, for trades quoted in a USD stablecoin before the stream gave a rate. */
@@ -83,6 +90,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   let leaseTimer: NodeJS.Timeout | undefined;
   let rollTimer: NodeJS.Timeout | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
+  let leaderWatch: StreamLeaderWatch | undefined;
   let solUsd: number | null = null;
   /** The replayed recording's latest SOL/USD observation (chain time), for USD-quoted replayed trades. */
   let recordedSolUsd: { solUsd: number; atMs: number } | null = null;
@@ -162,11 +170,48 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     msg.ack();
   }
 
+  /**
+   * Starts over from the stored position (prepare() repositions the durable consumer when it is not
+   * exactly there) on the broker's word that pulls in flight are lost: TRADES or this durable elected a
+   * leader, the connection reconnected, or two idle heartbeats were missed. Without it a pull lost with a
+   * dead consumer leader is noticed only when it expires.
+   */
+  function restartOn(reason: string): void {
+    if (stopped || !leading) return;
+    const iter = messages;
+    messages = undefined;
+    if (retryTimer) clearTimeout(retryTimer);
+    metrics.restarts.inc();
+    log.warn({ reason }, 'restarting the trades consumer from the stored position');
+    void (async () => {
+      // Bounded: the iterator of a consumer on a dead node may never end.
+      if (iter) await Promise.race([iter.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
+      await Promise.race([loop, new Promise((r) => setTimeout(r, 1_000).unref())]);
+      scheduleRun(0);
+    })();
+  }
+
   async function run(): Promise<void> {
     await prepare();
     const consumer = await options.js.consumers.get(TRADES_STREAM, options.durableName);
-    const iter = await consumer.consume({ max_messages: options.batch });
+    const iter = await consumer.consume({
+      max_messages: options.batch,
+      idle_heartbeat: options.idleHeartbeatMs,
+      expires: Math.max(1_000, options.idleHeartbeatMs * 4),
+    });
+    if (stopped || !leading) {
+      await iter.close().catch(() => undefined);
+      return;
+    }
     messages = iter;
+    void (async () => {
+      for await (const status of iter.status()) {
+        if (status.type === 'heartbeats_missed' && messages === iter) {
+          restartOn('heartbeats_missed');
+          break;
+        }
+      }
+    })().catch(() => undefined);
     loop = (async () => {
       try {
         for await (const msg of iter) await handle(msg);
@@ -177,7 +222,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
           scheduleRun();
         }
       } catch (err) {
-        if (stopped || !leading) return;
+        if (stopped || !leading || messages !== iter) return;
         metrics.restarts.inc();
         log.error({ err }, `applying trades failed; restarting from the stored position in ${options.retryDelayMs} ms`);
         await iter.close().catch(() => undefined);
@@ -189,6 +234,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
 
   function scheduleRun(delayMs = options.retryDelayMs): void {
     if (stopped || !leading) return;
+    if (retryTimer) clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
       run().catch((err: unknown) => {
         metrics.restarts.inc();
@@ -231,6 +277,17 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     },
     async start() {
       stopped = false;
+      leaderWatch =
+        options.nc &&
+        watchStreamLeader(
+          options.nc,
+          TRADES_STREAM,
+          (event) => {
+            if (event.signal === 'consumer_leader_elected' && event.consumer !== options.durableName) return;
+            restartOn(event.signal);
+          },
+          { consumers: options.durableName, logger: log },
+        );
       await tick();
       leaseTimer = setInterval(() => void tick(), Math.max(50, Math.floor(options.leaseMs / 3)));
       // Without readers the ranking would keep buckets that left the window: roll them out regularly.
@@ -238,6 +295,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     },
     async stop() {
       stopped = true;
+      leaderWatch?.stop();
       if (leaseTimer) clearInterval(leaseTimer);
       if (rollTimer) clearInterval(rollTimer);
       const wasLeading = leading;

@@ -11,7 +11,7 @@
  */
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { TRADES_STREAM, type TradeSubject } from '@tradewind/contracts';
-import { isJetStreamNotFound, type Logger, type NatsConnection } from '@tradewind/lib';
+import { isJetStreamNotFound, watchStreamLeader, type LeaderEvent, type Logger, type NatsConnection, type StreamLeaderWatch } from '@tradewind/lib';
 import { randomBytes } from 'node:crypto';
 import { tradeFrame } from './frame.js';
 import type { Outbox } from './outbox.js';
@@ -151,7 +151,15 @@ export interface TradeFeedsOptions {
    * stream leader is killed on a cluster (found by `npm run chaos`, docs/reliability.md).
    */
   readonly stallCheckMs: number;
+  /**
+   * Idle heartbeat of each feed's pull requests, ms (nats.js `consume({ idle_heartbeat })`, at least 500):
+   * two missed in a row (the node serving the consumer died or the pull was lost) recreate the feed.
+   */
+  readonly idleHeartbeatMs: number;
 }
+
+/** Why a feed was recreated (metric label `reason` and logs). */
+export type FeedRecreateReason = 'stream_leader_elected' | 'reconnect' | 'heartbeats_missed' | 'silent';
 
 /**
  * The live feeds of every subject in this process: one ordered JetStream consumer each, from the
@@ -169,6 +177,9 @@ export class TradeFeeds {
   private readonly seenAtCheck = new Map<TradeSubject, number>();
   /** Feeds recreated because they fell silent while TRADES held newer messages (metric and tests). */
   stallsRecovered = 0;
+  /** Feeds recreated, by reason (metric `tradewind_ws_feed_recreated_total` and tests). */
+  readonly recreated: Record<FeedRecreateReason, number> = { stream_leader_elected: 0, reconnect: 0, heartbeats_missed: 0, silent: 0 };
+  private leaderWatch: StreamLeaderWatch | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -192,6 +203,10 @@ export class TradeFeeds {
 
   /** Starts every feed; resolves once each has tried once (feeds that could not start keep retrying). */
   async start(): Promise<void> {
+    // The broker's signal that TRADES can serve again (a new leader, or this connection moved to
+    // another node): every feed is recreated from its last sequence at once, instead of waiting for
+    // nats.js to notice (it may not: docs/reliability.md "nats.js after a leader kill").
+    this.leaderWatch = watchStreamLeader(this.nc, TRADES_STREAM, (event) => this.onLeaderEvent(event), { logger: this.logger });
     await Promise.all([...this.feeds.values()].map((feed) => this.open(feed)));
     if (this.options.stallCheckMs > 0 && !this.stopped) {
       this.watchdog = setInterval(() => void this.checkStalls(), this.options.stallCheckMs);
@@ -212,20 +227,36 @@ export class TradeFeeds {
       if (before === undefined || before !== feed.lastSeq || !this.jsm) continue;
       const newest = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: subject }).catch(() => null);
       if (this.stopped || this.running.get(subject) !== messages || !newest || newest.seq <= feed.lastSeq) continue;
-      this.running.delete(subject);
-      this.seenAtCheck.delete(subject);
       this.stallsRecovered += 1;
-      this.logger.warn(
-        { subject, last_seq: feed.lastSeq, stream_seq: newest.seq },
-        'trade feed silent while TRADES holds newer messages; recreating it from the last sequence',
-      );
-      await Promise.race([messages.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
-      void this.open(feed);
+      this.recreate(feed, messages, 'silent', { stream_seq: newest.seq });
     }
+  }
+
+  private onLeaderEvent(event: LeaderEvent): void {
+    if (this.stopped) return;
+    const reason: FeedRecreateReason = event.signal === 'reconnect' ? 'reconnect' : 'stream_leader_elected';
+    for (const [subject, messages] of [...this.running])
+      this.recreate(this.feeds.get(subject)!, messages, reason, event.leader ? { leader: event.leader } : {});
+  }
+
+  /**
+   * Replaces `messages` (the running consumer of `feed`) with a new consumer from the feed's last
+   * sequence + 1, without waiting for the old one: an iterator of a consumer on a dead node may never
+   * end (its close is bounded and its late messages are dropped by sequence in {@link SubjectFeed.deliver}).
+   */
+  private recreate(feed: SubjectFeed, messages: ConsumerMessages, reason: FeedRecreateReason, extra: Record<string, unknown>): void {
+    if (this.stopped || this.running.get(feed.subject) !== messages) return;
+    this.running.delete(feed.subject);
+    this.seenAtCheck.delete(feed.subject);
+    this.recreated[reason] += 1;
+    this.logger.warn({ subject: feed.subject, last_seq: feed.lastSeq, reason, ...extra }, 'recreating the trade feed from its last sequence');
+    void Promise.race([messages.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+    void this.open(feed);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.leaderWatch?.stop();
     if (this.watchdog) clearInterval(this.watchdog);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
@@ -267,6 +298,9 @@ export class TradeFeeds {
       });
       const messages = await consumer.consume({
         max_messages: this.options.batchMessages,
+        idle_heartbeat: this.options.idleHeartbeatMs,
+        // nats.js requires expires ≥ 1 s and > idle_heartbeat; a pull is renewed before it expires anyway.
+        expires: Math.max(1_000, this.options.idleHeartbeatMs * 4),
         callback: (msg) => feed.deliver(msg),
       });
       if (this.stopped) {
@@ -274,6 +308,14 @@ export class TradeFeeds {
         return;
       }
       this.running.set(feed.subject, messages);
+      void (async () => {
+        for await (const status of messages.status()) {
+          if (status.type === 'heartbeats_missed') {
+            this.recreate(feed, messages, 'heartbeats_missed', { count: status.count });
+            break;
+          }
+        }
+      })().catch(() => undefined);
       void messages.closed().then((err) => {
         if (this.running.get(feed.subject) !== messages) return;
         this.running.delete(feed.subject);

@@ -1,0 +1,85 @@
+/**
+ * How long the cluster itself needs, after a fault, before TRADES accepts a publish again: the baseline
+ * every leader-kill recovery is judged against (issue 31: our recovery − the broker's ≤ 1 s).
+ *
+ * The probe re-publishes a message TRADES already holds, with its own `Nats-Msg-Id` and no expectation:
+ * only a stream leader can answer it, and it answers `duplicate` without storing anything, so subscribers
+ * see nothing and ingest's `Nats-Expected-Last-Msg-Id` chain is untouched. It runs on its own connection
+ * to the nodes that were not killed, so its own reconnect is not part of the figure.
+ */
+import { connect, credsAuthenticator } from '@nats-io/transport-node';
+import { jetstream, type JetStreamManager } from '@nats-io/jetstream';
+import { TRADES_STREAM } from '@tradewind/contracts';
+
+/** One attempt's acknowledgement timeout, ms: short, so an attempt sent into the election does not hide its end. */
+export const PROBE_ATTEMPT_TIMEOUT_MS = 250;
+/** Pause between failed attempts, ms. */
+export const PROBE_INTERVAL_MS = 50;
+
+/** A stored message to re-publish, taken before the fault. */
+export interface ProbeMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly msgId: string;
+}
+
+/** The newest message of TRADES (with its Nats-Msg-Id), or null when it has none or none with an id. */
+export async function probeMessage(jsm: JetStreamManager): Promise<ProbeMessage | null> {
+  const info = await jsm.streams.info(TRADES_STREAM);
+  if (info.state.messages === 0) return null;
+  const m = await jsm.streams.getMessage(TRADES_STREAM, { seq: info.state.last_seq });
+  const msgId = m?.header?.get('Nats-Msg-Id');
+  return m && msgId ? { subject: m.subject, data: m.data, msgId } : null;
+}
+
+/**
+ * Re-publishes `probe` until TRADES acknowledges it (as a duplicate) and returns the time of that
+ * acknowledgement minus `faultMs`, ms; null when none came within `deadlineMs` of `faultMs`.
+ * @param servers the client URLs of the nodes still running.
+ * @param options.creds a `.creds` text for an operator-mode cluster (the account that owns TRADES).
+ * @throws never (connection failures count as attempts).
+ */
+export async function brokerRecoveryMs(
+  servers: readonly string[],
+  probe: ProbeMessage,
+  faultMs: number,
+  deadlineMs: number,
+  options: { creds?: string } = {},
+): Promise<number | null> {
+  const nc = await connect({
+    servers: [...servers],
+    name: 'chaos-broker-probe',
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 100,
+    ...(options.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(options.creds)) } : {}),
+  }).catch(() => null);
+  if (!nc) return null;
+  try {
+    const js = jetstream(nc, { timeout: PROBE_ATTEMPT_TIMEOUT_MS });
+    while (Date.now() - faultMs < deadlineMs) {
+      try {
+        await js.publish(probe.subject, probe.data, { msgID: probe.msgId, timeout: PROBE_ATTEMPT_TIMEOUT_MS });
+        return Date.now() - faultMs;
+      } catch {
+        await new Promise((r) => setTimeout(r, PROBE_INTERVAL_MS));
+      }
+    }
+    return null;
+  } finally {
+    await nc.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The store time of the first message TRADES stored at or after `faultMs`, minus `faultMs`, ms: when the
+ * publisher got its first trade in after the fault. Scans from `afterSeq + 1` (the last sequence before
+ * the fault); null when nothing was stored after it.
+ */
+export async function publisherRecoveryMs(jsm: JetStreamManager, afterSeq: number, faultMs: number): Promise<number | null> {
+  const info = await jsm.streams.info(TRADES_STREAM);
+  for (let seq = afterSeq + 1; seq <= info.state.last_seq; seq++) {
+    const m = await jsm.streams.getMessage(TRADES_STREAM, { seq }).catch(() => null);
+    if (m && m.time.getTime() >= faultMs) return m.time.getTime() - faultMs;
+  }
+  return null;
+}
