@@ -2,9 +2,12 @@
  * ingest: turns a transaction source into trades on JetStream TRADES.
  * Sources: the replay of recorded real mainnet transactions (default, no network), or a
  * live Solana source (Yellowstone gRPC / RPC WebSocket, see src/live/) built by main.ts.
+ * Of several ingests of one source only the holder of the leader lease (src/leader-lease.ts) reads
+ * the source and publishes; the others stand by and take over.
  */
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { TRADES_STREAM } from '@tradewind/contracts';
 import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } from '@tradewind/lib';
 import { DEFAULT_PUBLISH_ACK_TIMEOUT_MS, DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS, DEFAULT_PUBLISH_MAX_IN_FLIGHT, type IngestConfig } from './config.js';
 import { decodeNormalized, messageId, subjectOf, TokenNameCache, type DecodeOptions, type TradeMessage } from './decode/index.js';
@@ -12,6 +15,7 @@ import { createUnknownReporter } from './decode/unknown-report.js';
 import { createDeriver } from './decode/derived.js';
 import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
+import { leaderMetrics, openLeaderLease, type LeaderLease } from './leader-lease.js';
 import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
 import { OrderedPublisher, publisherMetrics } from './publisher.js';
@@ -20,9 +24,17 @@ export interface IngestDeps {
   logger: Logger;
   registry: Registry;
   nc: NatsConnection;
-  /** The live source; required unless INGEST_SOURCE is `replay`. */
+  /**
+   * The live source, for a process that publishes once (no lease, or tests). A leader lease term needs a source
+   * that starts at the checkpoint read when the term begins: see {@link IngestDeps.sourceFor}.
+   */
   source?: TransactionSource;
-  /** Where the live source's resume point is kept across restarts (optional). */
+  /**
+   * Builds the live source of one leader term from the checkpoint read at its start (null: none), so a standby
+   * that takes over resumes where its predecessor stopped (main.ts passes it). When absent, `source` is used.
+   */
+  sourceFor?: (checkpoint: Checkpoint | null) => TransactionSource;
+  /** Where the live source's resume point is kept across restarts and leader changes (optional). */
   checkpoints?: CheckpointStore;
   /** Called once if the publishing loop dies on an unexpected error (main.ts: exit 1). */
   onFatal?: (err: unknown) => void;
@@ -53,13 +65,29 @@ type AppConfig = Pick<
       | 'PUBLISH_MAX_IN_FLIGHT'
       | 'PUBLISH_ACK_TIMEOUT_MS'
       | 'PUBLISH_DRAIN_TIMEOUT_MS'
+      | 'INGEST_LEASE_MS'
+      | 'INGEST_LEASE_RENEW_MS'
     >
   >;
 
+/** One leader term: reading the source stops first, publishing once the window drained (or at once when fenced). */
+interface Term {
+  readonly sourceAbort: AbortController;
+  readonly publishAbort: AbortController;
+  /** Set when the lease was lost: this process must not write anything more (no final checkpoint). */
+  fenced: boolean;
+}
+
 /**
  * Builds ingest. `start()` ensures the TRADES stream and begins publishing in the
- * background (replay: loads the recording first; live: iterates `deps.source`).
- * @throws Error from start() when a live source is configured but `deps.source` is missing.
+ * background (replay: loads the recording first; live: iterates the live source).
+ * With INGEST_LEASE_MS set (loadIngestConfig always sets it) publishing happens only while this
+ * process holds the leader lease of INGEST_SOURCE (src/leader-lease.ts): `start()` resolves as leader
+ * or as standby; each time the lease is won a new term begins (live: from the checkpoint in
+ * `deps.checkpoints`), and when it is lost the term's source and publisher stop at once.
+ * Without INGEST_LEASE_MS (tests running one app) it publishes at once.
+ * @throws Error from start() when a live source is configured but neither `deps.source` nor `deps.sourceFor`
+ *   is given; the nats.js error when the lease bucket cannot be opened.
  */
 export function createApp(config: AppConfig, deps: IngestDeps) {
   const { logger, nc } = deps;
@@ -90,13 +118,14 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     windowSize: config.SOL_USD_WINDOW,
     maxStreamAgeMs: config.SOL_USD_MAX_AGE_MS,
   });
-  // Two stops: reading the source ends first; publishing ends once the window drained (or PUBLISH_DRAIN_TIMEOUT_MS).
-  const sourceAbort = new AbortController();
-  const publishAbort = new AbortController();
+  // The work of the current leader term, and of every term before it (a term starts when the previous one ended).
   let running: Promise<void> | undefined;
+  let current: Term | undefined;
+  let lease: LeaderLease | undefined;
+  let stopping = false;
   let failed = false;
 
-  function publisherFor(js: JetStreamClient): OrderedPublisher {
+  function publisherFor(js: JetStreamClient, signal: AbortSignal): OrderedPublisher {
     return new OrderedPublisher({
       js,
       nc,
@@ -105,11 +134,12 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       maxInFlight: config.PUBLISH_MAX_IN_FLIGHT ?? DEFAULT_PUBLISH_MAX_IN_FLIGHT,
       ackTimeoutMs: config.PUBLISH_ACK_TIMEOUT_MS ?? DEFAULT_PUBLISH_ACK_TIMEOUT_MS,
       maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS,
-      signal: publishAbort.signal,
+      signal,
+      leaderSignals: { nc, stream: TRADES_STREAM },
     });
   }
 
-  async function runReplay(js: JetStreamClient): Promise<void> {
+  async function runReplay(js: JetStreamClient, term: Term): Promise<void> {
     const { transactions, problems } = await loadRecording(config.REPLAY_DIR, decodeOptions);
     // Once per recorded transaction, in replay order, at its block time (every replay pass publishes the same values).
     for (const t of transactions) derive(t.trades, t.trades[0]?.block_time_ms ?? Date.now());
@@ -123,30 +153,43 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       'replaying recorded mainnet transactions',
     );
     if (transactions.length === 0) logger.error({ dir: config.REPLAY_DIR }, 'the recording holds no decodable trades; nothing will be published');
-    const publisher = publisherFor(js);
+    const publisher = publisherFor(js, term.publishAbort.signal);
     for await (const batch of replay(transactions, {
       transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND,
       loop: config.REPLAY_LOOP,
-      signal: sourceAbort.signal,
+      signal: term.sourceAbort.signal,
     })) {
       if (batch.length > 0) loops.set(batch[0]!.message.replay_loop);
       if (!(await publisher.enqueue(batch))) return;
     }
-    if (await publisher.drained()) logger.info(sourceAbort.signal.aborted ? 'replay stopped' : 'replay finished');
+    if (await publisher.drained()) logger.info(term.sourceAbort.signal.aborted ? 'replay stopped' : 'replay finished');
   }
 
-  async function runLive(js: JetStreamClient, source: TransactionSource): Promise<void> {
+  /** The live source of a term: built from the checkpoint read now when possible (see {@link IngestDeps.sourceFor}). */
+  async function liveSource(): Promise<TransactionSource> {
+    const build = deps.sourceFor;
+    if (!build) {
+      if (!deps.source) throw new Error(`INGEST_SOURCE=${config.INGEST_SOURCE} needs a live source`);
+      return deps.source;
+    }
+    const checkpoint = (await deps.checkpoints?.load()) ?? null;
+    logger.info({ source: config.INGEST_SOURCE, checkpoint }, 'live source resume point');
+    return build(checkpoint);
+  }
+
+  async function runLive(js: JetStreamClient, source: TransactionSource, term: Term): Promise<void> {
     logger.info(
       { source: source.name, commitment: source.commitment, max_in_flight: config.PUBLISH_MAX_IN_FLIGHT ?? DEFAULT_PUBLISH_MAX_IN_FLIGHT },
       'streaming live transactions',
     );
-    const publisher = publisherFor(js);
+    const publisher = publisherFor(js, term.publishAbort.signal);
     // The checkpoint: the last transaction whose trades, and every trade before them, are acknowledged.
     let acknowledged: Checkpoint | null = null;
     let saved: Checkpoint | null = null;
     let saving: Promise<void> | null = null;
     const save = (): void => {
-      if (saving || acknowledged === null || acknowledged === saved) return;
+      // A fenced term writes nothing more: the new leader owns the checkpoint now.
+      if (saving || term.fenced || acknowledged === null || acknowledged === saved) return;
       const c = acknowledged;
       saving = (deps.checkpoints?.save(c) ?? Promise.resolve())
         .then(
@@ -160,7 +203,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
         });
     };
     try {
-      for await (const tx of source.transactions(sourceAbort.signal)) {
+      for await (const tx of source.transactions(term.sourceAbort.signal)) {
         let messages: TradeMessage[];
         try {
           messages = decodeNormalized(tx, decodeOptions);
@@ -192,6 +235,59 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     }
   }
 
+  /** Starts a term once the previous one has ended (its publisher stopped, its checkpoint written). */
+  function beginTerm(js: JetStreamClient): void {
+    if (stopping) return;
+    const term: Term = { sourceAbort: new AbortController(), publishAbort: new AbortController(), fenced: false };
+    const previous = running;
+    current = term;
+    running = (async () => {
+      await previous;
+      if (term.sourceAbort.signal.aborted) return;
+      await (config.INGEST_SOURCE === 'replay' ? runReplay(js, term) : runLive(js, await liveSource(), term));
+    })().catch((err: unknown) => {
+      // Nothing would be published any more: exit non-zero through the normal shutdown so the
+      // supervisor (Kubernetes, npm start) restarts us, resuming from the checkpoint.
+      logger.fatal({ err }, 'ingest stopped on an error');
+      failed = true;
+      deps.onFatal?.(err);
+    });
+  }
+
+  /** The lease is lost: another process may publish from now on, so this one stops at once (no drain). */
+  function fence(): void {
+    const term = current;
+    if (!term) return;
+    term.fenced = true;
+    term.sourceAbort.abort();
+    term.publishAbort.abort();
+  }
+
+  /** Publishes at once (no lease configured), or contends for the lease and publishes while holding it. */
+  async function begin(js: JetStreamClient): Promise<void> {
+    if (config.INGEST_SOURCE !== 'replay' && !deps.source && !deps.sourceFor) {
+      throw new Error(`INGEST_SOURCE=${config.INGEST_SOURCE} needs a live source`);
+    }
+    if (config.INGEST_LEASE_MS === undefined) {
+      beginTerm(js);
+      return;
+    }
+    lease = await openLeaderLease({
+      nc,
+      key: config.INGEST_SOURCE,
+      leaseMs: config.INGEST_LEASE_MS,
+      renewMs: config.INGEST_LEASE_RENEW_MS,
+      replicas: config.NATS_STREAM_REPLICAS,
+      logger,
+      metrics: leaderMetrics(deps.registry),
+      onElected: () => beginTerm(js),
+      onDeposed: (reason) => {
+        if (reason !== 'released') fence();
+      },
+    });
+    await lease.start();
+  }
+
   return {
     async start() {
       await ensureTradesStream(await tradesManager(nc), {
@@ -201,36 +297,29 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
         replicas: config.NATS_STREAM_REPLICAS,
       });
       const js = jetstream(nc);
-      let work: Promise<void>;
-      if (config.INGEST_SOURCE === 'replay') {
-        work = runReplay(js);
-      } else {
-        const source = deps.source;
-        if (!source) throw new Error(`INGEST_SOURCE=${config.INGEST_SOURCE} needs a live source`);
-        work = runLive(js, source);
-      }
-      running = work.catch((err: unknown) => {
-        // Nothing would be published any more: exit non-zero through the normal shutdown so the
-        // supervisor (Kubernetes, npm start) restarts us, resuming from the checkpoint.
-        logger.fatal({ err }, 'ingest stopped on an error');
-        failed = true;
-        deps.onFatal?.(err);
-      });
+
+      await begin(js);
     },
     /**
      * Stops reading the source, waits up to PUBLISH_DRAIN_TIMEOUT_MS for the trades already taken to be
-     * acknowledged (then stops publishing), and waits for the loop to end.
+     * acknowledged (then stops publishing), waits for the loop to end (the live checkpoint written), then
+     * releases the leader lease, so a standby takes over at once from that checkpoint.
      */
     async stop() {
-      sourceAbort.abort();
-      const timer = setTimeout(() => publishAbort.abort(), config.PUBLISH_DRAIN_TIMEOUT_MS ?? DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS);
+      stopping = true;
+      const term = current;
+      term?.sourceAbort.abort();
+      const timer = setTimeout(() => term?.publishAbort.abort(), config.PUBLISH_DRAIN_TIMEOUT_MS ?? DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS);
       await running;
       clearTimeout(timer);
-      publishAbort.abort();
+      term?.publishAbort.abort();
+      await lease?.release();
     },
     /** True after the publishing loop died on an unexpected error. */
     failed: () => failed,
-    /** Resolves when a non-looping replay has published everything, or the live source ended (tests). */
+    /** True while this process publishes: it holds the leader lease, or runs without one. */
+    leader: () => (lease ? lease.isLeader : running !== undefined),
+    /** Resolves when a non-looping replay has published everything, or the live source ended (tests); at once on a standby. */
     done: () => running ?? Promise.resolve(),
   };
 }

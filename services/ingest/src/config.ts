@@ -19,6 +19,14 @@ export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 5_000;
 /** Default PUBLISH_DRAIN_TIMEOUT_MS: half of the default SHUTDOWN_DEADLINE_MS (10 s). */
 export const DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS = 5_000;
 
+/**
+ * Default INGEST_LEASE_MS (issue 31: failover in seconds). It trades how long a killed leader's lease keeps its
+ * standby waiting (5 s plus up to one renewal period) against how long a leader may fail to reach JetStream
+ * before it steps down (INGEST_LEASE_MS − INGEST_LEASE_RENEW_MS ≈ 3.3 s with the default renewal period), so a
+ * short NATS reconnect does not cause a failover.
+ */
+export const DEFAULT_INGEST_LEASE_MS = 5_000;
+
 /** The bundled default recording: real mainnet transactions (see recording/SOURCES.md). */
 export const BUNDLED_RECORDING_DIR = fileURLToPath(new URL('../recording', import.meta.url));
 
@@ -143,6 +151,17 @@ export const IngestConfigSchema = CommonConfig.extend({
   PUBLISH_ACK_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_ACK_TIMEOUT_MS),
   /** On shutdown, how long ingest waits for the trades already taken from the source to be acknowledged, ms (less than SHUTDOWN_DEADLINE_MS). */
   PUBLISH_DRAIN_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS),
+  /**
+   * Leader lease of the source (src/leader-lease.ts, JetStream KV `ingest_leader`, key INGEST_SOURCE), ms: only
+   * the holder publishes; a standby takes over when the holder has not renewed it for this long (a holder that
+   * was killed), or at once when the holder releases it (a graceful stop). Default {@link DEFAULT_INGEST_LEASE_MS}.
+   */
+  INGEST_LEASE_MS: PositiveInt.min(100).default(DEFAULT_INGEST_LEASE_MS),
+  /**
+   * How often the leader renews its lease, ms; less than INGEST_LEASE_MS. A leader that could not renew for
+   * INGEST_LEASE_MS − INGEST_LEASE_RENEW_MS stops publishing by itself. Default: INGEST_LEASE_MS / 3 (src/leader-lease.ts defaultRenewMs).
+   */
+  INGEST_LEASE_RENEW_MS: PositiveInt.optional(),
 });
 
 export type IngestConfig = z.infer<typeof IngestConfigSchema>;
@@ -157,6 +176,9 @@ const IngestConfigChecked = IngestConfigSchema.superRefine((c, ctx) => {
   }
   if (c.PUBLISH_DRAIN_TIMEOUT_MS >= c.SHUTDOWN_DEADLINE_MS) {
     ctx.addIssue({ code: 'custom', path: ['PUBLISH_DRAIN_TIMEOUT_MS'], message: `must be less than SHUTDOWN_DEADLINE_MS (${c.SHUTDOWN_DEADLINE_MS} ms)` });
+  }
+  if (c.INGEST_LEASE_RENEW_MS !== undefined && c.INGEST_LEASE_RENEW_MS >= c.INGEST_LEASE_MS) {
+    ctx.addIssue({ code: 'custom', path: ['INGEST_LEASE_RENEW_MS'], message: `must be less than INGEST_LEASE_MS (${c.INGEST_LEASE_MS} ms)` });
   }
   if (c.LIVE_RECONNECT_MAX_MS < c.LIVE_RECONNECT_INITIAL_MS) {
     ctx.addIssue({ code: 'custom', path: ['LIVE_RECONNECT_MAX_MS'], message: 'must be ≥ LIVE_RECONNECT_INITIAL_MS' });

@@ -30,3 +30,15 @@ export { normalizeYellowstoneTransaction } from './live/yellowstone-normalize.js
 export { createYellowstoneSource, buildSubscribeRequest, type YellowstoneSourceOptions } from './live/yellowstone.js';
 export { sourceMetrics, type SourceMetrics } from './live/source.js';
 export { addDerivedFields, createDeriver, SolUsdReference, type Deriver, type DerivedContext, type UsdReference } from './decode/derived.js';
+export {
+  openLeaderLease,
+  leaderMetrics,
+  defaultRenewMs,
+  LeaderLease,
+  LEADER_BUCKET,
+  type LeaderLeaseOptions,
+  type LeaderMetrics,
+  type LeaseValue,
+  type ElectedReason,
+  type DeposedReason,
+} from './leader-lease.js';

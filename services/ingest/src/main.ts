@@ -2,7 +2,7 @@
 import { connectNats, createLogger, createRegistry, runMain, startService } from '@tradewind/lib';
 import { loadIngestConfig } from './config.js';
 import { createApp } from './app.js';
-import { natsCheckpointStore } from './live/checkpoint.js';
+import { natsCheckpointStore, type Checkpoint } from './live/checkpoint.js';
 import { createLiveSource } from './live/index.js';
 
 runMain(async () => {
@@ -22,8 +22,10 @@ runMain(async () => {
       if (config.INGEST_SOURCE !== 'replay') {
         const checkpoints = await natsCheckpointStore(nc, config.INGEST_SOURCE);
         const checkpoint = await startup.step('checkpoint', () => checkpoints.load());
-        logger.info({ source: config.INGEST_SOURCE, checkpoint, from_slot: config.LIVE_FROM_SLOT ?? null }, 'live source resume point');
-        live = { source: createLiveSource(config, { logger, registry, checkpoint }), checkpoints };
+        logger.info({ source: config.INGEST_SOURCE, checkpoint, from_slot: config.LIVE_FROM_SLOT ?? null }, 'checkpoint at start-up');
+        // Each leader term builds its source from the checkpoint read when it wins the lease (src/leader-lease.ts):
+        // a standby that takes over resumes where its predecessor stopped.
+        live = { sourceFor: (from: Checkpoint | null) => createLiveSource(config, { logger, registry, checkpoint: from }), checkpoints };
       }
       // start() creates or updates TRADES (ensureTradesStream): a start-up step too.
       const app = createApp(config, {
