@@ -35,9 +35,26 @@ const TRADES_STREAM = 'TRADES';
 const REPLAY_API_PREFIX = '$JS.REPLAY.API';
 /** The server deletes the consumer this long after the last pull (a stopped program leaves nothing behind), ns. */
 const CONSUMER_INACTIVE_NS = 300e9;
-/** Wait before creating the consumer again after a failure, ms (doubling up to BACKOFF_MAX_MS). */
-const BACKOFF_START_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
+/**
+ * Wait before creating the consumer again after a failure, ms (doubling up to BACKOFF_MAX_MS). Short: after a
+ * NATS server dies its streams elect new leaders within 4–9 s (nats-server's raft election timeout), and the
+ * consumer can be created again the moment they have; a long backoff would add its own wait to that.
+ */
+const BACKOFF_START_MS = 250;
+const BACKOFF_MAX_MS = 2_000;
+/**
+ * Idle heartbeat of each pull, ms: two missed in a row (1 s) mean the consumer's server died or the pull was
+ * lost, and the consumer is made again from last + 1. nats.js' default (half of its 30 s pull expiry) would
+ * notice only after 30 s.
+ */
+const IDLE_HEARTBEAT_MS = 500;
+/** How long one pull waits on the server, ms (nats.js requires at least 1 s). */
+const PULL_EXPIRES_MS = 2_000;
+/**
+ * JetStream API timeout, ms: a consumer delete/create sent while the cluster elects a leader gets no answer;
+ * it is retried after this instead of nats.js' default 5 s.
+ */
+const API_TIMEOUT_MS = 1_000;
 
 const log = (line: string): void => {
   process.stderr.write(`${line}\n`);
@@ -116,7 +133,7 @@ async function follow(
   stopped: () => boolean,
   onStop: (stop: () => void) => void,
 ): Promise<void> {
-  const opts = { apiPrefix: REPLAY_API_PREFIX, checkAPI: false };
+  const opts = { apiPrefix: REPLAY_API_PREFIX, checkAPI: false, timeout: API_TIMEOUT_MS };
   const jsm = await jetstreamManager(nc, opts);
   const js = jetstream(nc, opts);
   let last = readLastSeq(statePath);
@@ -143,7 +160,7 @@ async function follow(
         ...startOf(last, from),
       });
       log(last !== undefined ? `resuming ${subject} after stream sequence ${last}` : `reading ${subject} from ${from ?? 'new trades'}`);
-      const messages = await (await js.consumers.get(TRADES_STREAM, account)).consume();
+      const messages = await (await js.consumers.get(TRADES_STREAM, account)).consume({ idle_heartbeat: IDLE_HEARTBEAT_MS, expires: PULL_EXPIRES_MS });
       current = messages;
       onStop(() => messages.stop());
       void (async () => {
