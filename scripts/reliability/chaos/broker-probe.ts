@@ -71,15 +71,15 @@ export async function brokerRecoveryMs(
 }
 
 /**
- * The store time of the first message TRADES stored at or after `faultMs`, minus `faultMs`, ms: when the
- * publisher got its first trade in after the fault. Scans from `afterSeq + 1` (the last sequence before
- * the fault); null when nothing was stored after it.
+ * The first message TRADES stored at or after `faultMs`: its store time minus `faultMs` (ms: when the
+ * publisher got its first trade in after the fault) and its sequence. Scans from `afterSeq + 1` (the last
+ * sequence before the fault); null when nothing was stored after it.
  */
-export async function publisherRecoveryMs(jsm: JetStreamManager, afterSeq: number, faultMs: number): Promise<number | null> {
+export async function publisherRecoveryMs(jsm: JetStreamManager, afterSeq: number, faultMs: number): Promise<{ ms: number; seq: number } | null> {
   const info = await jsm.streams.info(TRADES_STREAM);
   for (let seq = afterSeq + 1; seq <= info.state.last_seq; seq++) {
     const m = await jsm.streams.getMessage(TRADES_STREAM, { seq }).catch(() => null);
-    if (m && m.time.getTime() >= faultMs) return m.time.getTime() - faultMs;
+    if (m && m.time.getTime() >= faultMs) return { ms: m.time.getTime() - faultMs, seq };
   }
   return null;
 }

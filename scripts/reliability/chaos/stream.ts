@@ -39,7 +39,7 @@ import { nanos } from '@nats-io/transport-node';
 import { TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS } from '@tradewind/contracts';
 import { freePort } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, messageId } from '@tradewind/ingest';
-import { connectNats, type NatsConnection } from '@tradewind/lib';
+import { connectNats, createLogger, type NatsConnection } from '@tradewind/lib';
 import type { ReliabilityRow, ReliabilityScale } from '../report.js';
 import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
 import { startTcpProxy, type TcpProxy } from './proxy-tcp.js';
@@ -49,6 +49,9 @@ import { GeyserTestServer, loadRecordedGeyserTransactions } from '../../../servi
 import { loadRecordedTransactions, startSolanaRpcServer, type SolanaRpcServer } from '../../../services/ingest/test/support/solana-rpc-server.js';
 import { metricSum } from '../../bench/prometheus-text.js';
 import { brokerRecoveryMs, probeMessage, publisherRecoveryMs } from './broker-probe.js';
+import { startRestartableRedis, type RestartableRedis } from './redis-server.js';
+import { createApp as createTokenPrice, createRedisClient, TokenPriceConfigSchema } from '@tradewind/token-price';
+import { Registry } from 'prom-client';
 
 /** A fault whose trades do not flow again within this long counts as a hang (crashed), ms. */
 export const RECOVERY_DEADLINE_MS = 30_000;
@@ -319,6 +322,8 @@ export interface KillRecovery {
   readonly brokerMs: number | null;
   readonly publisherMs: number | null;
   readonly subscriberMs: number | null;
+  /** token-price's durable consumer applied the first trade stored after the kill. */
+  readonly tokenPriceMs?: number | null;
 }
 
 /** `broker a/b/c ms; ingest …; subscriber …; worst over broker: …` for a row's notes. */
@@ -330,8 +335,43 @@ export function recoverySummary(kills: readonly KillRecovery[]): string {
   };
   return (
     `per kill, ms after it: broker ${list((k) => k.brokerMs)}; ingest's first trade stored ${list((k) => k.publisherMs)}; ` +
-    `subscriber's first new trade ${list((k) => k.subscriberMs)}; worst over the broker: ingest ${over((k) => k.publisherMs)} ms, subscriber ${over((k) => k.subscriberMs)} ms`
+    `subscriber's first new trade ${list((k) => k.subscriberMs)}; token-price applied it ${list((k) => k.tokenPriceMs ?? null)}; ` +
+    `worst over the broker: ingest ${over((k) => k.publisherMs)} ms, subscriber ${over((k) => k.subscriberMs)} ms, token-price ${over((k) => k.tokenPriceMs ?? null)} ms`
   );
+}
+
+/**
+ * token-price in-process on its own connection (every node in its URL list, as in production) and a
+ * private Redis, with its shipped consumer settings: its durable TRADES consumer is what the leader kill
+ * must not hold up. @returns its store (`position()` is how far it applied TRADES) and a stop().
+ */
+async function startTokenPrice(nc: NatsConnection, redisUrl: string) {
+  const redis = createRedisClient(redisUrl);
+  redis.on('error', () => undefined);
+  await redis.connect();
+  const config = TokenPriceConfigSchema.parse({
+    PORT: '0',
+    GRPC_PORT: '0',
+    HOST: '127.0.0.1',
+    TOKEN_PRICE_REDIS_PREFIX: 'chaos:stream:',
+    SOL_USD_PRICE: '150',
+  });
+  const app = createTokenPrice(config, {
+    logger: createLogger({ service: 'chaos-token-price', level: process.env.CHAOS_DEBUG ? 'info' : 'silent' }),
+    registry: new Registry(),
+    redis,
+    js: jetstream(nc),
+    jsm: await jetstreamManager(nc, { checkAPI: false }),
+    nc,
+  });
+  await app.start();
+  return {
+    store: app.store,
+    async stop() {
+      await app.stop().catch(() => undefined);
+      await redis.quit().catch(() => redis.destroy());
+    },
+  };
 }
 
 interface ClassTally {
@@ -369,6 +409,9 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
   let rpcNode: SolanaRpcServer | undefined;
   let nc: NatsConnection | undefined;
   let observer: Awaited<ReturnType<typeof startObserver>> | undefined;
+  let redis: RestartableRedis | undefined;
+  let tokenPriceNc: NatsConnection | undefined;
+  let tokenPrice: Awaited<ReturnType<typeof startTokenPrice>> | undefined;
   const ingestCrashes = { count: 0, output: '' };
   const retire = (p: IngestProcess | undefined) => {
     if (!p) return;
@@ -511,8 +554,11 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       return `ingest (this process so far): ${errors} failed publish attempt(s) retried, ${dups} re-send(s) dropped as duplicates`;
     };
 
-    // 1. TRADES stream leader SIGKILLed.
+    // 1. TRADES stream leader SIGKILLed, with token-price's durable consumer reading TRADES as in production.
     {
+      redis = await startRestartableRedis();
+      tokenPriceNc = await connectNats({ url: c.urls, name: 'chaos-token-price' });
+      tokenPrice = await startTokenPrice(tokenPriceNc, redis.url);
       const t: ClassTally = { name: 'NATS TRADES stream leader killed (SIGKILL), 3-node cluster, R3', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
       const kills: KillRecovery[] = [];
       for (let round = 0; round < size.leaderKills; round++) {
@@ -529,13 +575,29 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
           brokerRecoveryMs(survivors, probe, killMs, RECOVERY_DEADLINE_MS),
           recoveredAfter(t, killMs, (d) => d.publishedMs >= killMs),
         ]);
-        const publisherMs = await until('TRADES info after the kill', 15_000, () => publisherRecoveryMs(jsm, seqBefore, killMs).then((v) => v ?? -1)).then(
-          (v) => (v < 0 ? null : v),
-        );
-        kills.push({ brokerMs, publisherMs, subscriberMs });
+        const firstAfter = await until('a trade stored after the kill', 15_000, () => publisherRecoveryMs(jsm, seqBefore, killMs)).catch(() => null);
+        const publisherMs = firstAfter?.ms ?? null;
+        // token-price has applied the first trade stored after the kill (its position in Redis reached it).
+        const tokenPriceMs = firstAfter
+          ? await until(
+              'token-price to apply it',
+              RECOVERY_DEADLINE_MS,
+              async () => ((await tokenPrice!.store.position())?.seq ?? 0) >= firstAfter.seq,
+              25,
+            ).then(
+              () => Date.now() - killMs,
+              () => null,
+            )
+          : null;
+        if (firstAfter && tokenPriceMs === null) {
+          t.crashed++;
+          t.notes.push(`round ${round}: token-price did not apply seq ${firstAfter.seq} within ${RECOVERY_DEADLINE_MS} ms (hang)`);
+        }
+        kills.push({ brokerMs, publisherMs, subscriberMs, tokenPriceMs });
         for (const [who, ms] of [
           ['ingest (publisher)', publisherMs],
           ['subscriber', subscriberMs],
+          ['token-price', tokenPriceMs],
         ] as const) {
           if (brokerMs !== null && ms !== null && ms - brokerMs > RECOVERY_OVER_BROKER_MS) {
             t.crashed++;
@@ -551,7 +613,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       t.notes.push(recoverySummary(kills));
       await finish(
         t,
-        `recovered = first trade received that was published after the kill; broker = TRADES acknowledges a re-published stored message (duplicate, nothing stored) on a connection to the surviving nodes; each killed node restarted and current before the next kill; bound: publisher and subscriber ≤ broker + ${RECOVERY_OVER_BROKER_MS} ms`,
+        `recovered = first trade received that was published after the kill; token-price (in-process, its own connection to every node, a private Redis) = its stored position reached the first trade stored after the kill; broker = TRADES acknowledges a re-published stored message (duplicate, nothing stored) on a connection to the surviving nodes; each killed node restarted and current before the next kill; bound: publisher, subscriber and token-price ≤ broker + ${RECOVERY_OVER_BROKER_MS} ms`,
       );
     }
 
@@ -569,7 +631,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       }
       await finish(
         t,
-        'recovered = first trade of the restarted process received (includes node+tsx start); a restart begins a new replay run, the trade in flight at the kill is not re-sent (replay has no resume point)',
+        "recovered = first trade of the restarted process received (includes node+tsx start and waiting out the killed process's leader lease, INGEST_LEASE_MS 5 s: with the chart's two replicas the standby takes over after the same wait); a restart begins a new replay run, the trade in flight at the kill is not re-sent (replay has no resume point)",
       );
     }
 
@@ -632,7 +694,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       await source.close();
       await finish(
         t,
-        `${source.meaning}, ${expected.size} trades; kills at ${size.liveKillsAt.map((f) => `${f * 100}%`).join(', ')} of them stored; checkpoint every 1 s, restarted without LIVE_FROM_SLOT; lost = trades it served never stored; recovered = first new trade of this source received after the kill`,
+        `${source.meaning}, ${expected.size} trades; kills at ${size.liveKillsAt.map((f) => `${f * 100}%`).join(', ')} of them stored; checkpoint every 1 s, restarted without LIVE_FROM_SLOT; lost = trades it served never stored; recovered = first new trade of this source received after the kill (the restarted ingest first waits out the killed one's leader lease, INGEST_LEASE_MS 5 s, as the chart's standby replica would)`,
       );
     };
 
@@ -733,6 +795,9 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     await geyser?.close().catch(() => undefined);
     await rpcNode?.close().catch(() => undefined);
     await observer?.stop().catch(() => undefined);
+    await tokenPrice?.stop();
+    await tokenPriceNc?.close().catch(() => undefined);
+    await redis?.stop(true).catch(() => undefined);
     await nc?.close().catch(() => undefined);
     await proxy?.close().catch(() => undefined);
     await cluster?.stop().catch(() => undefined);
