@@ -40,7 +40,7 @@ interface ClusterEdgeSizes {
 
 const SIZES: Record<ReliabilityScale, ClusterEdgeSizes> = {
   test: { kills: 1, subscribers: 4, publishEveryMs: 10, streamMs: 300, jitterMs: 200 },
-  full: { kills: 3, subscribers: 10, publishEveryMs: 5, streamMs: 2_000, jitterMs: 1_000 },
+  full: { kills: 10, subscribers: 10, publishEveryMs: 5, streamMs: 2_000, jitterMs: 1_000 },
 };
 
 /** The row's name (docs/reliability.md). */

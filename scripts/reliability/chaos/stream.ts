@@ -67,7 +67,7 @@ export const OBSERVER_API_TIMEOUT_MS = 1_000;
 const SIZES = {
   test: { leaderKills: 1, ingestKills: 0, liveKillsAt: [0.4], liveSlotMs: 120, stalls: [5_300], drops: 0, flowMs: 300, jitterMs: 300, tps: 40 },
   full: {
-    leaderKills: 4,
+    leaderKills: 10,
     ingestKills: 4,
     liveKillsAt: [0.25, 0.5, 0.75],
     liveSlotMs: 500,
