@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { replayCopy } from '@tradewind/ingest';
 import { checkReplayOrder, parseReplayMsgId } from './ingest-order.js';
 import { ingestSuite } from './ingest.js';
-import { metricSum } from './prometheus-text.js';
+import { bucketQuantile, histogramBuckets, metricSum } from './prometheus-text.js';
 import { loadBenchReplay } from './ingest-replay.js';
 
 const PASS = ['sigA:0', 'sigA:1', 'sigB:2.0', 'sigB:2.0:COMPLETE'];
@@ -102,4 +102,25 @@ describe('ingest bench suite', () => {
       expect(out[key], key).toBe(0);
     expect(out.ingest_r1_broker_acked_minus_stored).toBe(0);
   }, 60_000);
+});
+
+describe('histogramBuckets / bucketQuantile', () => {
+  const text = [
+    '# TYPE tradewind_ingest_publish_ack_seconds histogram',
+    'tradewind_ingest_publish_ack_seconds_bucket{le="0.001"} 90',
+    'tradewind_ingest_publish_ack_seconds_bucket{le="0.01"} 99',
+    'tradewind_ingest_publish_ack_seconds_bucket{le="0.1"} 100',
+    'tradewind_ingest_publish_ack_seconds_bucket{le="+Inf"} 100',
+    'tradewind_ingest_publish_ack_seconds_sum 0.3',
+    'tradewind_ingest_publish_ack_seconds_count 100',
+    'tradewind_other_bucket{le="0.001"} 5',
+  ].join('\n');
+  it('when a histogram is read, then its cumulative buckets come sorted and quantiles name the bucket that holds them', () => {
+    const b = histogramBuckets(text, 'tradewind_ingest_publish_ack_seconds');
+    expect(b.map((x) => x.le)).toEqual([0.001, 0.01, 0.1, Number.POSITIVE_INFINITY]);
+    expect(bucketQuantile(b, 0.5)).toBe(0.001);
+    expect(bucketQuantile(b, 0.99)).toBe(0.01);
+    expect(bucketQuantile(b, 0.999)).toBe(0.1);
+    expect(bucketQuantile(histogramBuckets(text, 'absent'), 0.99)).toBeUndefined();
+  });
 });

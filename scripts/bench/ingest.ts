@@ -42,7 +42,7 @@ import type { BrokerMessage, BrokerReport, BrokerRequest } from './ingest-broker
 import { checkReplayOrder, type OrderCheck } from './ingest-order.js';
 import { ingestDefaults, ingestStreamOptions, loadBenchReplay, type BenchReplay } from './ingest-replay.js';
 import { cpuSeconds } from './proc-cpu.js';
-import { metricSum } from './prometheus-text.js';
+import { bucketQuantile, histogramBuckets, metricSum, type HistogramBucket } from './prometheus-text.js';
 import { stopChildrenOnExit } from './child-cleanup.js';
 
 /** The cases: servers started and TRADES' replicas. */
@@ -113,6 +113,13 @@ const seriesLabel = (s: Series) =>
 /** Figures of one measurement. */
 interface Measurement {
   series: Series;
+  /**
+   * ingest's acknowledgement time over the span (tradewind_ingest_publish_ack_seconds, bucket upper bounds, s):
+   * what PUBLISH_ACK_TIMEOUT_MS is chosen from. undefined for the broker or without observations.
+   */
+  ackP99S?: number | undefined;
+  ackP999S?: number | undefined;
+  ackMaxS?: number | undefined;
   /** Messages TRADES stored per second over the span. */
   perS: number;
   /** The child's own count over the span per second (ingest: its published counter); NaN for the broker (its total is compared instead). */
@@ -140,7 +147,7 @@ interface Child {
   exitCode(): number | string | null;
   tail(): string;
   /** Current own count (ingest: /metrics), or undefined. */
-  own(): Promise<{ total: number; errors: number } | undefined>;
+  own(): Promise<{ total: number; errors: number; ack: HistogramBucket[] } | undefined>;
   /** Asks it to stop and waits; the broker's report, when it sent one. */
   stop(): Promise<BrokerReport | undefined>;
   /** SIGKILL if still running. */
@@ -304,7 +311,7 @@ async function startIngest(opts: {
   const tail = tailOf(child);
   const exit = exitTracker(child);
   const running = () => exit.code() === null;
-  let last: { total: number; errors: number } | undefined;
+  let last: { total: number; errors: number; ack: HistogramBucket[] } | undefined;
   return {
     pid: child.pid ?? -1,
     exitCode: exit.code,
@@ -316,6 +323,7 @@ async function startIngest(opts: {
         last = {
           total: metricSum(text, 'tradewind_ingest_trades_published_total') ?? 0,
           errors: metricSum(text, 'tradewind_ingest_publish_resends_total') ?? metricSum(text, 'tradewind_ingest_publish_errors_total') ?? 0,
+          ack: histogramBuckets(text, 'tradewind_ingest_publish_ack_seconds'),
         };
       } catch {
         // Not up yet, or stopping: keep the last answer.
@@ -449,8 +457,12 @@ async function measure(ctx: CaseContext, series: Series): Promise<Measurement> {
     const notes: string[] = [];
     if (series.kind === 'ingest' && exitCode !== 0) notes.push(`ingest exited with ${exitCode}`);
     if (report?.firstError) notes.push(`first publish error: ${report.firstError}`);
+    const ackSpan = own0 && own1 ? own1.ack.map((x, i) => ({ le: x.le, count: x.count - (own0.ack[i]?.count ?? 0) })) : [];
     return {
       series,
+      ackP99S: bucketQuantile(ackSpan, 0.99),
+      ackP999S: bucketQuantile(ackSpan, 0.999),
+      ackMaxS: bucketQuantile(ackSpan, 1),
       perS: (b.lastSeq - a.lastSeq) / spanS,
       ownPerS: own0 && own1 ? (own1.total - own0.total) / ((own1At - own0At) / 1000) : Number.NaN,
       childCpuPct: ((b.childCpu - a.childCpu) / spanS) * 100,
@@ -468,6 +480,20 @@ async function measure(ctx: CaseContext, series: Series): Promise<Measurement> {
   }
 }
 
+/** A bucket bound in seconds as text (`> 5 s` for the +Inf bucket, `—` for none). */
+function fmtS(s: number | undefined): string {
+  if (s === undefined) return '—';
+  return Number.isFinite(s) ? (s < 1 ? `${s * 1000} ms` : `${s} s`) : 'past the largest bucket (5 s)';
+}
+
+/** The largest of the rounds' bucket bounds, ms (-1 for past the largest bucket; '—' without observations). */
+function worstMs(values: readonly (number | undefined)[]): number | string {
+  const known = values.filter((v): v is number => v !== undefined);
+  if (known.length === 0) return '—';
+  const worst = Math.max(...known);
+  return Number.isFinite(worst) ? worst * 1000 : -1;
+}
+
 function printMeasurement(caseName: string, roundNo: number, m: Measurement): void {
   const unit = m.series.kind === 'broker' ? 'msg/s' : 'trades/s';
   const own = m.series.kind === 'ingest' ? `, its /metrics ${fmt(m.ownPerS)}/s` : '';
@@ -477,6 +503,10 @@ function printMeasurement(caseName: string, roundNo: number, m: Measurement): vo
   console.log(
     `  ${caseName} round ${roundNo}  ${seriesLabel(m.series).padEnd(36)} ${fmt(m.perS).padStart(8)} ${unit}${own}; ${who} CPU ${fmt(m.childCpuPct)} %, nats-server CPU ${fmt(m.natsCpuPct)} %`,
   );
+  if (m.series.kind === 'ingest' && m.ackMaxS !== undefined)
+    console.log(
+      `      acknowledgement time (ingest's tradewind_ingest_publish_ack_seconds over the measured span, bucket bounds): p99 ≤ ${fmtS(m.ackP99S)}, p99.9 ≤ ${fmtS(m.ackP999S)}, max ≤ ${fmtS(m.ackMaxS)}`,
+    );
   console.log(
     `      first stored after ${fmt(m.firstStoredS, 1)} s; ${fmt(m.bytesPerMsg)} B stored per msg; ${totals}; ${errors}; order of the last ${fmt(m.order.checked)}: ${m.order.reordered} reordered, ${m.order.duplicated} duplicated, ${m.order.gaps} gaps, ${m.order.foreign} foreign${m.note ? `; ${m.note}` : ''}`,
   );
@@ -680,6 +710,9 @@ function summarise(name: IngestBenchCase, results: CaseResults, windows: readonl
       foreign: sumOf(ms, (m) => m.order.foreign),
       order_checked: sumOf(ms, (m) => m.order.checked),
       resends: sumOf(ms, (m) => m.errors),
+      ack_p99_ms: worstMs(ms.map((m) => m.ackP99S)),
+      ack_p999_ms: worstMs(ms.map((m) => m.ackP999S)),
+      ack_max_ms: worstMs(ms.map((m) => m.ackMaxS)),
       publish_window: w ?? 'unset',
     };
     for (const [k, v] of Object.entries(figures)) out[`${p}${sfx}_${k}`] = v;
