@@ -768,11 +768,11 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       t.notes.push(await retryEvidence());
       await finish(
         t,
-        `stalls of ${size.stalls.join(', ')} ms (> 5 s = past the JetStream publish timeout, so ingest re-sends); recovered = first trade received after the heal`,
+        `stalls of ${size.stalls.join(', ')} ms (past ingest's PUBLISH_ACK_TIMEOUT_MS, 2 s, so ingest re-sends); recovered = first trade received after the heal`,
       );
     }
 
-    // 4. Partition: sockets dropped (full size only: a dropped request waits out the 5 s publish timeout).
+    // 4. Partition: sockets dropped (full size only; ingest re-sends at once on its reconnect).
     if (size.drops > 0) {
       const t: ClassTally = { name: 'partition ingest↔NATS: TCP connections dropped (reset)', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
       for (let round = 0; round < size.drops; round++) {

@@ -14,8 +14,14 @@ import { DEFAULT_BACKOFF } from './live/source.js';
  * equal. At about 2 KB a trade the window holds about 2 MB.
  */
 export const DEFAULT_PUBLISH_MAX_IN_FLIGHT = 1_024;
-/** Default PUBLISH_ACK_TIMEOUT_MS: nats.js' JetStream request timeout (JetStreamOptions.timeout, 5 s). */
-export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 5_000;
+/**
+ * Default PUBLISH_ACK_TIMEOUT_MS, from measurement: `npm run bench -- ingest` (window 1,024, replay at 100,000 tx/s,
+ * ingest and nats-server both saturated on 2 cores, 2026-11-29) saw every acknowledgement within 0.5 s at R1 and
+ * 0.25 s at R3 (tradewind_ingest_publish_ack_seconds, p99.9 = max bucket); 2 s is 4× the worst. It is only the
+ * fallback for a lost answer nothing announces (a stalled link): a leader election or a reconnect re-sends at
+ * once (OrderedPublisher.kick, docs/reliability.md). nats.js' own default is 5 s.
+ */
+export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 2_000;
 /** Default PUBLISH_DRAIN_TIMEOUT_MS: half of the default SHUTDOWN_DEADLINE_MS (10 s). */
 export const DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS = 5_000;
 
@@ -147,7 +153,7 @@ export const IngestConfigSchema = CommonConfig.extend({
    * When it is full ingest stops reading its source. Default {@link DEFAULT_PUBLISH_MAX_IN_FLIGHT}.
    */
   PUBLISH_MAX_IN_FLIGHT: PositiveInt.max(65_536).default(DEFAULT_PUBLISH_MAX_IN_FLIGHT),
-  /** How long one publish attempt waits for TRADES' acknowledgement before the window is re-sent, ms (nats.js' JetStream default: 5 s). */
+  /** How long one publish attempt waits for TRADES' acknowledgement before the window is re-sent, ms. Default {@link DEFAULT_PUBLISH_ACK_TIMEOUT_MS} (measured). */
   PUBLISH_ACK_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_ACK_TIMEOUT_MS),
   /** On shutdown, how long ingest waits for the trades already taken from the source to be acknowledged, ms (less than SHUTDOWN_DEADLINE_MS). */
   PUBLISH_DRAIN_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS),
