@@ -161,6 +161,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       retryMs: config.WS_FEED_RETRY_MS ?? 250,
       stallCheckMs: config.WS_FEED_STALL_CHECK_MS ?? 5_000,
       idleHeartbeatMs: config.WS_FEED_IDLE_HEARTBEAT_MS ?? 1_000,
+      onRecreated: (reason) => metrics.feedRecreated.inc({ reason }),
     },
     logger,
     onDelivered,

@@ -83,8 +83,15 @@ export function createMetrics(registry: Registry) {
       labelNames: ['outcome'],
       registers,
     }),
+    feedRecreated: new Counter({
+      name: 'tradewind_ws_fanout_feed_recreated_total',
+      help: 'Live feeds recreated from their last sequence, by reason: stream_leader_elected, reconnect, heartbeats_missed, silent (the WS_FEED_STALL_CHECK_MS backstop)',
+      labelNames: ['reason'],
+      registers,
+    }),
   };
   for (const plan of PLAN_IDS) metrics.connections.set({ plan }, 0);
+  for (const reason of ['stream_leader_elected', 'reconnect', 'heartbeats_missed', 'silent']) metrics.feedRecreated.inc({ reason }, 0);
   for (const outcome of ['published', 'duplicate', 'suppressed', 'failed']) metrics.limitEvents.inc({ outcome }, 0);
   for (const subject of TRADE_SUBJECTS) {
     metrics.deliveryLatency.zero({ subject });

@@ -156,6 +156,8 @@ export interface TradeFeedsOptions {
    * two missed in a row (the node serving the consumer died or the pull was lost) recreate the feed.
    */
   readonly idleHeartbeatMs: number;
+  /** Told each recreation (metric tradewind_ws_fanout_feed_recreated_total). */
+  readonly onRecreated?: (reason: FeedRecreateReason) => void;
 }
 
 /** Why a feed was recreated (metric label `reason` and logs). */
@@ -249,6 +251,7 @@ export class TradeFeeds {
     this.running.delete(feed.subject);
     this.seenAtCheck.delete(feed.subject);
     this.recreated[reason] += 1;
+    this.options.onRecreated?.(reason);
     this.logger.warn({ subject: feed.subject, last_seq: feed.lastSeq, reason, ...extra }, 'recreating the trade feed from its last sequence');
     void Promise.race([messages.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
     void this.open(feed);
