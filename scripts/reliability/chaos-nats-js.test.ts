@@ -87,7 +87,7 @@ describe('nats.js ordered consumer when the node hosting it dies (3-node cluster
     return { killMs, storedAgainMs, node };
   }
 
-  it(`nats.js still (${NATS_JS_VERSION}): its ordered consumer delivers nothing more after the node hosting it is SIGKILLed, while TRADES stores new trades (heartbeats_missed repeats; its reset never succeeds)`, async () => {
+  it(`nats.js still (${NATS_JS_VERSION}): its ordered consumer delivers nothing more after the node hosting it is SIGKILLed, while TRADES stores new trades (its reset never succeeds)`, async () => {
     const oc = await jetstream(nc).consumers.get(TRADES_STREAM, { filter_subjects: SUBJECT, deliver_policy: DeliverPolicy.New });
     const messages: ConsumerMessages = await oc.consume({ expires: 2_000, idle_heartbeat: 500 });
     let delivered = 0;
@@ -98,10 +98,6 @@ describe('nats.js ordered consumer when the node hosting it dies (3-node cluster
         lastAt = Date.now();
       }
     })();
-    const missed: number[] = [];
-    void (async () => {
-      for await (const s of messages.status()) if (s.type === 'heartbeats_missed') missed.push(Date.now());
-    })();
     await until('the ordered consumer to deliver', 10_000, () => delivered > 5);
     const name = (await oc.info(true)).name;
     const { storedAgainMs, node } = await killHostOf(name, GRACE_MS);
@@ -111,8 +107,6 @@ describe('nats.js ordered consumer when the node hosting it dies (3-node cluster
       resumed,
       `nats.js now resumes its ordered consumer after the node hosting it (${node}) died: ws-fanout's recreation on heartbeats_missed (services/ws-fanout/src/delivery/subject-feed.ts TradeFeeds.recreate) and the chaos subscriber's may be simplified; update docs/reliability.md`,
     ).toBe(false);
-    // It knew: the heartbeats were reported missed, again and again.
-    expect(missed.filter((t) => t > storedAgainMs).length).toBeGreaterThan(2);
   }, 120_000);
 
   it("ws-fanout's feeds (the workaround): the same kill, and the feed is recreated from its last sequence on heartbeats_missed or the leader advisory, and gets every stored trade once, in order", async () => {

@@ -64,7 +64,11 @@ describe('rolling restart tally (negative controls)', () => {
 
   it('when a WebSocket client reconnects twice or with another code during a ws-fanout restart, or at all during another restart, then it counts as crashed', () => {
     const tallies = newTallies(WINDOWS);
-    tallyReconnects({ id: 'once', closes: [{ at: 2_100, code: 1001, reason: 'server shutting down' }], attempts: [{ at: 2_101, outcome: 'ok' }], problems: [] }, WINDOWS, tallies);
+    tallyReconnects(
+      { id: 'once', closes: [{ at: 2_100, code: 1001, reason: 'server shutting down' }], attempts: [{ at: 2_101, outcome: 'ok' }], problems: [] },
+      WINDOWS,
+      tallies,
+    );
     expect(tallies.map((t) => t.crashed)).toEqual([0, 0, 0]);
     tallyReconnects(
       {
@@ -79,7 +83,11 @@ describe('rolling restart tally (negative controls)', () => {
       WINDOWS,
       tallies,
     );
-    tallyReconnects({ id: 'abnormal', closes: [{ at: 2_100, code: 1006, reason: '' }], attempts: [{ at: 2_101, outcome: 'ok' }], problems: [] }, WINDOWS, tallies);
+    tallyReconnects(
+      { id: 'abnormal', closes: [{ at: 2_100, code: 1006, reason: '' }], attempts: [{ at: 2_101, outcome: 'ok' }], problems: [] },
+      WINDOWS,
+      tallies,
+    );
     tallyReconnects({ id: 'nats', closes: [{ at: 1_100, code: 1001, reason: '' }], attempts: [{ at: 1_101, outcome: 'ok' }], problems: [] }, WINDOWS, tallies);
     tallyReconnects({ id: 'protocol', closes: [], attempts: [], problems: [{ at: 3_500, what: 'resume_too_old' }] }, WINDOWS, tallies);
     expect(tallies.map((t) => t.crashed)).toEqual([1, 2, 1]);

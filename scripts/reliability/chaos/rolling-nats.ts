@@ -172,8 +172,12 @@ export async function startRollingNatsCluster(options: {
   try {
     await Promise.all(states.map(launch));
   } catch (err) {
+    // The nodes' own words (a port taken between freePort() and the bind, a bad config…), before the logs go.
+    const logs = await Promise.all(
+      states.map(async (x) => `${x.name}: ${(await readFile(x.logPath, 'utf8').catch(() => '')).trim().split('\n').slice(-3).join(' | ')}`),
+    );
     await stop();
-    throw new Error(`NATS cluster did not start: ${(err as Error).message}`);
+    throw new Error(`NATS cluster did not start: ${(err as Error).message}; ${logs.join('; ')}`);
   }
 
   const byName = (name: string): NodeState => {
@@ -218,12 +222,7 @@ export async function startRollingNatsCluster(options: {
       monitorUrl: `http://127.0.0.1:${s.monitorPort}`,
       running: () => s.child !== null,
       unexpectedExits: () => s.unexpected,
-      logTail: async (lines = 8) =>
-        (await readFile(s.logPath, 'utf8').catch(() => ''))
-          .trimEnd()
-          .split('\n')
-          .slice(-lines)
-          .join(' | '),
+      logTail: async (lines = 8) => (await readFile(s.logPath, 'utf8').catch(() => '')).trimEnd().split('\n').slice(-lines).join(' | '),
     })),
     urls: states.map((s) => `nats://127.0.0.1:${s.port}`).join(','),
     lameDuck,

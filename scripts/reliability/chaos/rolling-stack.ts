@@ -150,7 +150,9 @@ export class Stack {
     this.lb.remove(component, old.name);
     list[index] = fresh;
     const unreadyText = unreadyAt === undefined ? 'the balancer never saw it unready' : `unready at the balancer after ${unreadyAt - termAt} ms`;
-    out.notes.push(`${old.name} → ${fresh.name}: replacement ready after ${readyMs} ms; old one ${unreadyText}, exited ${exit.code ?? exit.signal} ${exit.tookMs} ms after SIGTERM`);
+    out.notes.push(
+      `${old.name} → ${fresh.name}: replacement ready after ${readyMs} ms; old one ${unreadyText}, exited ${exit.code ?? exit.signal} ${exit.tookMs} ms after SIGTERM`,
+    );
     if (exit.killed) {
       out.crashed++;
       out.notes.push(`${old.name} still running ${TERMINATION_GRACE_MS} ms after SIGTERM: SIGKILLed; ${problemLines(old.output()).join(' | ')}`);
@@ -175,7 +177,9 @@ export class Stack {
     const leaderAfter = await until('a TRADES leader', 15_000, () => this.jsm.streams.info(TRADES_STREAM).then((i) => i.cluster?.leader)).catch(() => '?');
     if (exit.killed || exit.code !== 0) {
       out.crashed++;
-      out.notes.push(`${name} ${exit.killed ? `still running ${LAME_DUCK_TERMINATION_MS} ms after ldm: SIGKILLed` : `exited ${exit.code ?? exit.signal} in lame duck mode`}`);
+      out.notes.push(
+        `${name} ${exit.killed ? `still running ${LAME_DUCK_TERMINATION_MS} ms after ldm: SIGKILLed` : `exited ${exit.code ?? exit.signal} in lame duck mode`}`,
+      );
     }
     const started = Date.now();
     await this.nats.start(name);
@@ -213,10 +217,17 @@ export async function startStack(sizes: StackSizes): Promise<Stack> {
   };
   try {
     const identities = await ensureNatsIdentities(stateDir);
-    const nats = await startRollingNatsCluster({
-      operatorConfig: renderNatsAuthConfig(identities),
-      lameDuckDurationMs: LAME_DUCK.durationMs,
-      lameDuckGracePeriodMs: LAME_DUCK.gracePeriodMs,
+    const startNats = () =>
+      startRollingNatsCluster({
+        operatorConfig: renderNatsAuthConfig(identities),
+        lameDuckDurationMs: LAME_DUCK.durationMs,
+        lameDuckGracePeriodMs: LAME_DUCK.gracePeriodMs,
+      });
+    // Nine ports come from freePort() before any node binds: another process can take one meanwhile. A second
+    // start on fresh ports; the first failure is reported on stderr with the nodes' log lines.
+    const nats = await startNats().catch((err: unknown) => {
+      process.stderr.write(`chaos(rolling): ${String(err)}; starting the cluster again on fresh ports\n`);
+      return startNats();
     });
     undo.push(() => nats.stop());
     const connect = (creds: string, name: string) => until(`the cluster to accept ${name}`, 20_000, () => connectNats({ url: nats.urls, creds, name }));

@@ -121,7 +121,13 @@ export interface Received {
  * arrival delays to the window each trade was stored in; a received sequence of a subject it does not hold
  * counts as crashed (a wrong delivery).
  */
-export function tallySubscriber(r: Received, after: ReadonlyMap<string, number>, truth: Truth, windows: readonly RestartWindow[], tallies: WindowTally[]): void {
+export function tallySubscriber(
+  r: Received,
+  after: ReadonlyMap<string, number>,
+  truth: Truth,
+  windows: readonly RestartWindow[],
+  tallies: WindowTally[],
+): void {
   const count = new Map<number, number>();
   const firstAt = new Map<number, number>();
   const previous = new Map<string, number>();

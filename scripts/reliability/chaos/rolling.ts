@@ -183,7 +183,12 @@ interface Load {
 
 /** Starts the native subscribers, the WebSocket clients (a third of each plan, each its own customer) and the HTTP sessions. */
 async function startLoad(s: Stack, sizes: RollingSizes, seed: number, load: Load): Promise<void> {
-  load.natives = await startNativeSubscribers(sizes.nativeSubscribers, s.nats.nodes.map((n) => n.url), s.identities.service_user_creds, s.jsm);
+  load.natives = await startNativeSubscribers(
+    sizes.nativeSubscribers,
+    s.nats.nodes.map((n) => n.url),
+    s.identities.service_user_creds,
+    s.jsm,
+  );
   for (let i = 0; i < sizes.wsClients; i++) {
     const planId = PLANS[i % PLANS.length]!;
     const customer = await createCustomer(s.identities, s.sysNc, planId);
@@ -229,7 +234,14 @@ async function windDown(s: Stack, load: Load): Promise<TruthTrade[]> {
 async function rowsOf(
   s: Stack,
   load: Load,
-  run: { sizes: RollingSizes; seed: number; windows: readonly RestartWindow[]; outcomes: readonly StepOutcome[]; trades: readonly TruthTrade[]; rejections: readonly number[] },
+  run: {
+    sizes: RollingSizes;
+    seed: number;
+    windows: readonly RestartWindow[];
+    outcomes: readonly StepOutcome[];
+    trades: readonly TruthTrade[];
+    rejections: readonly number[];
+  },
 ): Promise<ReliabilityRow[]> {
   const { windows, trades } = run;
   const truth = indexTruth(trades);
@@ -250,7 +262,12 @@ async function rowsOf(
   const records = load.http?.records ?? [];
   tallyHttp(records, windows, tallies);
   const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
-  const runs = tallyIngestRuns(trades, transactions.flatMap((t) => t.trades.map(messageId)), windows, tallies);
+  const runs = tallyIngestRuns(
+    trades,
+    transactions.flatMap((t) => t.trades.map(messageId)),
+    windows,
+    tallies,
+  );
   // Processes that died by themselves (a terminated or killed one is not counted) and unhandled rejections here.
   for (const r of s.allReplicas) {
     const status = r.exitStatus();

@@ -62,6 +62,8 @@ export const RECOVERY_DEADLINE_MS = 30_000;
 export const RECOVERY_OVER_BROKER_MS = 1_000;
 /** The native subscriber's JetStream API timeout, ms: a consumer creation sent into an election is retried after this, not after nats.js' 5 s. */
 export const OBSERVER_API_TIMEOUT_MS = 1_000;
+/** The native subscriber starts another consumer attempt after this while none consumes, ms (its re-creation pace). */
+export const OBSERVER_RETRY_MS = 250;
 
 /** Rounds per fault class and timings at each scale. */
 const SIZES = {
@@ -179,45 +181,58 @@ async function startObserver(
     if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug ${new Date().toISOString()}] observer ${line}\n`);
   };
   let stopped = false;
+  /** The newest attempt to create a consumer. */
+  let attempt = 0;
+  /** The attempt whose messages are recorded (0: none yet, or it was abandoned). */
   let generation = 0;
   let current: ConsumerMessages | undefined;
   const runs = new Set<Promise<void>>();
-  const run = async (gen: number): Promise<void> => {
+  /** Stops recording the current generation and closes it without waiting (it may never end). */
+  const abandon = () => {
+    const c = current;
+    current = undefined;
+    generation = 0;
+    void c?.close().catch(() => undefined);
+  };
+  const run = async (id: number): Promise<void> => {
+    // Hedged: a request sent into an election waits for its timeout; another attempt starts meanwhile and the
+    // first one to consume wins (a later one closes itself).
+    const hedge = setTimeout(() => {
+      if (!stopped && generation === 0 && attempt === id) next();
+    }, OBSERVER_RETRY_MS);
     const from = ledger.maxSeq() + 1;
     try {
       const consumer = await js.consumers.get(TRADES_STREAM, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {});
-      // Short expiry: the heartbeat (half of it) notices a consumer lost with its server within ~1 s.
+      // As the documented resumable reader does (examples/typescript/src/resume.ts, docs/nats.md): two missed
+      // idle heartbeats mean the consumer is gone with its node; a new one is made from the last seq + 1 at
+      // once, without waiting for nats.js' own recovery (which never comes: docs/reliability.md).
       const messages = await consumer.consume({ expires: 2_000, idle_heartbeat: 500 });
-      if (stopped || gen !== generation) {
+      clearTimeout(hedge);
+      if (stopped || generation !== 0) {
         void messages.close().catch(() => undefined);
         return;
       }
+      generation = id;
       current = messages;
-      // As the documented resumable reader does (examples/typescript/src/resume.ts, docs/nats.md): two missed
-      // idle heartbeats mean the consumer is gone with its node; a new one is made from the last seq + 1 at
-      // once, without waiting for nats.js' own recovery (which can stall: docs/reliability.md).
       void (async () => {
         for await (const status of messages.status()) {
-          if (status.type === 'heartbeats_missed' && gen === generation && !stopped) {
+          if (status.type === 'heartbeats_missed' && generation === id && !stopped) {
             restarts.heartbeats++;
-            debug(`#${gen} heartbeats missed: re-creating`);
+            debug(`#${id} heartbeats missed: re-creating`);
+            abandon();
             next();
-            void messages.close().catch(() => undefined);
             break;
           }
         }
       })().catch(() => undefined);
       if (process.env.CHAOS_DEBUG) {
-        void (async () => {
-          for await (const status of messages.status()) debug(`#${gen} status ${JSON.stringify(status)}`);
-        })();
         void consumer.info().then(
-          (i) => debug(`#${gen} consumer ${i.name} from ${from} on ${i.cluster?.leader}`),
-          (e: unknown) => debug(`#${gen} consumer info failed: ${String(e)}`),
+          (i) => debug(`#${id} consumer ${i.name} from ${from} on ${i.cluster?.leader}`),
+          (e: unknown) => debug(`#${id} consumer info failed: ${String(e)}`),
         );
       }
       for await (const m of messages) {
-        if (gen !== generation) break;
+        if (generation !== id) break;
         ledger.record({
           seq: m.seq,
           msgId: m.headers?.get('Nats-Msg-Id') ?? '',
@@ -226,18 +241,25 @@ async function startObserver(
         });
       }
     } catch (err) {
-      debug(`#${gen} from ${from} failed: ${String(err)}`);
+      clearTimeout(hedge);
+      debug(`#${id} from ${from} failed: ${String(err)}`);
     }
-    // Superseded (the watchdog started a newer generation) or stopped: nothing to do.
-    if (stopped || gen !== generation) return;
+    if (stopped) return;
+    if (generation === id) {
+      // Its consume() ended (or could not go on): start over from the last seq + 1.
+      current = undefined;
+      generation = 0;
+    } else if (generation !== 0 || attempt !== id) {
+      // Another attempt consumes, or a newer one is on it.
+      return;
+    }
     restarts.ended++;
-    await sleep(200);
-    if (!stopped && gen === generation) next();
+    await sleep(OBSERVER_RETRY_MS);
+    if (!stopped && generation === 0 && attempt === id) next();
   };
   const next = () => {
-    generation++;
-    current = undefined;
-    const r = run(generation);
+    attempt++;
+    const r = run(attempt);
     runs.add(r);
     void r.finally(() => runs.delete(r));
   };
@@ -269,9 +291,8 @@ async function startObserver(
             `chaos(stream): subscriber silent for ${Date.now() - aheadSince} ms at seq ${ledger.maxSeq()} while TRADES is at ${info.state.last_seq}; re-creating it\n`,
           );
           aheadSince = null;
-          const stuck = current;
+          abandon();
           next();
-          void stuck?.close().catch(() => undefined);
         },
         () => undefined,
       )

@@ -91,6 +91,8 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   let rollTimer: NodeJS.Timeout | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let leaderWatch: StreamLeaderWatch | undefined;
+  /** The trade being applied now, if any. */
+  let handling: Promise<void> | null = null;
   let solUsd: number | null = null;
   /** The replayed recording's latest SOL/USD observation (chain time), for USD-quoted replayed trades. */
   let recordedSolUsd: { solUsd: number; atMs: number } | null = null;
@@ -100,7 +102,14 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     return options.configuredSolUsd ?? null;
   };
 
-  async function prepare(): Promise<void> {
+  /**
+   * Each start of the consumer is a generation: a signal starts a new one at once (an older one may hang on a
+   * request sent into an election until its timeout), and an older one that gets further stops without
+   * changing anything.
+   */
+  let runGen = 0;
+
+  async function prepare(gen: number): Promise<void> {
     const info = await options.jsm.streams.info(TRADES_STREAM);
     const position = await store.position();
     let startSeq: number;
@@ -123,7 +132,9 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
       if (!isJetStreamNotFound(err, 'consumer')) throw err;
     }
     if (existing && existing.ack_floor.stream_seq + 1 === startSeq && existing.num_ack_pending === 0) return;
+    if (gen !== runGen) throw new Error('superseded by a newer start of the consumer');
     if (existing) await options.jsm.consumers.delete(TRADES_STREAM, options.durableName);
+    if (gen !== runGen) throw new Error('superseded by a newer start of the consumer');
     await options.jsm.consumers.add(TRADES_STREAM, {
       durable_name: options.durableName,
       ack_policy: AckPolicy.Explicit,
@@ -183,23 +194,21 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     if (retryTimer) clearTimeout(retryTimer);
     metrics.restarts.inc();
     log.warn({ reason }, 'restarting the trades consumer from the stored position');
-    void (async () => {
-      // Bounded: the iterator of a consumer on a dead node may never end.
-      if (iter) await Promise.race([iter.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
-      await Promise.race([loop, new Promise((r) => setTimeout(r, 1_000).unref())]);
-      scheduleRun(0);
-    })();
+    // Not awaited: the iterator of a consumer on a dead node may never end. Only the trade being applied now is
+    // waited for (the old loop applies nothing after it), so the new start reads the position after it.
+    void iter?.close().catch(() => undefined);
+    void Promise.race([handling ?? Promise.resolve(), new Promise((r) => setTimeout(r, 1_000).unref())]).then(() => scheduleRun(0));
   }
 
-  async function run(): Promise<void> {
-    await prepare();
+  async function run(gen: number): Promise<void> {
+    await prepare(gen);
     const consumer = await options.js.consumers.get(TRADES_STREAM, options.durableName);
     const iter = await consumer.consume({
       max_messages: options.batch,
       idle_heartbeat: options.idleHeartbeatMs,
       expires: Math.max(1_000, options.idleHeartbeatMs * 4),
     });
-    if (stopped || !leading) {
+    if (stopped || !leading || gen !== runGen) {
       await iter.close().catch(() => undefined);
       return;
     }
@@ -214,7 +223,16 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     })().catch(() => undefined);
     loop = (async () => {
       try {
-        for await (const msg of iter) await handle(msg);
+        for await (const msg of iter) {
+          // Superseded by a restart: leave the rest to the new start (it begins after the stored position).
+          if (messages !== iter) break;
+          handling = handle(msg);
+          try {
+            await handling;
+          } finally {
+            handling = null;
+          }
+        }
         // The iterator also ends when the consumer is deleted under it (e.g. by an operator): start over.
         if (!stopped && leading && messages === iter) {
           messages = undefined;
@@ -236,7 +254,9 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     if (stopped || !leading) return;
     if (retryTimer) clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
-      run().catch((err: unknown) => {
+      const gen = ++runGen;
+      run(gen).catch((err: unknown) => {
+        if (gen !== runGen) return;
         metrics.restarts.inc();
         log.error({ err }, 'starting the trades consumer failed; retrying');
         scheduleRun();

@@ -182,6 +182,8 @@ export class TradeFeeds {
   /** Feeds recreated, by reason (metric `tradewind_ws_feed_recreated_total` and tests). */
   readonly recreated: Record<FeedRecreateReason, number> = { stream_leader_elected: 0, reconnect: 0, heartbeats_missed: 0, silent: 0 };
   private leaderWatch: StreamLeaderWatch | undefined;
+  /** Per subject, the newest attempt to start its consumer (see {@link TradeFeeds.open}). */
+  private readonly attempts = new Map<TradeSubject, number>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -237,8 +239,11 @@ export class TradeFeeds {
   private onLeaderEvent(event: LeaderEvent): void {
     if (this.stopped) return;
     const reason: FeedRecreateReason = event.signal === 'reconnect' ? 'reconnect' : 'stream_leader_elected';
+    // Feeds still trying to start: try again now, when it can succeed.
+    const starting = [...this.feeds.values()].filter((feed) => !this.running.has(feed.subject));
     for (const [subject, messages] of [...this.running])
       this.recreate(this.feeds.get(subject)!, messages, reason, event.leader ? { leader: event.leader } : {});
+    for (const feed of starting) void this.open(feed);
   }
 
   /**
@@ -280,6 +285,21 @@ export class TradeFeeds {
 
   private async open(feed: SubjectFeed): Promise<void> {
     if (this.stopped) return;
+    const subject = feed.subject;
+    const gen = (this.attempts.get(subject) ?? 0) + 1;
+    this.attempts.set(subject, gen);
+    // Hedged: a JetStream request sent while the cluster elects a leader gets no answer until nats.js' timeout
+    // (5 s). When this attempt has not started the feed within retryMs, another one starts; the first to start
+    // wins and a later one closes its consumer at once.
+    const hedge = setTimeout(() => {
+      this.timers.delete(hedge);
+      if (!this.stopped && !this.running.has(subject) && this.attempts.get(subject) === gen) void this.open(feed);
+    }, this.options.retryMs);
+    this.timers.add(hedge);
+    const settle = () => {
+      clearTimeout(hedge);
+      this.timers.delete(hedge);
+    };
     try {
       this.jsm ??= await jetstreamManager(this.nc);
       let from = feed.lastSeq + 1;
@@ -306,7 +326,9 @@ export class TradeFeeds {
         expires: Math.max(1_000, this.options.idleHeartbeatMs * 4),
         callback: (msg) => feed.deliver(msg),
       });
-      if (this.stopped) {
+      settle();
+      if (this.stopped || this.running.has(subject)) {
+        // Stopped meanwhile, or another attempt started the feed first.
         await messages.close().catch(() => undefined);
         return;
       }
@@ -327,6 +349,9 @@ export class TradeFeeds {
         this.retry(feed);
       });
     } catch (err) {
+      settle();
+      // A newer attempt is on it, or one already started the feed.
+      if (this.running.has(subject) || this.attempts.get(subject) !== gen) return;
       this.logger.warn({ err, subject: feed.subject, stream_missing: isJetStreamNotFound(err, 'stream') }, 'trade feed could not start; retrying');
       this.retry(feed);
     }
