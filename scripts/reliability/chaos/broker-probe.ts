@@ -8,7 +8,7 @@
  * to the nodes that were not killed, so its own reconnect is not part of the figure.
  */
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
-import { jetstream, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { TRADES_STREAM } from '@tradewind/contracts';
 
 /** One attempt's acknowledgement timeout, ms: short, so an attempt sent into the election does not hide its end. */
@@ -32,9 +32,22 @@ export async function probeMessage(jsm: JetStreamManager): Promise<ProbeMessage 
   return m && msgId ? { subject: m.subject, data: m.data, msgId } : null;
 }
 
+/** When the cluster could serve again, ms after the fault (null: not within the deadline). */
+export interface BrokerRecovery {
+  /** TRADES acknowledged a publish (its stream leader is back): what a publisher needs. */
+  readonly publishMs: number | null;
+  /**
+   * A consumer on TRADES could be created (the JetStream meta leader assigns consumers): what a reader that
+   * must make a new consumer needs besides. The meta leader is elected on its own (the same 4–9 s), so this
+   * is later than `publishMs` when the killed node led both.
+   */
+  readonly consumerMs: number | null;
+}
+
 /**
- * Re-publishes `probe` until TRADES acknowledges it (as a duplicate) and returns the time of that
- * acknowledgement minus `faultMs`, ms; null when none came within `deadlineMs` of `faultMs`.
+ * Probes, on its own connection to `servers`, until TRADES acknowledges a re-publish of `probe` (as a
+ * duplicate: nothing is stored) and until a consumer on TRADES can be created (an R1 memory consumer, deleted
+ * at once), each attempt with a PROBE_ATTEMPT_TIMEOUT_MS timeout, PROBE_INTERVAL_MS apart.
  * @param servers the client URLs of the nodes still running.
  * @param options.creds a `.creds` text for an operator-mode cluster (the account that owns TRADES).
  * @throws never (connection failures count as attempts).
@@ -45,7 +58,7 @@ export async function brokerRecoveryMs(
   faultMs: number,
   deadlineMs: number,
   options: { creds?: string } = {},
-): Promise<number | null> {
+): Promise<BrokerRecovery> {
   const nc = await connect({
     servers: [...servers],
     name: 'chaos-broker-probe',
@@ -53,18 +66,31 @@ export async function brokerRecoveryMs(
     reconnectTimeWait: 100,
     ...(options.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(options.creds)) } : {}),
   }).catch(() => null);
-  if (!nc) return null;
-  try {
-    const js = jetstream(nc, { timeout: PROBE_ATTEMPT_TIMEOUT_MS });
+  if (!nc) return { publishMs: null, consumerMs: null };
+  const until = async (attempt: () => Promise<unknown>): Promise<number | null> => {
     while (Date.now() - faultMs < deadlineMs) {
       try {
-        await js.publish(probe.subject, probe.data, { msgID: probe.msgId, timeout: PROBE_ATTEMPT_TIMEOUT_MS });
+        await attempt();
         return Date.now() - faultMs;
       } catch {
         await new Promise((r) => setTimeout(r, PROBE_INTERVAL_MS));
       }
     }
     return null;
+  };
+  try {
+    const js = jetstream(nc, { timeout: PROBE_ATTEMPT_TIMEOUT_MS });
+    const jsm = await jetstreamManager(nc, { timeout: PROBE_ATTEMPT_TIMEOUT_MS, checkAPI: false });
+    let n = 0;
+    const [publishMs, consumerMs] = await Promise.all([
+      until(() => js.publish(probe.subject, probe.data, { msgID: probe.msgId, timeout: PROBE_ATTEMPT_TIMEOUT_MS })),
+      until(async () => {
+        const name = `chaos_probe_${process.pid}_${faultMs}_${n++}`;
+        await jsm.consumers.add(TRADES_STREAM, { name, ack_policy: AckPolicy.None, mem_storage: true, num_replicas: 1, inactive_threshold: 5_000_000_000 });
+        void jsm.consumers.delete(TRADES_STREAM, name).catch(() => undefined);
+      }),
+    ]);
+    return { publishMs, consumerMs };
   } finally {
     await nc.close().catch(() => undefined);
   }
