@@ -15,6 +15,8 @@ import { TRADES_STREAM } from '@tradewind/contracts';
 export const PROBE_ATTEMPT_TIMEOUT_MS = 250;
 /** Pause between failed attempts, ms. */
 export const PROBE_INTERVAL_MS = 50;
+/** One consumer-creation attempt's timeout, ms (attempts overlap, PROBE_INTERVAL_MS apart). */
+export const CONSUMER_ATTEMPT_TIMEOUT_MS = 2_000;
 
 /** A stored message to re-publish, taken before the fault. */
 export interface ProbeMessage {
@@ -37,19 +39,25 @@ export interface BrokerRecovery {
   /** TRADES acknowledged a publish (its stream leader is back): what a publisher needs. */
   readonly publishMs: number | null;
   /**
-   * A consumer on TRADES could be created (the JetStream meta leader assigns consumers): what a reader that
-   * must make a new consumer needs besides. The meta leader is elected on its own (the same 4–9 s), so this
-   * is later than `publishMs` when the killed node led both.
+   * A consumer on TRADES could be created, probed from `publishMs` on (the JetStream meta leader assigns
+   * consumers): what a reader that must make a new consumer needs besides. The meta leader is elected on its
+   * own (the same 4–9 s), so this is seconds later than `publishMs` when the killed node led both.
    */
   readonly consumerMs: number | null;
+  /**
+   * The durable consumer `options.durable` answers again (its own raft group elects its own leader, the same
+   * 4–9 s when the killed node led it), probed from `publishMs` on; null when none was asked for.
+   */
+  readonly durableMs: number | null;
 }
 
 /**
  * Probes, on its own connection to `servers`, until TRADES acknowledges a re-publish of `probe` (as a
- * duplicate: nothing is stored) and until a consumer on TRADES can be created (an R1 memory consumer, deleted
+ * duplicate: nothing is stored), then until a consumer on TRADES can be created (an R1 memory consumer, deleted
  * at once), each attempt with a PROBE_ATTEMPT_TIMEOUT_MS timeout, PROBE_INTERVAL_MS apart.
  * @param servers the client URLs of the nodes still running.
  * @param options.creds a `.creds` text for an operator-mode cluster (the account that owns TRADES).
+ * @param options.durable a durable consumer of TRADES whose availability to measure too (token-price's).
  * @throws never (connection failures count as attempts).
  */
 export async function brokerRecoveryMs(
@@ -57,7 +65,7 @@ export async function brokerRecoveryMs(
   probe: ProbeMessage,
   faultMs: number,
   deadlineMs: number,
-  options: { creds?: string } = {},
+  options: { creds?: string; durable?: string } = {},
 ): Promise<BrokerRecovery> {
   const nc = await connect({
     servers: [...servers],
@@ -66,7 +74,7 @@ export async function brokerRecoveryMs(
     reconnectTimeWait: 100,
     ...(options.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(options.creds)) } : {}),
   }).catch(() => null);
-  if (!nc) return { publishMs: null, consumerMs: null };
+  if (!nc) return { publishMs: null, consumerMs: null, durableMs: null };
   const until = async (attempt: () => Promise<unknown>): Promise<number | null> => {
     while (Date.now() - faultMs < deadlineMs) {
       try {
@@ -80,17 +88,51 @@ export async function brokerRecoveryMs(
   };
   try {
     const js = jetstream(nc, { timeout: PROBE_ATTEMPT_TIMEOUT_MS });
-    const jsm = await jetstreamManager(nc, { timeout: PROBE_ATTEMPT_TIMEOUT_MS, checkAPI: false });
+    const jsmSlow = await jetstreamManager(nc, { timeout: CONSUMER_ATTEMPT_TIMEOUT_MS, checkAPI: false });
     let n = 0;
-    const [publishMs, consumerMs] = await Promise.all([
-      until(() => js.publish(probe.subject, probe.data, { msgID: probe.msgId, timeout: PROBE_ATTEMPT_TIMEOUT_MS })),
-      until(async () => {
-        const name = `chaos_probe_${process.pid}_${faultMs}_${n++}`;
-        await jsm.consumers.add(TRADES_STREAM, { name, ack_policy: AckPolicy.None, mem_storage: true, num_replicas: 1, inactive_threshold: 5_000_000_000 });
-        void jsm.consumers.delete(TRADES_STREAM, name).catch(() => undefined);
-      }),
-    ]);
-    return { publishMs, consumerMs };
+    const publishMs = await until(() => js.publish(probe.subject, probe.data, { msgID: probe.msgId, timeout: PROBE_ATTEMPT_TIMEOUT_MS }));
+    // From then on (a consumer created before the cluster noticed the death says nothing): the first creation that works.
+    // Hedged: a creation takes a meta-leader proposal, longer than one publish; an attempt starts every
+    // PROBE_INTERVAL_MS, each given CONSUMER_ATTEMPT_TIMEOUT_MS, and the first to succeed gives the time.
+    const hedged = (attempt: () => Promise<unknown>) =>
+      new Promise<number | null>((resolve) => {
+        let done = false;
+        const finish = (v: number | null) => {
+          if (done) return;
+          done = true;
+          clearInterval(timer);
+          resolve(v);
+        };
+        const start = () => {
+          if (Date.now() - faultMs >= deadlineMs) return finish(null);
+          attempt().then(
+            () => finish(Date.now() - faultMs),
+            () => undefined,
+          );
+        };
+        const timer = setInterval(start, PROBE_INTERVAL_MS);
+        start();
+      });
+    const [consumerMs, durableMs] =
+      publishMs === null
+        ? [null, null]
+        : await Promise.all([
+            hedged(async () => {
+              const name = `chaos_probe_${process.pid}_${faultMs}_${n++}`;
+              await jsmSlow.consumers.add(TRADES_STREAM, {
+                name,
+                ack_policy: AckPolicy.None,
+                mem_storage: true,
+                num_replicas: 1,
+                inactive_threshold: 5_000_000_000,
+              });
+              void jsmSlow.consumers.delete(TRADES_STREAM, name).catch(() => undefined);
+            }),
+            options.durable ? hedged(() => jsmSlow.consumers.info(TRADES_STREAM, options.durable!)) : Promise.resolve(null),
+          ]);
+    // Let the attempts still in flight answer before the connection closes.
+    await new Promise((r) => setTimeout(r, CONSUMER_ATTEMPT_TIMEOUT_MS));
+    return { publishMs, consumerMs, durableMs };
   } finally {
     await nc.close().catch(() => undefined);
   }

@@ -13,11 +13,18 @@ import { TRADES_STREAM, TRADE_SUBJECTS } from '@tradewind/contracts';
 export type { NatsConnection } from '@nats-io/transport-node';
 
 /**
+ * Wait before reconnecting to the same server URL, ms (nats.js `reconnectTimeWait`, default 2 s; jitter is added).
+ * Short because in Kubernetes every service reaches NATS through one Service URL: after a node dies, the time
+ * to the next attempt is added to every failover (issue 31, docs/reliability.md).
+ */
+export const RECONNECT_TIME_WAIT_MS = 250;
+
+/**
  * Connects to NATS.
  * @param options.url one or more comma-separated server URLs (`nats://host:port`).
  * @param options.credsFile path of a `.creds` file (user JWT + NKey seed), for operator-mode servers.
  * @param options.name connection name shown in the server's monitoring (use the service name).
- * Reconnects forever with jitter once connected; status changes are logged at `warn`. The first connection
+ * Reconnects forever once connected, RECONNECT_TIME_WAIT_MS apart per server, with jitter; status changes are logged at `warn`. The first connection
  * is a start-up step (startup.ts retryStartup, `NATS connection <name>`): inside a start-up a refused or
  * timed-out attempt is retried with backoff until STARTUP_DEADLINE_MS, an authorization violation fails at
  * once; outside one it is tried once. nats.js' own `waitOnFirstConnect` is not used: it would retry
@@ -38,7 +45,7 @@ export async function connectNats(options: {
       servers: options.url.split(',').map((s) => s.trim()),
       name: options.name,
       maxReconnectAttempts: -1,
-      reconnectTimeWait: 1000,
+      reconnectTimeWait: RECONNECT_TIME_WAIT_MS,
       ...(credsText ? { authenticator: credsAuthenticator(new TextEncoder().encode(credsText)) } : {}),
     }),
   );

@@ -48,6 +48,7 @@ type AppConfig = Pick<
   | 'TOKEN_PRICE_LEASE_MS'
   | 'TOKEN_PRICE_RETRY_DELAY_MS'
   | 'TOKEN_PRICE_IDLE_HEARTBEAT_MS'
+  | 'TOKEN_PRICE_STALL_CHECK_MS'
   | 'TOKEN_PRICE_BUCKET_MS'
   | 'TOKEN_PRICE_TOKEN_TTL_MS'
   | 'TOKENS_LIMIT'
@@ -93,6 +94,7 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
     jsm: deps.jsm,
     nc: deps.nc,
     idleHeartbeatMs: config.TOKEN_PRICE_IDLE_HEARTBEAT_MS,
+    stallCheckMs: config.TOKEN_PRICE_STALL_CHECK_MS,
     store,
     logger: log,
     metrics: {

@@ -26,13 +26,23 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   TOKEN_PRICE_BATCH_MESSAGES: PositiveInt.default(256),
   /** Consumer lease in Redis, ms: one replica applies trades; another takes over this long after it dies. */
   TOKEN_PRICE_LEASE_MS: PositiveInt.default(15_000),
-  /** Wait before the consumer restarts after a Redis or NATS failure, ms. */
-  TOKEN_PRICE_RETRY_DELAY_MS: PositiveInt.default(2_000),
+  /**
+   * Wait before the consumer restarts after a Redis or NATS failure, ms (default 500: after a NATS node dies its
+   * durable answers again within 4–9 s, and a restart attempt that failed meanwhile should not add seconds to
+   * that; issue 31, docs/reliability.md).
+   */
+  TOKEN_PRICE_RETRY_DELAY_MS: PositiveInt.default(500),
   /**
    * Idle heartbeat of the TRADES consumer's pull requests, ms (default 1 000; nats.js clamps it to ≥ 500): two
    * missed restart the consumer from the stored position. TRADES' leader elections and reconnects restart it at once.
    */
   TOKEN_PRICE_IDLE_HEARTBEAT_MS: z.coerce.number().int().min(500).max(30_000).default(1_000),
+  /**
+   * How often the TRADES consumer is checked for silence, ms (default 2 000; 0 = never): one that applied nothing
+   * since the previous check while TRADES holds newer messages is restarted from the stored position (the backstop
+   * for a durable that heartbeats but delivers nothing after a leader kill).
+   */
+  TOKEN_PRICE_STALL_CHECK_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   /** Resolution of the 24 h window, ms: volume and the price 24 h ago are kept per bucket of this size. Must divide 24 h. */
   TOKEN_PRICE_BUCKET_MS: PositiveInt.default(60_000).refine((v) => (24 * 60 * 60 * 1000) % v === 0, 'must divide 24 h (86 400 000 ms)'),
   /** A token that stops trading is forgotten this long after its last trade, ms (Redis expiry; default 48 h). */

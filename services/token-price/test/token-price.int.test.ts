@@ -453,6 +453,34 @@ describe('when Redis fails while a trade is applied', () => {
   });
 });
 
+describe('when the consumer stops applying while TRADES holds newer trades', () => {
+  it('then the silence check restarts it from the stored position and every trade is applied exactly once', async () => {
+    const prefix = await freshStream();
+    const clock = { now: Date.UTC(2026, 10, 21, 12) };
+    const svc = await start(prefix, { clock, env: { TOKEN_PRICE_STALL_CHECK_MS: '300' } });
+    const [b1, b2, b3] = ed5Buys();
+    await publish({ ...b1, block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(10_000);
+    const store = svc.app.store;
+    const apply = store.apply.bind(store);
+    let stuck = 0;
+    store.apply = async (seq, update, now) => {
+      // The first attempt at seq 2 never finishes, as a consumer that delivers nothing more.
+      if (seq === 2 && stuck === 0) {
+        stuck += 1;
+        return new Promise<never>(() => undefined);
+      }
+      return apply(seq, update, now);
+    };
+    await publish({ ...b2, block_time_ms: clock.now });
+    await publish({ ...b3, block_time_ms: clock.now });
+    await svc.app.consumer.caughtUp(15_000);
+    expect(stuck).toBe(1);
+    expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBeGreaterThanOrEqual(1);
+    expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
+  });
+});
+
 describe('when the broker says pulls in flight may be lost (a leader elected, a reconnect)', () => {
   it('then the consumer restarts from the stored position at once on the advisory of TRADES or of its own durable (not another consumer), and every trade is applied exactly once', async () => {
     const prefix = await freshStream();

@@ -53,6 +53,11 @@ export interface TradesConsumerOptions {
    * two missed restart the consumer from the stored position.
    */
   readonly idleHeartbeatMs: number;
+  /**
+   * How often the consumer is checked for silence, ms (config TOKEN_PRICE_STALL_CHECK_MS; 0 = never): one that applied
+   * nothing since the previous check while TRADES holds newer messages is restarted from the stored position.
+   */
+  readonly stallCheckMs: number;
   /** The connection `js`/`jsm` use: its reconnects and TRADES' leader advisories restart the consumer at once (absent: heartbeats only). */
   readonly nc?: NatsConnection | undefined;
   /** The clock (Unix ms); injectable for tests. */
@@ -93,6 +98,31 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   let leaderWatch: StreamLeaderWatch | undefined;
   /** The trade being applied now, if any. */
   let handling: Promise<void> | null = null;
+  let stallTimer: NodeJS.Timeout | undefined;
+  /** The stored position at the previous silence check. */
+  let positionAtCheck: number | undefined;
+
+  /**
+   * The backstop: a consumer that applied nothing since the previous check while TRADES holds newer messages
+   * is restarted from the stored position (seen after a leader kill on nats-server 2.9.10: a durable that
+   * heartbeats but delivers nothing). A check that cannot reach JetStream or Redis is skipped.
+   */
+  async function checkStall(): Promise<void> {
+    if (stopped || !leading) return;
+    try {
+      const position = (await store.position())?.seq ?? 0;
+      const before = positionAtCheck;
+      positionAtCheck = position;
+      if (before === undefined || position !== before) return;
+      const last = (await options.jsm.streams.info(TRADES_STREAM)).state.last_seq;
+      if (last > position && positionAtCheck === position) {
+        positionAtCheck = undefined;
+        restartOn('silent');
+      }
+    } catch {
+      // JetStream or Redis unavailable: the next check tries again.
+    }
+  }
   let solUsd: number | null = null;
   /** The replayed recording's latest SOL/USD observation (chain time), for USD-quoted replayed trades. */
   let recordedSolUsd: { solUsd: number; atMs: number } | null = null;
@@ -312,12 +342,14 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
       leaseTimer = setInterval(() => void tick(), Math.max(50, Math.floor(options.leaseMs / 3)));
       // Without readers the ranking would keep buckets that left the window: roll them out regularly.
       rollTimer = setInterval(() => void store.roll(options.now()).catch((err: unknown) => log.warn({ err }, 'rolling the window failed')), 60_000);
+      if (options.stallCheckMs > 0) stallTimer = setInterval(() => void checkStall(), options.stallCheckMs);
     },
     async stop() {
       stopped = true;
       leaderWatch?.stop();
       if (leaseTimer) clearInterval(leaseTimer);
       if (rollTimer) clearInterval(rollTimer);
+      if (stallTimer) clearInterval(stallTimer);
       const wasLeading = leading;
       leading = false;
       await halt();
