@@ -9,7 +9,7 @@
  * through the system account), each node with its own full-resolver directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from '@tradewind/dev';
@@ -26,8 +26,20 @@ export interface NatsClusterNode {
   readonly monitorUrl: string;
   /** True while the process runs. */
   running(): boolean;
-  /** Exits that the cluster did not cause (crashes): 0 when every exit came from kill()/stop(). */
+  /** Exits that the cluster did not cause (crashes): 0 when every exit came from kill()/stop()/lameDuck(). */
   unexpectedExits(): number;
+  /** The last lines of its nats-server log, joined with ` | ` (for notes). */
+  logTail(lines?: number): Promise<string>;
+}
+
+/** How a node's process ended after {@link NatsCluster.lameDuck}. */
+export interface NodeExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** True when it had to be SIGKILLed (lame duck mode did not end within the grace). */
+  readonly killed: boolean;
+  /** From the ldm signal to the exit, ms. */
+  readonly tookMs: number;
 }
 
 /** A running cluster; `stop()` kills every node and removes the temp dir. */
@@ -37,6 +49,19 @@ export interface NatsCluster {
   readonly urls: string;
   /** SIGKILLs node `name` and waits for the process to exit. @throws Error for an unknown name. */
   kill(name: string): Promise<void>;
+  /**
+   * Puts node `name` in lame duck mode the way the NATS chart's preStop hook does (`nats-server --signal
+   * ldm=<pid>`) and waits for it to exit by itself; SIGKILLs it after `graceMs` (reported as `killed`).
+   * What nats-server does then (server.go lameDuckMode): closes its client listener, hands off the leadership
+   * of every raft group it leads and waits 1 s, waits `lame_duck_grace_period`, closes its clients spread over
+   * the rest of `lame_duck_duration`, exits 0. @throws Error for an unknown or stopped node.
+   */
+  lameDuck(name: string, graceMs: number): Promise<NodeExit>;
+  /**
+   * True when the node's monitoring `/healthz` answers 200: since 2.9 it checks that JetStream is current with
+   * the meta leader and every stream and consumer it holds (what the NATS Helm chart probes).
+   */
+  healthy(name: string): Promise<boolean>;
   /** Starts node `name` again on its ports and store; waits until it accepts clients (15 s). @throws Error when it does not. */
   restart(name: string): Promise<void>;
   /** Kills every node (SIGKILL) and removes the stores. Never throws. */
@@ -52,6 +77,7 @@ interface NodeState {
   child: ChildProcess | null;
   expectingExit: boolean;
   unexpected: number;
+  logPath: string;
 }
 
 /** Path of nats-server: NATS_SERVER_BIN, else /usr/sbin/nats-server when present, else `nats-server` on PATH. */
@@ -73,8 +99,17 @@ export async function startNatsCluster(
      * full resolver in its own store directory, as deploy/nats/nats-server.conf.tmpl configures one.
      */
     operatorConfig?: string;
+    /** `lame_duck_duration` / `lame_duck_grace_period`, ms (the grace must be below the duration; 2.9.10 refuses a duration under 30 s). */
+    lameDuck?: { durationMs: number; gracePeriodMs: number };
+    /** `max_file_store` per node (default `1GB`): reservations of every stream the services create must fit. */
+    maxFileStore?: string;
+    /** `max_memory_store` per node (default `64MB`). */
+    maxMemoryStore?: string;
   } = {},
 ): Promise<NatsCluster> {
+  if (options.lameDuck && options.lameDuck.gracePeriodMs >= options.lameDuck.durationMs) {
+    throw new Error(`lame_duck_grace_period (${options.lameDuck.gracePeriodMs} ms) must be below lame_duck_duration (${options.lameDuck.durationMs} ms)`);
+  }
   const size = options.size ?? 3;
   const dir = await mkdtemp(join(tmpdir(), 'tw-chaos-nats-'));
   const states: NodeState[] = [];
@@ -85,6 +120,7 @@ export async function startNatsCluster(
       clusterPort: await freePort(),
       monitorPort: await freePort(),
       configPath: join(dir, `n${i}.conf`),
+      logPath: join(dir, `n${i}.log`),
       child: null,
       expectingExit: false,
       unexpected: 0,
@@ -100,10 +136,13 @@ export async function startNatsCluster(
         `server_name: ${s.name}`,
         `listen: 127.0.0.1:${s.port}`,
         `http: 127.0.0.1:${s.monitorPort}`,
-        `jetstream { store_dir: "${store}", max_memory_store: 64MB, max_file_store: 1GB }`,
+        `jetstream { store_dir: "${store}", max_memory_store: ${options.maxMemoryStore ?? '64MB'}, max_file_store: ${options.maxFileStore ?? '1GB'} }`,
         // no_advertise: clients must not learn the other nodes' addresses, or a client behind a fault proxy
         // would reconnect around it straight to a node.
         `cluster { name: ${options.name ?? 'tw-chaos'}, listen: 127.0.0.1:${s.clusterPort}, no_advertise: true, routes: [${routes}] }`,
+        ...(options.lameDuck
+          ? [`lame_duck_duration: "${options.lameDuck.durationMs}ms"`, `lame_duck_grace_period: "${options.lameDuck.gracePeriodMs}ms"`]
+          : []),
         ...(options.operatorConfig
           ? [options.operatorConfig, `resolver { type: full, dir: "${join(store, 'resolver')}", allow_delete: false, interval: "2m", timeout: "1.9s" }`]
           : []),
@@ -113,7 +152,7 @@ export async function startNatsCluster(
   }
 
   async function launch(s: NodeState): Promise<void> {
-    const child = spawn(natsServerBin(), ['-c', s.configPath, '-l', join(dir, `${s.name}.log`)], { stdio: 'ignore' });
+    const child = spawn(natsServerBin(), ['-c', s.configPath, '-l', s.logPath], { stdio: 'ignore' });
     s.child = child;
     s.expectingExit = false;
     child.once('exit', () => {
@@ -138,17 +177,49 @@ export async function startNatsCluster(
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   };
 
+  const logTail = async (s: NodeState, lines: number) => (await readFile(s.logPath, 'utf8').catch(() => '')).trimEnd().split('\n').slice(-lines).join(' | ');
+
   try {
     await Promise.all(states.map(launch));
   } catch (err) {
+    // The nodes' own words (a port taken between freePort() and the bind, a bad config…), before the logs go.
+    const logs = await Promise.all(states.map(async (x) => `${x.name}: ${await logTail(x, 3)}`));
     await stop();
-    throw new Error(`NATS cluster did not start: ${(err as Error).message} (logs were in ${dir})`);
+    throw new Error(`NATS cluster did not start: ${(err as Error).message}; ${logs.join('; ')}`);
   }
 
   const byName = (name: string): NodeState => {
     const s = states.find((x) => x.name === name);
     if (!s) throw new Error(`no node named ${name}`);
     return s;
+  };
+
+  const lameDuck = async (name: string, graceMs: number): Promise<NodeExit> => {
+    const s = byName(name);
+    const child = s.child;
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} is not running`);
+    s.expectingExit = true;
+    const started = Date.now();
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    // What the NATS chart's preStop hook runs (`nats-server -sl=ldm=<pid file>`): the binary sends SIGUSR2.
+    const signaller = spawn(natsServerBin(), ['--signal', `ldm=${child.pid}`], { stdio: 'ignore' });
+    await new Promise<void>((resolve) => {
+      signaller.once('exit', () => resolve());
+      signaller.once('error', () => {
+        child.kill('SIGUSR2');
+        resolve();
+      });
+    });
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, graceMs);
+    const { code, signal } = await exited;
+    clearTimeout(timer);
+    return { code, signal, killed, tookMs: Date.now() - started };
   };
 
   return {
@@ -159,10 +230,19 @@ export async function startNatsCluster(
       monitorUrl: `http://127.0.0.1:${s.monitorPort}`,
       running: () => s.child !== null,
       unexpectedExits: () => s.unexpected,
+      logTail: (lines = 8) => logTail(s, lines),
     })),
     urls: states.map((s) => `nats://127.0.0.1:${s.port}`).join(','),
     kill: (name) => killState(byName(name)),
     restart: (name) => launch(byName(name)),
+    lameDuck,
+    healthy: async (name) => {
+      const s = byName(name);
+      return fetch(`http://127.0.0.1:${s.monitorPort}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
     stop,
   };
 }

@@ -610,10 +610,8 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       tokenPrice = await startTokenPrice(tokenPriceNc, redis.url);
       // Running and caught up before the first kill, as in production (not starting while a node dies).
       const tp = tokenPrice;
-      await until('token-price to catch up with TRADES', 30_000, async () => {
-        const last = (await jsm.streams.info(TRADES_STREAM)).state.last_seq;
-        return ((await tp.store.position())?.seq ?? 0) >= last;
-      });
+      const target = (await jsm.streams.info(TRADES_STREAM)).state.last_seq;
+      await until(`token-price to apply TRADES up to seq ${target}`, 60_000, async () => ((await tp.store.position())?.seq ?? 0) >= target);
       const t: ClassTally = { name: 'NATS TRADES stream leader killed (SIGKILL), 3-node cluster, R3', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
       const kills: KillRecovery[] = [];
       for (let round = 0; round < size.leaderKills; round++) {

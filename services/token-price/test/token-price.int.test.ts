@@ -21,7 +21,7 @@ import { createBirdeyeClient } from '../src/birdeye/birdeye.js';
 import { TokenPriceConfigSchema } from '../src/config.js';
 import type { MetadataResolver } from '../src/metadata/solana-metadata.js';
 import type { TokenRow } from '../src/domain/window.js';
-import type { Redis } from '../src/store/redis-store.js';
+import type { Redis, TokenStore } from '../src/store/redis-store.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -426,6 +426,20 @@ describe('when a stream sequence is applied twice (a redelivery after a lost ack
   });
 });
 
+/** Makes the first application of stream sequence `seq` run `fault` instead; `count` says how often it did. */
+function faultAt(store: { apply: TokenStore['apply'] }, seq: number, fault: () => Promise<never>): { count: number } {
+  const apply = store.apply.bind(store);
+  const seen = { count: 0 };
+  store.apply = async (s, update, now) => {
+    if (s === seq && seen.count === 0) {
+      seen.count += 1;
+      return fault();
+    }
+    return apply(s, update, now);
+  };
+  return seen;
+}
+
 describe('when Redis fails while a trade is applied', () => {
   it('then the loop restarts from the recorded position and the trade is applied exactly once', async () => {
     const prefix = await freshStream();
@@ -434,20 +448,11 @@ describe('when Redis fails while a trade is applied', () => {
     const [b1, b2, b3] = ed5Buys();
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
-    const store = svc.app.store;
-    const apply = store.apply.bind(store);
-    let failures = 0;
-    store.apply = async (seq, update, now) => {
-      if (seq === 2 && failures === 0) {
-        failures += 1;
-        throw new Error('simulated: Redis connection lost');
-      }
-      return apply(seq, update, now);
-    };
+    const failures = faultAt(svc.app.store, 2, () => Promise.reject(new Error('simulated: Redis connection lost')));
     await publish({ ...b2, block_time_ms: clock.now });
     await publish({ ...b3, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
-    expect(failures).toBe(1);
+    expect(failures.count).toBe(1);
     expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBe(1);
     expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
   });
@@ -461,21 +466,12 @@ describe('when the consumer stops applying while TRADES holds newer trades', () 
     const [b1, b2, b3] = ed5Buys();
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
-    const store = svc.app.store;
-    const apply = store.apply.bind(store);
-    let stuck = 0;
-    store.apply = async (seq, update, now) => {
-      // The first attempt at seq 2 never finishes, as a consumer that delivers nothing more.
-      if (seq === 2 && stuck === 0) {
-        stuck += 1;
-        return new Promise<never>(() => undefined);
-      }
-      return apply(seq, update, now);
-    };
+    // The first attempt at seq 2 never finishes, as a consumer that delivers nothing more.
+    const stuck = faultAt(svc.app.store, 2, () => new Promise<never>(() => undefined));
     await publish({ ...b2, block_time_ms: clock.now });
     await publish({ ...b3, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(15_000);
-    expect(stuck).toBe(1);
+    expect(stuck.count).toBe(1);
     expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBeGreaterThanOrEqual(1);
     expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
   });
