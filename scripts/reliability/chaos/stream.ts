@@ -154,6 +154,8 @@ export interface ObserverRestarts {
   stalled: number;
   /** Two idle heartbeats missed (the consumer's node died or the pull was lost): abandoned and re-created at once. */
   heartbeats: number;
+  /** Its connection reconnected (pulls in flight lost): abandoned and re-created at once. */
+  reconnects: number;
 }
 
 /** A subscriber that receives nothing for this long while TRADES holds newer messages is treated as stuck and re-created, ms. */
@@ -176,7 +178,7 @@ async function startObserver(
   ledger: TradeLedger,
 ): Promise<{ stop: () => Promise<void>; restarts: ObserverRestarts }> {
   const js = jetstream(nc, { timeout: OBSERVER_API_TIMEOUT_MS });
-  const restarts: ObserverRestarts = { ended: 0, stalled: 0, heartbeats: 0 };
+  const restarts: ObserverRestarts = { ended: 0, stalled: 0, heartbeats: 0, reconnects: 0 };
   const debug = (line: string) => {
     if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug ${new Date().toISOString()}] observer ${line}\n`);
   };
@@ -264,6 +266,19 @@ async function startObserver(
     void r.finally(() => runs.delete(r));
   };
   next();
+  // As the documented reader does on a reconnect: pulls in flight were lost with the connection, and nats.js'
+  // own recovery of an ordered consumer whose server died never succeeds (docs/reliability.md).
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (stopped) break;
+      if (status.type === 'reconnect' && generation !== 0) {
+        restarts.reconnects++;
+        debug(`#${generation} reconnected: re-creating`);
+        abandon();
+        next();
+      }
+    }
+  })().catch(() => undefined);
   // Stuck = TRADES has held a message the subscriber lacks for OBSERVER_STALL_MS with no delivery meanwhile
   // (an election, when nothing new is stored, does not count). A generation still being created counts too.
   let aheadSince: number | null = null;
@@ -572,13 +587,14 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       const crashed = t.crashed + ingestCrashes.count + crashedNodes + rejections;
       if (ingestCrashes.count > 0) t.notes.push(`ingest crashed: ${ingestCrashes.output.replaceAll('\n', ' ').slice(-400)}`);
       if (crashedNodes > 0) t.notes.push(`${crashedNodes} nats-server exit(s) not caused by the test`);
-      if (restarts.ended + restarts.stalled + restarts.heartbeats > 0)
+      if (restarts.ended + restarts.stalled + restarts.heartbeats + restarts.reconnects > 0)
         t.notes.push(
-          `subscriber (nats.js ordered consumer) re-created from its last seq + 1: heartbeats missed ${restarts.heartbeats}×, consume() ended ${restarts.ended}×, silent without ending ${restarts.stalled}× (the ${OBSERVER_STALL_MS / 1000} s backstop)`,
+          `subscriber (nats.js ordered consumer) re-created from its last seq + 1: heartbeats missed ${restarts.heartbeats}×, reconnected ${restarts.reconnects}×, consume() ended ${restarts.ended}×, silent without ending ${restarts.stalled}× (the ${OBSERVER_STALL_MS / 1000} s backstop)`,
         );
       restarts.ended = 0;
       restarts.stalled = 0;
       restarts.heartbeats = 0;
+      restarts.reconnects = 0;
       ingestCrashes.count = 0;
       rejections = 0;
       if (d.examples.length > 0) {
