@@ -235,6 +235,10 @@ async function startObserver(
       }
       for await (const m of messages) {
         if (generation !== id) break;
+        // A generation started from an older sequence (a hedged attempt that won late) re-delivers what an earlier
+        // one recorded: skipped, as the documented reader never handles a sequence at or below its last. Two
+        // stored copies of one trade (a failed duplicate window) still count: they have two sequences.
+        if (m.seq <= ledger.maxSeq()) continue;
         ledger.record({
           seq: m.seq,
           msgId: m.headers?.get('Nats-Msg-Id') ?? '',
