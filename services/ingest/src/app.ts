@@ -70,6 +70,9 @@ type AppConfig = Pick<
     >
   >;
 
+/** Pause between attempts to read the checkpoint when a term starts, ms. */
+const CHECKPOINT_RETRY_MS = 250;
+
 /** One leader term: reading the source stops first, publishing once the window drained (or at once when fenced). */
 interface Term {
   readonly sourceAbort: AbortController;
@@ -166,13 +169,26 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
   }
 
   /** The live source of a term: built from the checkpoint read now when possible (see {@link IngestDeps.sourceFor}). */
-  async function liveSource(): Promise<TransactionSource> {
+  async function liveSource(signal: AbortSignal): Promise<TransactionSource> {
     const build = deps.sourceFor;
     if (!build) {
       if (!deps.source) throw new Error(`INGEST_SOURCE=${config.INGEST_SOURCE} needs a live source`);
       return deps.source;
     }
-    const checkpoint = (await deps.checkpoints?.load()) ?? null;
+    // A term that wins the lease while JetStream elects a leader (a NATS node just died) cannot read the
+    // checkpoint yet: it tries again every CHECKPOINT_RETRY_MS until it can or the term ends, rather than
+    // stopping ingest (found by `npm run chaos`: "ingest stopped on an error", a TimeoutError here).
+    let checkpoint: Checkpoint | null = null;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        checkpoint = (await deps.checkpoints?.load()) ?? null;
+        break;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        logger.warn({ err, attempt }, 'reading the checkpoint failed; trying again');
+        await new Promise((r) => setTimeout(r, CHECKPOINT_RETRY_MS));
+      }
+    }
     logger.info({ source: config.INGEST_SOURCE, checkpoint }, 'live source resume point');
     return build(checkpoint);
   }
@@ -244,7 +260,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     running = (async () => {
       await previous;
       if (term.sourceAbort.signal.aborted) return;
-      await (config.INGEST_SOURCE === 'replay' ? runReplay(js, term) : runLive(js, await liveSource(), term));
+      await (config.INGEST_SOURCE === 'replay' ? runReplay(js, term) : runLive(js, await liveSource(term.sourceAbort.signal), term));
     })().catch((err: unknown) => {
       // Nothing would be published any more: exit non-zero through the normal shutdown so the
       // supervisor (Kubernetes, npm start) restarts us, resuming from the checkpoint.
