@@ -7,7 +7,7 @@
  * `max_bytes` is reserved on a node: with 1 GB per node credential-issuer never became ready, "insufficient
  * storage").
  */
-import { startNatsCluster, type NatsCluster, type NatsClusterNode, type NodeExit } from './nats-cluster.js';
+import { startNatsCluster, type NatsCluster, type NatsClusterNode } from './nats-cluster.js';
 
 export type { NodeExit } from './nats-cluster.js';
 
