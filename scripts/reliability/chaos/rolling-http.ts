@@ -16,25 +16,13 @@
  * answer is not the expected one ends the iteration (the rest of it would only fail for that reason).
  */
 
+import type { HttpOutcome } from './rolling-tally.js';
+
 /** A request that gets no answer within this long counts as dropped, ms. */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
-/** One request and what came back. */
-export interface HttpRecord {
-  /** The service the route table sends it to (`local-oidc` for the provider's own step). */
-  readonly service: string;
-  /** Method and path without query, e.g. `GET /auth/callback`. */
-  readonly route: string;
-  /** Epoch ms the request was sent. */
-  readonly at: number;
-  readonly durationMs: number;
-  /** The HTTP status, or `no answer` (timeout, connection refused or reset). */
-  readonly status: number | 'no answer';
-  /** True when the status is the one this step expects. */
-  readonly expected: boolean;
-  /** The replica that answered (the balancer's `x-upstream-replica`), or why there was no answer. */
-  readonly detail: string;
-}
+/** One request and what came back: the record rolling-tally.ts judges (its HttpOutcome). */
+export type HttpRecord = HttpOutcome;
 
 /** Keeps cookies for the `/auth` path, as a browser does for auth's HttpOnly cookies. */
 class CookieJar {

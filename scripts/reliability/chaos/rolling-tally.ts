@@ -219,14 +219,20 @@ export function tallyReconnects(h: WsHistory, windows: readonly RestartWindow[],
   return per.map(({ closes, attempts }) => ({ closes, attempts }));
 }
 
-/** One HTTP request of the load (rolling-http.ts HttpRecord). */
+/** One HTTP request of the load and what came back (rolling-http.ts records these). */
 export interface HttpOutcome {
+  /** The service the route table sends it to (`local-oidc` for the provider's own step). */
   readonly service: string;
+  /** Method and path without query, e.g. `GET /auth/callback`. */
   readonly route: string;
+  /** Epoch ms the request was sent. */
   readonly at: number;
   readonly durationMs: number;
+  /** The HTTP status, or `no answer` (timeout, connection refused or reset). */
   readonly status: number | 'no answer';
+  /** True when the status is the one this step expects. */
   readonly expected: boolean;
+  /** The replica that answered (the balancer's `x-upstream-replica`), or why there was no answer. */
   readonly detail: string;
 }
 
