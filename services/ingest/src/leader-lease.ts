@@ -17,21 +17,39 @@
  *   the revision change. When it has seen no new revision for `leaseMs` it takes over with a
  *   compare-and-set on that revision. No clocks are compared between processes (the entry's
  *   server-side time is never read), only elapsed time on each process's own clock.
+ * - **Expiry counts only time the bucket answered.** A standby's clock starts again whenever one of
+ *   its reads or writes of the key fails for another reason than a lost compare-and-set (the bucket
+ *   has no leader: JetStream is electing one, or the standby is cut off): it takes over only after
+ *   `leaseMs` in which the bucket answered it and showed no new revision. The leader retries a
+ *   failed renewal every `renewMs / 4`, so once the bucket answers again it renews long before that.
+ *   Without this rule every election of the bucket longer than `leaseMs − renewMs` (seconds under
+ *   load, npm run chaos) deposed a healthy leader and stopped ingest until a new term started.
  * - **Fencing**: a leader whose last successful renewal was *sent* more than `leaseMs − renewMs` ago
- *   (it cannot reach JetStream) steps down by itself. A standby can only write after seeing that
- *   renewal (so after it was sent) plus `leaseMs`: the old leader has stopped at least `renewMs`
- *   before anyone else may start. A leader that sees another holder's write (watch) or whose renewal is
- *   refused steps down at once. Stepping down calls `onDeposed` synchronously: the caller aborts its
- *   source and publisher there.
+ *   and that NATS does not answer (disconnected, or its server does not answer a ping within the
+ *   request timeout: a stalled connection) steps down by itself. A standby can only write after
+ *   seeing that renewal (so after it was sent) plus `leaseMs`: the old leader has stopped at least
+ *   `renewMs − renewMs / 2` before anyone else may start. A leader whose server answers but that
+ *   cannot renew (the bucket is electing a leader) keeps publishing: no standby can write a bucket
+ *   without a leader, and after the election it renews first (the rule above). The one case this does not cover is a
+ *   partial partition in which the leader's NATS server reaches TRADES but not the bucket while a
+ *   standby's reaches the bucket for `leaseMs`: the standby then takes over, the leader's next
+ *   renewal is refused and it steps down, and for that moment two writers interleave (docs/decoding.md
+ *   "Publishing": nothing lost or reordered within either; a live source's copies share their
+ *   `Nats-Msg-Id`, so TRADES drops them). A leader that sees another holder's write (watch) or whose
+ *   renewal is refused steps down at once. Stepping down calls `onDeposed` synchronously: the caller
+ *   aborts its source and publisher there.
+ * - **Timeouts**: every request to the bucket times out after `renewMs / 2` (not nats.js' 5 s), so a
+ *   request sent into an election is retried soon after the bucket has a leader again.
  * - **Release**: on shutdown the leader deletes its entry (compare-and-set on its revision); the
  *   standbys see the DEL on their watch and one takes over at once.
  *
  * Takeover time: at once after a release; `leaseMs` + up to one watch delivery after the last renewal
- * when the leader died without releasing (SIGKILL, lost node).
+ * when the leader died without releasing (SIGKILL, lost node); when the bucket was electing a leader
+ * meanwhile, `leaseMs` after it answers again.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Counter, Gauge, Registry } from 'prom-client';
 import { counterOnce, gaugeOnce, type Logger, type NatsConnection } from '@tradewind/lib';
@@ -41,7 +59,10 @@ export const LEADER_BUCKET = 'ingest_leader';
 
 /** Why a process became leader: the key was never written (`vacant`), its holder released it, or it expired. */
 export type ElectedReason = 'vacant' | 'released' | 'expired' | 'reclaimed';
-/** Why a leader stopped being one: another holder wrote the key (`fenced`), it could not renew in time (`unreachable`), or it released (`released`). */
+/**
+ * Why a leader stopped being one: another holder wrote the key (`fenced`), it could not renew in time
+ * while disconnected from NATS (`unreachable`), or it released (`released`).
+ */
 export type DeposedReason = 'fenced' | 'unreachable' | 'released';
 
 /** The lease's Prometheus metrics. */
@@ -64,7 +85,7 @@ export function leaderMetrics(registry: Registry): LeaderMetrics {
     stepDowns: counterOnce(
       registry,
       'tradewind_ingest_leader_step_downs_total',
-      'Times this ingest stopped publishing because it lost its leader lease (fenced: another holder; unreachable: not renewed in time)',
+      'Times this ingest stopped publishing because it lost its leader lease (fenced: another holder; unreachable: not renewed in time while disconnected)',
       ['reason'],
     ),
   };
@@ -165,6 +186,16 @@ export class LeaderLease {
   #lastSentMs = 0;
   /** Standby: the last entry seen under the key; null = none or deleted. */
   #seen: Seen | null = null;
+  /**
+   * Standby: since when (own clock) every read and write of the bucket has been answered; null after
+   * one failed (the expiry clock starts again at the next answer).
+   */
+  #answeredSinceMs: number | null = null;
+  /** False while the connection is disconnected (nats.js status `disconnect` until `reconnect`). */
+  #connected = true;
+  /** Leader: true once it logged that it kept its term past the fence deadline (until the next renewal). */
+  #holdingThroughElection = false;
+  #probeTimer: NodeJS.Timeout | undefined;
   /** The last holder id seen under the key (for the logs; a DEL carries none). */
   #lastHolder: string | null = null;
   #renewTimer: NodeJS.Timeout | undefined;
@@ -197,6 +228,8 @@ export class LeaderLease {
     if (this.#state !== 'idle') throw new Error('leader lease already started');
     this.#state = 'standby';
     this.#o.metrics.leader.set(0);
+    void this.#watchConnection().catch((err: unknown) => this.#log.warn({ err }, 'connection status watch ended'));
+    this.#probe();
     const iter = await this.#kv.watch({ key: this.#o.key });
     this.#watch = iter;
     this.#watching = this.#watchLoop(iter);
@@ -239,6 +272,30 @@ export class LeaderLease {
     await this.#watching;
   }
 
+  /** Follows the connection's status: fencing counts only time spent disconnected (see the module comment). */
+  async #watchConnection(): Promise<void> {
+    const signal = this.#closing.signal;
+    const status = this.#o.nc.status();
+    // nats.js' status iterator (a QueuedIterator) ends on stop().
+    signal.addEventListener('abort', () => (status as { stop?(): void }).stop?.(), { once: true });
+    this.#connected = !this.#o.nc.isClosed();
+    for await (const s of status) {
+      if (signal.aborted) return;
+      if (s.type === 'disconnect') {
+        this.#connected = false;
+        this.#answeredSinceMs = null;
+        if (this.#state === 'leader') void this.#checkFence();
+      } else if (s.type === 'reconnect') {
+        this.#connected = true;
+      }
+    }
+  }
+
+  /** Timeout of every request to the bucket, ms: half a renewal period (module comment, "Timeouts"). */
+  get #requestTimeoutMs(): number {
+    return requestTimeoutMs(this.#o.renewMs);
+  }
+
   /** The state now (after an await: it may have changed meanwhile). */
   #currentState(): State {
     return this.#state;
@@ -249,6 +306,7 @@ export class LeaderLease {
     clearTimeout(this.#fenceTimer);
     clearTimeout(this.#expiryTimer);
     clearTimeout(this.#retryTimer);
+    clearTimeout(this.#probeTimer);
   }
 
   #value(): string {
@@ -268,6 +326,7 @@ export class LeaderLease {
       } catch (err) {
         if (!signal.aborted) this.#log.warn({ err }, 'leader lease watch failed');
       }
+      this.#answeredSinceMs = null;
       // Meanwhile the timers and attempts still work: they read the key themselves.
       for (;;) {
         if (signal.aborted) return;
@@ -317,6 +376,31 @@ export class LeaderLease {
     this.#expiryTimer = setTimeout(() => this.#trigger(), this.#o.leaseMs + 1);
   }
 
+  /**
+   * Standby: asks the bucket's leader for its state every `renewMs / 2` (`kv.status()`, a stream info
+   * that only a stream leader answers; a key read may be served by any replica). An answer starts the
+   * expiry clock's "answered" span when none runs; a failure ends it. This is how a standby learns of
+   * an election it made no request during (module comment, "Expiry counts only time the bucket answered").
+   */
+  #probe(): void {
+    clearTimeout(this.#probeTimer);
+    if (this.#state !== 'standby') return;
+    const epoch = this.#epoch;
+    this.#kv
+      .status()
+      .then(
+        () => {
+          if (this.#epoch === epoch && this.#connected) this.#answeredSinceMs ??= now();
+        },
+        () => {
+          if (this.#epoch === epoch) this.#answeredSinceMs = null;
+        },
+      )
+      .finally(() => {
+        if (this.#state === 'standby' && this.#epoch === epoch) this.#probeTimer = setTimeout(() => this.#probe(), Math.ceil(this.#o.renewMs / 2));
+      });
+  }
+
   // ---- standby: attempts ----
 
   /** Runs one attempt now, or once more after the one in flight. */
@@ -329,9 +413,11 @@ export class LeaderLease {
     clearTimeout(this.#retryTimer);
     this.#attempt = this.#tryAcquire()
       .catch((err: unknown) => {
+        // The bucket did not answer: the expiry clock starts again at its next answer.
+        this.#answeredSinceMs = null;
         if (this.#state !== 'standby') return;
         this.#log.warn({ err }, 'leader lease attempt failed; retrying');
-        this.#retryTimer = setTimeout(() => this.#trigger(), this.#o.renewMs);
+        this.#retryTimer = setTimeout(() => this.#trigger(), Math.ceil(this.#o.renewMs / 4));
       })
       .finally(() => {
         this.#attempt = null;
@@ -342,7 +428,10 @@ export class LeaderLease {
       });
   }
 
-  /** Reads the key and writes it when it is vacant, released, ours, or expired (no new revision seen for `leaseMs`). */
+  /**
+   * Reads the key and writes it when it is vacant, released, ours, or expired (no new revision seen for
+   * `leaseMs`, all of it while the bucket answered).
+   */
   async #tryAcquire(): Promise<void> {
     const epoch = this.#epoch;
     const entry = await this.#kv.get(this.#o.key);
@@ -362,7 +451,18 @@ export class LeaderLease {
     } else {
       this.#see(entry.revision, holder);
       const seen = this.#seen!;
-      if (seen.revision !== entry.revision || now() - seen.atMs < this.#o.leaseMs) return; // alive: the expiry timer looks again
+      if (seen.revision !== entry.revision) {
+        // A replica behind the one the watch read (direct get): look again soon.
+        this.#retryTimer = setTimeout(() => this.#trigger(), Math.ceil(this.#o.renewMs / 4));
+        return;
+      }
+      const quietSince = Math.max(seen.atMs, this.#answeredSinceMs ?? now());
+      if (now() - quietSince < this.#o.leaseMs) {
+        // Alive, or the bucket has not answered for a whole lease yet: look again when it would have.
+        clearTimeout(this.#expiryTimer);
+        this.#expiryTimer = setTimeout(() => this.#trigger(), quietSince + this.#o.leaseMs + 1 - now());
+        return;
+      }
       reason = 'expired';
       previous = entry.revision;
     }
@@ -372,7 +472,9 @@ export class LeaderLease {
     let revision: number;
     try {
       revision =
-        previous === 0 ? await this.#kv.create(this.#o.key, this.#value()) : await this.#kv.update(this.#o.key, this.#value(), previous, this.#o.renewMs);
+        previous === 0
+          ? await this.#kv.create(this.#o.key, this.#value())
+          : await this.#kv.update(this.#o.key, this.#value(), previous, this.#requestTimeoutMs);
     } catch (err) {
       if (!isWrongLastSequence(err)) throw err;
       // Someone else wrote first (another standby, or the holder renewed): look again.
@@ -407,14 +509,39 @@ export class LeaderLease {
     this.#o.onElected(reason);
   }
 
-  /** Steps down `leaseMs − renewMs` after the last successful renewal was sent, unless a renewal succeeds first. */
+  /**
+   * Checks the fence `leaseMs − renewMs` after the last successful renewal was sent, unless a renewal
+   * succeeds first (and again at every disconnect, {@link #checkFence}).
+   */
   #armFence(): void {
     clearTimeout(this.#fenceTimer);
     const deadline = this.#lastSentMs + this.#o.leaseMs - this.#o.renewMs;
-    this.#fenceTimer = setTimeout(
-      () => this.#depose('unreachable', { last_renewal_ms_ago: Math.round(now() - this.#lastSentMs) }),
-      Math.max(0, deadline - now()),
-    );
+    this.#fenceTimer = setTimeout(() => void this.#checkFence(), Math.max(0, deadline - now()));
+  }
+
+  /**
+   * Steps down when the last successful renewal was sent `leaseMs − renewMs` ago or more and NATS does
+   * not answer this process: the connection is down or closed, or its server does not answer a ping
+   * (`nc.rtt()`) within the request timeout (a stalled connection). When the server answers, the leader
+   * keeps its term: the bucket is electing a leader and nobody can write it meanwhile (module comment).
+   * Runs when the fence timer fires, at every disconnect, and after every failed renewal past the deadline.
+   */
+  async #checkFence(): Promise<void> {
+    if (this.#state !== 'leader') return;
+    const epoch = this.#epoch;
+    if (now() - this.#lastSentMs < this.#o.leaseMs - this.#o.renewMs) return;
+    let answers = this.#connected && !this.#o.nc.isClosed();
+    if (answers) answers = await withTimeout(this.#o.nc.rtt(), this.#requestTimeoutMs);
+    if (this.#epoch !== epoch || this.#state !== 'leader') return;
+    const ago = Math.round(now() - this.#lastSentMs);
+    if (!answers) {
+      this.#depose('unreachable', { last_renewal_ms_ago: ago });
+      return;
+    }
+    if (!this.#holdingThroughElection) {
+      this.#holdingThroughElection = true;
+      this.#log.warn({ last_renewal_ms_ago: ago }, 'leader lease not renewed in time, but NATS answers: the bucket is electing a leader; still publishing');
+    }
   }
 
   #scheduleRenew(delayMs: number): void {
@@ -427,7 +554,7 @@ export class LeaderLease {
     const epoch = this.#epoch;
     const sentMs = now();
     try {
-      const revision = await this.#kv.update(this.#o.key, this.#value(), this.#revision, this.#o.renewMs);
+      const revision = await this.#kv.update(this.#o.key, this.#value(), this.#revision, this.#requestTimeoutMs);
       if (this.#epoch !== epoch) {
         // Stepped down while this write was in flight, and it still landed: hand it over at once.
         if (this.#currentState() === 'standby') void this.#kv.delete(this.#o.key, { previousSeq: revision }).catch(() => undefined);
@@ -435,6 +562,8 @@ export class LeaderLease {
       }
       this.#revision = revision;
       this.#lastSentMs = sentMs;
+      if (this.#holdingThroughElection) this.#log.info({ revision }, 'leader lease renewed again');
+      this.#holdingThroughElection = false;
       this.#armFence();
     } catch (err) {
       if (this.#epoch !== epoch) return;
@@ -445,6 +574,7 @@ export class LeaderLease {
       this.#log.warn({ err, last_renewal_ms_ago: Math.round(now() - this.#lastSentMs) }, 'leader lease renewal failed; retrying');
       // Retry sooner than the period: the fence deadline leaves room for a few attempts only.
       this.#scheduleRenew(Math.ceil(this.#o.renewMs / 4));
+      void this.#checkFence();
       return;
     }
     this.#scheduleRenew(this.#o.renewMs);
@@ -459,7 +589,30 @@ export class LeaderLease {
     this.#o.metrics.stepDowns.inc({ reason });
     this.#log.warn({ reason, ...detail }, 'lost the leader lease: stopped publishing, standing by');
     this.#o.onDeposed(reason);
+    this.#answeredSinceMs = null;
+    this.#probe();
     this.#trigger();
+  }
+}
+
+/** Timeout of a request to the lease bucket for renewal period `renewMs`, ms: half of it, at least 100. */
+function requestTimeoutMs(renewMs: number): number {
+  return Math.max(100, Math.floor(renewMs / 2));
+}
+
+/** True when `p` resolves within `ms`; false when it rejects or takes longer. */
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -488,7 +641,8 @@ export async function openLeaderLease(options: LeaderLeaseOptions): Promise<Lead
   const renewMs = options.renewMs ?? defaultRenewMs(options.leaseMs);
   if (!(renewMs > 0 && renewMs < options.leaseMs))
     throw new Error(`lease renew period (${renewMs} ms) must be positive and below the lease (${options.leaseMs} ms)`);
-  const kv = await new Kvm(options.nc).create(options.bucket ?? LEADER_BUCKET, {
+  // Requests time out after half a renewal period (module comment, "Timeouts").
+  const kv = await new Kvm(jetstream(options.nc, { timeout: requestTimeoutMs(renewMs) })).create(options.bucket ?? LEADER_BUCKET, {
     history: 1,
     replicas: options.replicas ?? 1,
     description: 'ingest leader leases (one key per source)',

@@ -2,6 +2,7 @@
  * The leader lease (src/leader-lease.ts) on a private nats-server: contenders on their own
  * connections, as separate ingest processes would be.
  */
+import { createServer, connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
@@ -51,8 +52,8 @@ interface Contender {
 
 let eventSeq = 0;
 
-async function contender(key: string, leaseMs: number, renewMs: number): Promise<Contender> {
-  const nc = await connect({ servers: nats.url });
+async function contender(key: string, leaseMs: number, renewMs: number, url = nats.url): Promise<Contender> {
+  const nc = await connect({ servers: url });
   connections.push(nc);
   const registry = new Registry();
   const events: Contender['events'] = [];
@@ -68,6 +69,36 @@ async function contender(key: string, leaseMs: number, renewMs: number): Promise
   });
   leases.push(lease);
   return { lease, nc, registry, events };
+}
+
+/** A TCP proxy to 127.0.0.1:`port` whose `stall()` stops forwarding in both directions without closing anything. */
+async function stallableProxy(port: number): Promise<{ url: string; stall(): void; close(): void }> {
+  const sockets: Socket[] = [];
+  let stalled = false;
+  const server = createServer((client) => {
+    const upstream = netConnect(port, '127.0.0.1');
+    sockets.push(client, upstream);
+    client.on('data', (d) => stalled || upstream.write(d));
+    upstream.on('data', (d) => stalled || client.write(d));
+    for (const [s, other] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      s.on('error', () => other.destroy());
+      s.on('close', () => other.destroy());
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `nats://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stall: () => {
+      stalled = true;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
 }
 
 async function bucket(): Promise<KV> {
@@ -161,6 +192,30 @@ describe('ingest leader lease', () => {
     expect(stepDown!.seq).toBeLessThan(b.events[0]!.seq);
     expect(a.lease.isLeader).toBe(false);
     expect(await metric(a, 'tradewind_ingest_leader_step_downs_total', { reason: 'unreachable' })).toBe(1);
+  }, 30_000);
+
+  it("when the leader's connection stalls (its server no longer answers, the connection stays open), then it steps down by itself before the standby takes over", async () => {
+    const key = freshKey();
+    const proxy = await stallableProxy(nats.port);
+    try {
+      const a = await contender(key, 1_500, 400, proxy.url);
+      await a.lease.start();
+      expect(a.lease.isLeader).toBe(true);
+      const b = await contender(key, 1_500, 400);
+      await b.lease.start();
+      expect(b.lease.isLeader).toBe(false);
+
+      // Bytes stop flowing both ways, the sockets stay open: nats.js sees no disconnect for minutes (its ping
+      // interval). Only the unanswered ping of the fence check tells the leader it is cut off.
+      proxy.stall();
+      await until(() => b.lease.isLeader, 20_000);
+      expect(b.events.map((e) => `${e.kind}:${e.reason}`)).toEqual(['elected:expired']);
+      const stepDown = a.events.find((e) => e.kind === 'deposed');
+      expect(stepDown?.reason).toBe('unreachable');
+      expect(stepDown!.seq).toBeLessThan(b.events[0]!.seq);
+    } finally {
+      proxy.close();
+    }
   }, 30_000);
 
   it('when another holder overwrites the key, then the leader steps down at once (fenced) and stands by', async () => {

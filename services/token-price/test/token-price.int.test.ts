@@ -478,13 +478,15 @@ describe('when the consumer stops applying while TRADES holds newer trades', () 
 });
 
 describe('when the broker says pulls in flight may be lost (a leader elected, a reconnect)', () => {
-  it('then the consumer restarts from the stored position at once on the advisory of TRADES or of its own durable (not another consumer), and every trade is applied exactly once', async () => {
+  it('then the consumer restarts from the stored position at once on the advisory of TRADES or of its own durable (not another consumer), re-creating its durable, and every trade is applied exactly once', async () => {
     const prefix = await freshStream();
     const clock = { now: Date.UTC(2026, 10, 21, 12) };
     const svc = await start(prefix, { clock });
     const [b1, b2, b3] = ed5Buys();
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
+    const durableCreated = async () => (await jsm.consumers.info('TRADES', 'token-price')).created;
+    const before = await durableCreated();
     // nats-server's advisories in the stream's account.
     nc.publish('$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.TRADES.someone-else', JSON.stringify({ leader: 'n2' }));
     nc.publish('$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.TRADES', JSON.stringify({ leader: 'n2' }));
@@ -501,6 +503,8 @@ describe('when the broker says pulls in flight may be lost (a leader elected, a 
     await publish({ ...b3, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
     expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBe(2);
+    // Not the durable it had (even though it sat exactly at the stored position): a durable left silent by a leader kill is never reused.
+    expect(await durableCreated()).not.toBe(before);
     expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
   });
 });

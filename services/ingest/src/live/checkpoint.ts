@@ -29,15 +29,17 @@ export const CHECKPOINT_BUCKET = 'ingest_checkpoints';
 
 /**
  * A {@link CheckpointStore} in JetStream KV bucket `bucket`, key `key`
- * (`[A-Za-z0-9_-]+`, e.g. the source name). Creates the bucket when missing: a start-up step
+ * (`[A-Za-z0-9_-]+`, e.g. the source name). Creates the bucket when missing, with `replicas`
+ * replicas (NATS_STREAM_REPLICAS, like TRADES: a checkpoint on one node of a cluster is unreadable
+ * while that node is down; an existing bucket keeps its replicas): a start-up step
  * (`checkpoint bucket <bucket>`, @tradewind/lib retryStartup), retried with backoff inside ingest's
  * start-up until STARTUP_DEADLINE_MS while JetStream is not available yet.
  * @throws the nats.js error when JetStream is unavailable (StartupFailedError inside a start-up).
  */
-export async function natsCheckpointStore(nc: NatsConnection, key: string, bucket = CHECKPOINT_BUCKET): Promise<CheckpointStore> {
+export async function natsCheckpointStore(nc: NatsConnection, key: string, bucket = CHECKPOINT_BUCKET, replicas = 1): Promise<CheckpointStore> {
   if (!/^[A-Za-z0-9_-]+$/.test(key)) throw new Error(`checkpoint key "${key}" must match [A-Za-z0-9_-]+`);
   const kv: KV = await retryStartup(`checkpoint bucket ${bucket}`, () =>
-    new Kvm(nc).create(bucket, { history: 1, description: 'ingest live-source resume points' }),
+    new Kvm(nc).create(bucket, { history: 1, replicas, description: 'ingest live-source resume points' }),
   );
   return {
     async load() {

@@ -138,6 +138,12 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
    * changing anything.
    */
   let runGen = 0;
+  /**
+   * Set by a restart on a broker signal or silence: the next start deletes and re-creates the durable even when
+   * it sits exactly at the stored position. A durable on nats-server 2.9.10 can survive a leader kill in a state in
+   * which it heartbeats but never delivers again; reusing it would restart into the same silence every time.
+   */
+  let recreateDurable = false;
 
   async function prepare(gen: number): Promise<void> {
     const info = await options.jsm.streams.info(TRADES_STREAM);
@@ -161,7 +167,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     } catch (err) {
       if (!isJetStreamNotFound(err, 'consumer')) throw err;
     }
-    if (existing && existing.ack_floor.stream_seq + 1 === startSeq && existing.num_ack_pending === 0) return;
+    if (existing && !recreateDurable && existing.ack_floor.stream_seq + 1 === startSeq && existing.num_ack_pending === 0) return;
     if (gen !== runGen) throw new Error('superseded by a newer start of the consumer');
     if (existing) await options.jsm.consumers.delete(TRADES_STREAM, options.durableName);
     if (gen !== runGen) throw new Error('superseded by a newer start of the consumer');
@@ -174,6 +180,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
       max_ack_pending: Math.max(options.batch * 4, 1024),
       max_deliver: -1,
     });
+    if (gen === runGen) recreateDurable = false;
     log.info({ durable: options.durableName, start_seq: startSeq }, 'trades consumer positioned');
   }
 
@@ -212,8 +219,8 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   }
 
   /**
-   * Starts over from the stored position (prepare() repositions the durable consumer when it is not
-   * exactly there) on the broker's word that pulls in flight are lost: TRADES or this durable elected a
+   * Starts over from the stored position (prepare() deletes and re-creates the durable consumer there,
+   * `recreateDurable`) on the broker's word that pulls in flight are lost: TRADES or this durable elected a
    * leader, the connection reconnected, or two idle heartbeats were missed. Without it a pull lost with a
    * dead consumer leader is noticed only when it expires.
    */
@@ -221,6 +228,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     if (stopped || !leading) return;
     const iter = messages;
     messages = undefined;
+    recreateDurable = true;
     if (retryTimer) clearTimeout(retryTimer);
     metrics.restarts.inc();
     log.warn({ reason }, 'restarting the trades consumer from the stored position');
