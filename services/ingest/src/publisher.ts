@@ -10,9 +10,16 @@
  *   during a leader election, a connection cut) every later trade of the window is refused too: a later
  *   trade is never stored before an earlier one.
  * - On any failure the window stops sending, waits until every publish in flight has an answer, and sends
- *   again from the first unacknowledged trade, the first of them without an expectation (the anchor of a new
- *   chain: nothing of ours after it can be stored any more). A re-sent trade that was stored after all is
- *   answered as a duplicate (`Nats-Msg-Id`, checked by the server before the expectation).
+ *   again from the first unacknowledged trade (the anchor of a new chain). The anchor expects the last trade
+ *   this publisher saw acknowledged. When the stream's last message is a later trade of ours (stored, its
+ *   acknowledgement lost with a killed leader or a cut connection), the server refuses the anchor and names
+ *   that message ("wrong last msg ID: <id>"): every trade of the window up to it is stored (a stored trade's
+ *   predecessors are stored: the chain), so they count as acknowledged and the window continues after it.
+ *   So a re-send never stores a trade twice, even when the duplicate window does not catch it (seen on
+ *   nats-server 2.9.10 after TRADES leader kills under load: a whole window of 1,024 trades stored twice,
+ *   npm run chaos). Only when the stream's last message is not ours (another writer) does the next anchor
+ *   go without an expectation; a re-sent trade that was stored after all is then answered as a duplicate
+ *   (`Nats-Msg-Id`, checked by the server before the expectation).
  * - A unit's `onDone` (ingest: the live checkpoint) runs only when its trades and every trade enqueued
  *   before them are acknowledged, in enqueue order.
  * - When the window is full, `enqueue` waits: the caller stops reading its source (back-pressure).
@@ -141,6 +148,17 @@ function publishMintCopies(
 export const WRONG_LAST_MSG_ID_ERR_CODE = 10070;
 
 /**
+ * The stream's last message id named by a 10070 refusal (nats-server's JSStreamWrongLastMsgIDErrF description
+ * `wrong last msg ID: {id}`, server/errors.json), `''` when the stream's last message has none, or null when
+ * `err` is not such a refusal.
+ */
+export function lastMsgIdOfRefusal(err: unknown): string | null {
+  if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== WRONG_LAST_MSG_ID_ERR_CODE) return null;
+  const m = /wrong last msg ID: ?(.*)$/.exec(String((err as { message?: unknown }).message ?? ''));
+  return m ? m[1]!.trim() : null;
+}
+
+/**
  * Why a window was re-sent: `order` (a chain expectation failed), `timeout` (no acknowledgement in time),
  * `error`, or `leader` (TRADES elected a leader or the connection reconnected while attempts were in
  * flight: they may have died with the old leader, so the window is re-sent at once, see {@link OrderedPublisher.kick}).
@@ -208,6 +226,12 @@ export class OrderedPublisher {
   #outstanding = 0;
   /** Msg id the next send expects as the stream's last (its predecessor), or null: the next send anchors a new chain. */
   #prevMsgId: string | null = null;
+  /** Msg id of the last trade popped from the window (acknowledged, and every trade before it): what a re-send's anchor expects. */
+  #lastAckedId: string | null = null;
+  /** The stream's last message was found not to be ours: the next re-send's anchor goes without an expectation. */
+  #blindAnchor = false;
+  /** The last refusal's named id already looked up in the window (one scan per distinct id). */
+  #lastRefusalId: string | null = null;
   /** A failure was seen: no sends until every outstanding attempt is answered, then a re-send. */
   #failed: ResendReason | null = null;
   #resendTimer: NodeJS.Timeout | null = null;
@@ -412,6 +436,8 @@ export class OrderedPublisher {
     if (this.#o.signal.aborted) return;
     this.#o.metrics.errors.inc();
     const reason = resendReason(err);
+    const streamLast = lastMsgIdOfRefusal(err);
+    if (streamLast !== null) this.#learnStreamLast(streamLast);
     if (this.#failed === null) {
       this.#failed = reason;
       this.#o.metrics.resends.inc({ reason });
@@ -427,6 +453,43 @@ export class OrderedPublisher {
     this.#maybeResend();
   }
 
+  /**
+   * A refusal named the stream's last message id. When it is a trade in the window, that trade and every one
+   * before it are stored (module comment): they count as acknowledged. When it is neither in the window nor
+   * the last acknowledged trade, the stream's last message is someone else's: the next anchor goes without
+   * an expectation.
+   */
+  #learnStreamLast(id: string): void {
+    if (id === this.#lastRefusalId) return;
+    this.#lastRefusalId = id;
+    if (id === this.#lastAckedId) return;
+    const q = this.#q;
+    let at = -1;
+    for (let i = this.#head; i < q.length; i++) {
+      if (q[i]!.trade.msgId === id) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) {
+      this.#blindAnchor = true;
+      return;
+    }
+    let counted = 0;
+    for (let i = this.#head; i <= at; i++) {
+      const e = q[i]!;
+      if (e.acked) continue;
+      e.acked = true;
+      counted++;
+      this.#o.metrics.published.inc({ subject: e.trade.subject });
+    }
+    this.#o.logger.info(
+      { stream_last_msg_id: id, trades: counted },
+      'TRADES already stored trades whose acknowledgement was lost: counted as stored, continuing after them',
+    );
+    this.#advance();
+  }
+
   /** After a failure, once every attempt is answered: re-sends from the first unacknowledged trade (at once for `order`, else after the backoff). */
   #maybeResend(): void {
     if (this.#failed === null || this.#outstanding > 0 || this.#resendTimer !== null) return;
@@ -435,7 +498,10 @@ export class OrderedPublisher {
     this.#resendTimer = setTimeout(() => {
       this.#resendTimer = null;
       this.#failed = null;
-      this.#prevMsgId = null;
+      // The anchor expects the last acknowledged trade unless the stream's last message was found to be another writer's.
+      this.#prevMsgId = this.#blindAnchor ? null : this.#lastAckedId;
+      this.#blindAnchor = false;
+      this.#lastRefusalId = null;
       this.#next = this.#head;
       this.#pump();
     }, delayMs);
@@ -447,6 +513,7 @@ export class OrderedPublisher {
     while (this.#head < q.length && q[this.#head]!.acked) {
       const e = q[this.#head]!;
       q[this.#head++] = undefined;
+      this.#lastAckedId = e.trade.msgId;
       e.onDone?.();
     }
     if (this.#next < this.#head) this.#next = this.#head;

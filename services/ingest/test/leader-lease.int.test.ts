@@ -2,7 +2,6 @@
  * The leader lease (src/leader-lease.ts) on a private nats-server: contenders on their own
  * connections, as separate ingest processes would be.
  */
-import { createServer, connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
@@ -22,6 +21,7 @@ import {
   type LeaderLease,
   type LeaseValue,
 } from '../src/leader-lease.js';
+import { startFaultProxy } from './support/fault-proxy.js';
 
 let nats: TestNatsServer;
 const connections: NatsConnection[] = [];
@@ -69,36 +69,6 @@ async function contender(key: string, leaseMs: number, renewMs: number, url = na
   });
   leases.push(lease);
   return { lease, nc, registry, events };
-}
-
-/** A TCP proxy to 127.0.0.1:`port` whose `stall()` stops forwarding in both directions without closing anything. */
-async function stallableProxy(port: number): Promise<{ url: string; stall(): void; close(): void }> {
-  const sockets: Socket[] = [];
-  let stalled = false;
-  const server = createServer((client) => {
-    const upstream = netConnect(port, '127.0.0.1');
-    sockets.push(client, upstream);
-    client.on('data', (d) => stalled || upstream.write(d));
-    upstream.on('data', (d) => stalled || client.write(d));
-    for (const [s, other] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      s.on('error', () => other.destroy());
-      s.on('close', () => other.destroy());
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `nats://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stall: () => {
-      stalled = true;
-    },
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
 }
 
 async function bucket(): Promise<KV> {
@@ -196,7 +166,7 @@ describe('ingest leader lease', () => {
 
   it("when the leader's connection stalls (its server no longer answers, the connection stays open), then it steps down by itself before the standby takes over", async () => {
     const key = freshKey();
-    const proxy = await stallableProxy(nats.port);
+    const proxy = await startFaultProxy(nats.port);
     try {
       const a = await contender(key, 1_500, 400, proxy.url);
       await a.lease.start();
@@ -214,7 +184,7 @@ describe('ingest leader lease', () => {
       expect(stepDown?.reason).toBe('unreachable');
       expect(stepDown!.seq).toBeLessThan(b.events[0]!.seq);
     } finally {
-      proxy.close();
+      await proxy.close();
     }
   }, 30_000);
 

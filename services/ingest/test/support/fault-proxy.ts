@@ -2,7 +2,8 @@
  * A loopback TCP proxy between a NATS client and nats-server that can fail the way networks do, for the
  * publisher's fault tests: `stall()` stops moving bytes both ways with the sockets left open (a frozen
  * route or a stuck leader: nothing is lost, nothing answers), `blackhole()` swallows what the client sends
- * (the client believes it was written: those publishes are lost), `cut()` resets every proxied connection
+ * (the client believes it was written: those publishes are lost), `deafen()` swallows what the server sends
+ * (publishes are stored, their acknowledgements lost: a leader killed after storing), `cut()` resets every proxied connection
  * (the client reconnects through the proxy), `heal()` forwards again (stalled bytes are delivered).
  */
 import net from 'node:net';
@@ -15,6 +16,8 @@ export interface FaultProxy {
   stall(): void;
   /** Discard every byte the client sends from now on, until {@link heal} or {@link cut}. */
   blackhole(): void;
+  /** Discard every byte the server sends from now on (acknowledgements lost), until {@link heal} or {@link cut}. */
+  deafen(): void;
   /** Destroy every proxied connection (clients see a reset and reconnect). New connections are forwarded. */
   cut(): void;
   /** Forward normally again. */
@@ -24,7 +27,7 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-type Mode = 'forward' | 'stall' | 'blackhole';
+type Mode = 'forward' | 'stall' | 'blackhole' | 'deaf';
 
 /** Starts a proxy on a free loopback port to `upstreamPort` on 127.0.0.1. */
 export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy> {
@@ -51,6 +54,7 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
       if (mode !== 'stall') client.resume();
     });
     upstream.on('data', (chunk) => {
+      if (mode === 'deaf') return;
       if (!client.write(chunk)) upstream.pause();
     });
     client.on('drain', () => {
@@ -75,8 +79,11 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
     blackhole() {
       mode = 'blackhole';
     },
+    deafen() {
+      mode = 'deaf';
+    },
     cut() {
-      if (mode === 'blackhole') mode = 'forward';
+      if (mode === 'blackhole' || mode === 'deaf') mode = 'forward';
       for (const p of [...pairs]) {
         p.client.destroy();
         p.upstream.destroy();
