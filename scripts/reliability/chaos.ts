@@ -6,6 +6,7 @@
  *
  *   npm run -s chaos                          all faults, full size
  *   RELIABILITY_SCALE=test npm run -s chaos   the sizes npm test runs
+ *   CHAOS_ONLY=stream,rolling npm run -s chaos  only those classes (stream, edge-cluster, edge, rolling), e.g. while fixing one
  */
 import { reliabilityScale, writeReliabilityReport, type ReliabilityRow } from './report.js';
 import { runStreamChaos } from './chaos/stream.js';
@@ -16,8 +17,16 @@ import { runRollingChaos } from './chaos/rolling.js';
 const scale = reliabilityScale({ RELIABILITY_SCALE: 'full', ...process.env });
 const rows: ReliabilityRow[] = [];
 const runClusterEdge = async (s: typeof scale, seed: number) => [await runClusterEdgeChaos(s, seed)];
-for (const run of [runStreamChaos, runClusterEdge, runEdgeChaos, runRollingChaos]) {
-  process.stderr.write(`chaos: ${run === runClusterEdge ? 'runClusterEdgeChaos' : run.name} (${scale})…\n`);
+const classes = { stream: runStreamChaos, 'edge-cluster': runClusterEdge, edge: runEdgeChaos, rolling: runRollingChaos } as const;
+const only = (process.env.CHAOS_ONLY ?? '').split(',').filter((c) => c.trim() !== '');
+const unknown = only.filter((c) => !(c in classes));
+if (unknown.length > 0) {
+  process.stderr.write(`CHAOS_ONLY: unknown class ${unknown.join(', ')} (known: ${Object.keys(classes).join(', ')})\n`);
+  process.exit(2);
+}
+for (const [name, run] of Object.entries(classes)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`chaos: ${name} (${scale})…\n`);
   rows.push(...(await run(scale, 0)));
 }
 process.exit(writeReliabilityReport('chaos', rows, { scale }));
