@@ -428,8 +428,9 @@ async function startTokenPrice(nc: NatsConnection, redisUrl: string) {
     logger: createLogger({ service: 'chaos-token-price', level: process.env.CHAOS_DEBUG ? 'info' : 'silent' }),
     registry: new Registry(),
     redis,
-    js: jetstream(nc),
-    jsm: await jetstreamManager(nc, { checkAPI: false }),
+    // As main.ts builds them.
+    js: jetstream(nc, { timeout: config.TOKEN_PRICE_API_TIMEOUT_MS }),
+    jsm: await jetstreamManager(nc, { checkAPI: false, timeout: config.TOKEN_PRICE_API_TIMEOUT_MS }),
     nc,
   });
   await app.start();

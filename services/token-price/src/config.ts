@@ -33,6 +33,12 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
    */
   TOKEN_PRICE_RETRY_DELAY_MS: PositiveInt.default(500),
   /**
+   * Timeout of token-price's JetStream API requests (consumer info, delete, create; stream info), ms (default
+   * 1 000, not nats.js' 5 000): a request sent into a leader election gets no answer, and each restart of the
+   * consumer waited out the full timeout per request (npm run chaos: token-price 10–15 s behind the broker).
+   */
+  TOKEN_PRICE_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(1_000),
+  /**
    * Idle heartbeat of the TRADES consumer's pull requests, ms (default 1 000; nats.js clamps it to ≥ 500): two
    * missed restart the consumer from the stored position. TRADES' leader elections and reconnects restart it at once.
    */

@@ -24,12 +24,13 @@ runMain(async () => {
       redis.on('error', (err) => logger.warn({ err }, 'redis error'));
       await redis.connect();
       startup.onClose(() => redis.quit());
-      const jsm = await startup.step('JetStream API', () => jetstreamManager(nc));
+      const api = { timeout: config.TOKEN_PRICE_API_TIMEOUT_MS };
+      const jsm = await startup.step('JetStream API', () => jetstreamManager(nc, api));
       const app = createApp(config, {
         logger,
         registry,
         redis,
-        js: jetstream(nc),
+        js: jetstream(nc, api),
         jsm,
         nc,
         birdeye: config.BIRDEYE_API_KEY
