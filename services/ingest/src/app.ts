@@ -218,6 +218,10 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
           saving = null;
         });
     };
+    // A burst followed by quiet must not leave the checkpoint at the burst's start: every interval, the last
+    // acknowledged transaction is saved when it is newer than the saved one (a restart after a long quiet would
+    // otherwise re-publish the whole burst, caught only by the duplicate window).
+    const saver = setInterval(save, config.LIVE_CHECKPOINT_INTERVAL_MS);
     try {
       for await (const tx of source.transactions(term.sourceAbort.signal)) {
         let messages: TradeMessage[];
@@ -244,6 +248,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       }
       await publisher.drained();
     } finally {
+      clearInterval(saver);
       // A graceful stop records the last acknowledged transaction, so a restart repeats as little as possible.
       await saving;
       save();

@@ -91,7 +91,8 @@ describe('ingest with the RPC WebSocket source', () => {
 
     // First run: the first half of the chain.
     const half = Math.floor(ok.length / 2);
-    const first = runIngest(null);
+    // A 2 s checkpoint interval: the burst below is acknowledged well within one.
+    const first = runIngest(null, { LIVE_CHECKPOINT_INTERVAL_MS: '2000' });
     const app1 = createApp(first.config, { logger, registry: first.registry, nc, source: first.source, checkpoints });
     await app1.start();
     await rpc.waitFor(() => rpc.logSubscriptionCount() >= 4);
@@ -101,8 +102,10 @@ describe('ingest with the RPC WebSocket source', () => {
       .flatMap((t) => decodeTransaction(t.syntheticSlot ? t.result : t.raw))
       .map(messageId);
     await waitUntil(async () => (await storedIds()).length >= firstIds.length);
+    // Then quiet: within an interval the checkpoint reaches the burst's last transaction without a stop (a SIGKILL
+    // now re-publishes nothing). Saving only when a trade is acknowledged left it at the burst's first.
+    await waitUntil(async () => (await checkpoints.load())?.signature === ok[half - 1]!.signature, 6_000);
     await app1.stop();
-    // The interval (60 s) never elapsed: the checkpoint was written by the graceful stop.
     const saved = await checkpoints.load();
     expect(saved?.signature).toBe(ok[half - 1]!.signature);
 

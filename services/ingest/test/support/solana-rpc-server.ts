@@ -544,3 +544,51 @@ export async function startSolanaRpcServer(options: { transactions?: RecordedTra
     },
   };
 }
+
+/** Handle on a {@link produceChain}. */
+export interface ChainProducer {
+  /** How many of the node's transactions were produced so far. */
+  readonly produced: number;
+  /** How many may be produced before the chain holds (at most all of them). */
+  readonly limit: number;
+  /** Moves the hold `count` transactions further: they are produced one per interval from now on. */
+  release(count: number): void;
+  /** Stops producing. */
+  stop(): void;
+}
+
+/**
+ * Produces `node.transactions` in slot order, one every `intervalMs`, whether anyone is subscribed or
+ * not (a chain does not wait for its readers), but holds after the first `limit` of them until
+ * {@link ChainProducer.release} lets more through (default: no hold).
+ *
+ * Why a hold: the recording is a short chain (seconds). A test that SIGKILLs ingest several times
+ * while the node keeps producing must keep transactions back for after each kill; else the chain
+ * runs out while the first restarted ingest still waits for its leader lease, its back-fill stores
+ * everything at once, and the later kills find nothing left that a restarted ingest could publish.
+ * Releasing a few at each kill makes the node produce them while ingest is down, so the restarted
+ * one must back-fill them from its checkpoint.
+ */
+export function produceChain(node: SolanaRpcServer, options: { intervalMs: number; limit?: number }): ChainProducer {
+  const all = node.transactions;
+  let limit = Math.min(all.length, Math.max(0, options.limit ?? all.length));
+  let produced = 0;
+  const timer = setInterval(() => {
+    if (produced < limit) node.emit(all[produced++]!);
+    else if (produced >= all.length) clearInterval(timer);
+  }, options.intervalMs);
+  return {
+    get produced() {
+      return produced;
+    },
+    get limit() {
+      return limit;
+    },
+    release(count) {
+      limit = Math.min(all.length, limit + Math.max(0, count));
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
