@@ -2,6 +2,7 @@
  * ingest as a real child process (`node --import tsx services/ingest/src/main.ts`), as npm start runs
  * it, so a fault can SIGKILL it. Replay source (the bundled mainnet recording, looped).
  */
+import { appendFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { freePort } from '@tradewind/dev';
@@ -36,7 +37,7 @@ export async function spawnIngest(options: { natsUrl: string; transactionsPerSec
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.CHAOS_INGEST_LOG ? 'info' : 'warn',
     ADMIN_PORT: String(adminPort),
     NATS_URL: options.natsUrl,
     INGEST_SOURCE: 'replay',
@@ -57,7 +58,10 @@ export async function spawnIngest(options: { natsUrl: string; transactionsPerSec
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  // CHAOS_INGEST_LOG=<file>: every ingest's whole output, appended (the kept tail is 64 KiB), for debugging a run.
+  const logFile = process.env.CHAOS_INGEST_LOG;
   const append = (d: Buffer) => {
+    if (logFile) appendFileSync(logFile, d);
     out += d.toString();
     if (out.length > 65_536) out = out.slice(-65_536);
   };
