@@ -8,6 +8,7 @@
  *   RELIABILITY_SCALE=test npm run -s chaos   the sizes npm test runs
  *   CHAOS_ONLY=stream,rolling npm run -s chaos  only those classes (stream, edge-cluster, edge, rolling), e.g. while fixing one
  */
+import { ensureClusterNatsServer, natsServerVersion } from '../lib/cluster-nats-server.js';
 import { reliabilityScale, writeReliabilityReport, type ReliabilityRow } from './report.js';
 import { runStreamChaos } from './chaos/stream.js';
 import { runEdgeChaos } from './chaos/edge.js';
@@ -15,6 +16,9 @@ import { runClusterEdgeChaos } from './chaos/edge-cluster.js';
 import { runRollingChaos } from './chaos/rolling.js';
 
 const scale = reliabilityScale({ RELIABILITY_SCALE: 'full', ...process.env });
+// The clusters run the chart's nats-server line (2.10), fetched and verified from Debian once (scripts/lib/cluster-nats-server.ts).
+const natsBin = await ensureClusterNatsServer((line) => process.stderr.write(`chaos: ${line}\n`));
+process.stderr.write(`chaos: nats-server ${natsServerVersion(natsBin)} (${natsBin}) for the clusters\n`);
 const rows: ReliabilityRow[] = [];
 const runClusterEdge = async (s: typeof scale, seed: number) => [await runClusterEdgeChaos(s, seed)];
 const classes = { stream: runStreamChaos, 'edge-cluster': runClusterEdge, edge: runEdgeChaos, rolling: runRollingChaos } as const;

@@ -19,6 +19,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectNats } from '@tradewind/lib';
 import { createTestDatabase, freePort, waitForPort, type TestDatabase } from '@tradewind/dev';
 import { ensureNatsIdentities, renderNatsAuthConfig } from '@tradewind/credential-issuer';
+import { clusterNatsServerBin } from '../lib/cluster-nats-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -61,7 +62,7 @@ async function clusterOf3(operatorConfig?: string): Promise<Cluster> {
     urls: nodes.map((n) => `nats://127.0.0.1:${n.port}`).join(','),
     async start(index) {
       const n = nodes[index]!;
-      const child = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-c', join(dir, `${n.name}.conf`), '-l', join(dir, `${n.name}.log`)], {
+      const child = spawn(clusterNatsServerBin(), ['-c', join(dir, `${n.name}.conf`), '-l', join(dir, `${n.name}.log`)], {
         stdio: 'ignore',
       });
       n.child = child;

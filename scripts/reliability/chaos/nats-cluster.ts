@@ -13,6 +13,7 @@ import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from '@tradewind/dev';
+import { clusterNatsServerBin } from '../../lib/cluster-nats-server.js';
 
 /** One node of a {@link NatsCluster}. */
 export interface NatsClusterNode {
@@ -80,9 +81,9 @@ interface NodeState {
   logPath: string;
 }
 
-/** Path of nats-server: NATS_SERVER_BIN, else /usr/sbin/nats-server when present, else `nats-server` on PATH. */
+/** Path of nats-server: the cluster binary (scripts/lib/cluster-nats-server.ts: 2.10, the chart's line), chosen by the run's set-up. */
 function natsServerBin(): string {
-  return process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+  return clusterNatsServerBin();
 }
 
 /**

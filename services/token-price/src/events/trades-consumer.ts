@@ -139,9 +139,11 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
    */
   let runGen = 0;
   /**
-   * Set by a restart on a broker signal or silence: the next start deletes and re-creates the durable even when
-   * it sits exactly at the stored position. A durable on nats-server 2.9.10 can survive a leader kill in a state in
-   * which it heartbeats but never delivers again; reusing it would restart into the same silence every time.
+   * Set by a restart on silence or missed heartbeats: the next start deletes and re-creates the durable even when
+   * it sits exactly at the stored position. A durable can survive a leader kill in a state in which it heartbeats
+   * but never delivers again (seen on nats-server 2.9.10); reusing it would restart into the same silence every
+   * time. Not on a leader advisory: in a cluster a new durable elects a leader, and its advisory would restart
+   * the consumer again, forever (npm run chaos: token-price applied nothing after the first kill).
    */
   let recreateDurable = false;
 
@@ -219,8 +221,8 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   }
 
   /**
-   * Starts over from the stored position (prepare() deletes and re-creates the durable consumer there,
-   * `recreateDurable`) on the broker's word that pulls in flight are lost: TRADES or this durable elected a
+   * Starts over from the stored position (prepare() repositions the durable consumer when it is not exactly
+   * there, and re-creates it after silence, `recreateDurable`) on the broker's word that pulls in flight are lost: TRADES or this durable elected a
    * leader, the connection reconnected, or two idle heartbeats were missed. Without it a pull lost with a
    * dead consumer leader is noticed only when it expires.
    */
@@ -228,7 +230,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     if (stopped || !leading) return;
     const iter = messages;
     messages = undefined;
-    recreateDurable = true;
+    if (reason === 'silent' || reason === 'heartbeats_missed') recreateDurable = true;
     if (retryTimer) clearTimeout(retryTimer);
     metrics.restarts.inc();
     log.warn({ reason }, 'restarting the trades consumer from the stored position');

@@ -1,0 +1,155 @@
+/**
+ * The nats-server the multi-node tests run (the fault-injection clusters of `npm run chaos` and
+ * `npm test`, the cold-start cluster test): the chart's line, 2.10, not Debian 12's 2.9.10.
+ *
+ * Why: the chart deploys nats-server 2.10.x (the NATS Helm chart 1.2.x, charts/tradewind/Chart.yaml),
+ * and 2.9.10's clustered JetStream loses and re-orders data under the leader kills the chaos suite
+ * makes. Measured with the same harness on 2026-11-29 (docs/reliability.md, "Which nats-server"):
+ * on 2.9.10 a stream's last sequence fell below what a subscriber had already received, a whole
+ * window of 1,024 trades was stored twice under the same `Nats-Msg-Id`, and TRADES stopped taking
+ * publishes for good; on 2.10.27 none of that happened. Single-node tests keep the system's nats-server.
+ *
+ * Where from: Debian's own archive (the only package source the project may use), suite
+ * {@link DEBIAN_SUITE} (Debian 13, which ships nats-server 2.10.x), verified end to end the way apt
+ * verifies it: the suite's `InRelease` is checked with `gpgv` against the machine's Debian archive
+ * keyring (package debian-archive-keyring; Debian 12's keyring holds Debian 13's release key), the
+ * `Packages.xz` index against the SHA-256 `InRelease` lists, and the `.deb` against the SHA-256 the
+ * index lists. Only the binary is unpacked (`dpkg-deb -x`), into a cache directory outside the system
+ * (`$XDG_CACHE_HOME/tradewind/nats-server-<version>/`); nothing is installed. It is statically linked
+ * Go; its package depends on libc6 ≥ 2.34 only (Debian 12 has 2.36).
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Debian suite whose nats-server the clusters run (Debian 13 "trixie": nats-server 2.10.x). */
+export const DEBIAN_SUITE = 'trixie';
+/** Debian mirror (the one the machine's apt sources name). */
+export const DEBIAN_MIRROR = process.env.TRADEWIND_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
+/** Keyring `InRelease` must verify against (package debian-archive-keyring). */
+export const DEBIAN_KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
+/** The oldest nats-server accepted for the clusters: the chart's line. */
+export const MIN_CLUSTER_NATS_VERSION = [2, 10] as const;
+/** Per download, ms. */
+const DOWNLOAD_TIMEOUT_MS = 120_000;
+
+function cacheRoot(): string {
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'tradewind');
+}
+
+async function download(url: string): Promise<Buffer> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** The `x.y.z` of a nats-server binary (`nats-server --version`), or null when it does not run. */
+export function natsServerVersion(bin: string): string | null {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? (/v?(\d+\.\d+\.\d+)/.exec(r.stdout)?.[1] ?? null) : null;
+}
+
+/** True when version `v` (`x.y.z`) is at least {@link MIN_CLUSTER_NATS_VERSION}. */
+export function isClusterCapable(v: string | null): boolean {
+  if (!v) return false;
+  const [major = 0, minor = 0] = v.split('.').map(Number);
+  return major > MIN_CLUSTER_NATS_VERSION[0] || (major === MIN_CLUSTER_NATS_VERSION[0] && minor >= MIN_CLUSTER_NATS_VERSION[1]);
+}
+
+/** The binary already unpacked in the cache (the newest version there), or null. */
+function cached(): string | null {
+  const root = cacheRoot();
+  if (!existsSync(root)) return null;
+  const dirs = readdirSync(root)
+    .filter((d) => d.startsWith('nats-server-'))
+    .sort()
+    .reverse();
+  for (const d of dirs) {
+    const bin = join(root, d, 'nats-server');
+    if (isClusterCapable(natsServerVersion(bin))) return bin;
+  }
+  return null;
+}
+
+/**
+ * Fetches, verifies and unpacks Debian {@link DEBIAN_SUITE}'s nats-server (module comment).
+ * @returns the path of the binary.
+ * @throws Error naming the step that failed (download, signature, checksum, unpack).
+ */
+async function fetchVerified(say: (line: string) => void): Promise<string> {
+  const arch = execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
+  const work = mkdtempSync(join(tmpdir(), 'tw-nats-deb-'));
+  try {
+    const inRelease = await download(`${DEBIAN_MIRROR}/dists/${DEBIAN_SUITE}/InRelease`);
+    const inReleasePath = join(work, 'InRelease');
+    writeFileSync(inReleasePath, inRelease);
+    const verified = join(work, 'Release');
+    const gpgv = spawnSync('gpgv', ['--keyring', DEBIAN_KEYRING, '--output', verified, inReleasePath], { encoding: 'utf8' });
+    if (gpgv.status !== 0) throw new Error(`the ${DEBIAN_SUITE} InRelease signature does not verify against ${DEBIAN_KEYRING}: ${gpgv.stderr.trim()}`);
+    const release = readFileSync(verified, 'utf8');
+    const indexPath = `main/binary-${arch}/Packages.xz`;
+    const sha256Section = release.split(/^SHA256:$/m)[1] ?? '';
+    const indexHash = new RegExp(`^\\s*([0-9a-f]{64})\\s+\\d+\\s+${indexPath.replace(/[.]/g, '\\.')}$`, 'm').exec(sha256Section)?.[1];
+    if (!indexHash) throw new Error(`${indexPath} is not listed in the ${DEBIAN_SUITE} Release file`);
+    const index = await download(`${DEBIAN_MIRROR}/dists/${DEBIAN_SUITE}/${indexPath}`);
+    if (sha256(index) !== indexHash) throw new Error(`${indexPath}: SHA-256 does not match the signed Release file`);
+    const packages = execFileSync('xz', ['-dc'], { input: index, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+    const stanza = packages.split('\n\n').find((s) => /^Package: nats-server$/m.test(s));
+    const version = stanza && /^Version: (.+)$/m.exec(stanza)?.[1];
+    const filename = stanza && /^Filename: (.+)$/m.exec(stanza)?.[1];
+    const debHash = stanza && /^SHA256: ([0-9a-f]{64})$/m.exec(stanza)?.[1];
+    if (!version || !filename || !debHash) throw new Error(`no nats-server package in ${DEBIAN_SUITE} main/${arch}`);
+    say(`fetching nats-server ${version} from Debian ${DEBIAN_SUITE} (verified: InRelease signature, index and package SHA-256)`);
+    const deb = await download(`${DEBIAN_MIRROR}/${filename}`);
+    if (sha256(deb) !== debHash) throw new Error(`${filename}: SHA-256 does not match the signed index`);
+    const debPath = join(work, 'nats-server.deb');
+    writeFileSync(debPath, deb);
+    const unpacked = join(work, 'root');
+    execFileSync('dpkg-deb', ['-x', debPath, unpacked]);
+    const upstream = version.replace(/^\d+:/, '').replace(/-[^-]+$/, '');
+    const dir = join(cacheRoot(), `nats-server-${upstream}`);
+    mkdirSync(dir, { recursive: true });
+    const bin = join(dir, 'nats-server');
+    copyFileSync(join(unpacked, 'usr', 'sbin', 'nats-server'), `${bin}.tmp`);
+    chmodSync(`${bin}.tmp`, 0o755);
+    renameSync(`${bin}.tmp`, bin);
+    const got = natsServerVersion(bin);
+    if (!isClusterCapable(got)) throw new Error(`the unpacked nats-server reports ${got ?? 'nothing'}, below ${MIN_CLUSTER_NATS_VERSION.join('.')}`);
+    return bin;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The nats-server binary for multi-node clusters: `NATS_CLUSTER_SERVER_BIN` when set; else the
+ * system's nats-server when it is 2.10 or newer; else the verified Debian {@link DEBIAN_SUITE} binary,
+ * fetched once into the cache. Sets `NATS_CLUSTER_SERVER_BIN` for child processes and test workers.
+ * @throws Error when none of these works (the message names the failed step and the override).
+ */
+export async function ensureClusterNatsServer(say: (line: string) => void = () => undefined): Promise<string> {
+  const chosen = process.env.NATS_CLUSTER_SERVER_BIN ?? (isClusterCapable(natsServerVersion('nats-server')) ? 'nats-server' : (cached() ?? null));
+  if (chosen) {
+    process.env.NATS_CLUSTER_SERVER_BIN = chosen;
+    return chosen;
+  }
+  try {
+    const bin = await fetchVerified(say);
+    process.env.NATS_CLUSTER_SERVER_BIN = bin;
+    return bin;
+  } catch (err) {
+    throw new Error(
+      `the multi-node tests need nats-server ${MIN_CLUSTER_NATS_VERSION.join('.')} or newer (the chart's line) and could not fetch it from Debian ${DEBIAN_SUITE}: ${(err as Error).message}. Set NATS_CLUSTER_SERVER_BIN to such a binary.`,
+      { cause: err },
+    );
+  }
+}
+
+/** The cluster binary as chosen by {@link ensureClusterNatsServer} (or `NATS_CLUSTER_SERVER_BIN`); falls back to the system's nats-server. */
+export function clusterNatsServerBin(): string {
+  return process.env.NATS_CLUSTER_SERVER_BIN ?? process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+}
