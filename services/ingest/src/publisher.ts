@@ -110,7 +110,7 @@ export function publisherMetrics(registry: Registry): PublisherMetrics {
     }),
     resends: new Counter({
       name: 'tradewind_ingest_publish_resends_total',
-      help: 'Times the publish window was re-sent from its first unacknowledged trade, by the first failure (order, timeout, error)',
+      help: 'Times the publish window was re-sent from its first unacknowledged trade, by the first failure (order, timeout, error, leader, unconfirmed)',
       labelNames: ['reason'],
       registers: [registry],
     }),
@@ -163,10 +163,27 @@ export function lastMsgIdOfRefusal(err: unknown): string | null {
  * `error`, or `leader` (TRADES elected a leader or the connection reconnected while attempts were in
  * flight: they may have died with the old leader, so the window is re-sent at once, see {@link OrderedPublisher.kick}).
  */
-export type ResendReason = 'order' | 'timeout' | 'error' | 'leader';
+export type ResendReason = 'order' | 'timeout' | 'error' | 'leader' | 'unconfirmed';
+
+/**
+ * A `duplicate` acknowledgement with stream sequence 0: the stream leader has the `Nats-Msg-Id` only staged
+ * from an earlier attempt's proposal, not stored. nats-server 2.10 (jetstream_cluster.go
+ * processClusteredInboundMsg, "stage with zero") records a clustered stream's message ids when it proposes a
+ * message; a proposal lost in a leader change leaves the id there for the duplicate window, and every re-send
+ * is answered "duplicate, seq 0" although nothing was stored (npm run chaos on 2.10.27: ingest counted a whole
+ * window as acknowledged while TRADES stored none of it). A stored message's duplicate always names its
+ * sequence, so seq 0 is never taken as stored: the trade is re-sent until it is stored or truly a duplicate.
+ */
+export class UnconfirmedDuplicateError extends Error {
+  constructor(readonly msgId: string) {
+    super(`TRADES answered "duplicate" with stream sequence 0 for ${msgId}: staged by a lost proposal, not stored`);
+    this.name = 'UnconfirmedDuplicateError';
+  }
+}
 
 /** Classifies a failed publish for the resend metric and the backoff (only `order` is re-sent at once). */
 export function resendReason(err: unknown): ResendReason {
+  if (err instanceof UnconfirmedDuplicateError) return 'unconfirmed';
   if (typeof err === 'object' && err !== null) {
     if ((err as { code?: unknown }).code === WRONG_LAST_MSG_ID_ERR_CODE) return 'order';
     if ((err as { name?: unknown }).name === 'TimeoutError') return 'timeout';
@@ -408,6 +425,10 @@ export class OrderedPublisher {
   }
 
   #onAck(e: Entry, ack: PubAck, sentAt: number, gen: number): void {
+    if (ack.duplicate && ack.seq === 0) {
+      this.#onError(e, new UnconfirmedDuplicateError(e.trade.msgId), gen);
+      return;
+    }
     const current = gen === this.#gen;
     if (current) this.#outstanding--;
     if (this.#o.signal.aborted) return;
