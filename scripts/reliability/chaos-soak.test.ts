@@ -2,7 +2,7 @@
  * The soak at test size (scripts/soak/harness.ts; `npm run soak` runs it at full size): Yellowstone
  * stand-in → ingest → TRADES on a 3-node operator-mode cluster (R3) → ws-fanout → 100 WebSocket clients (half
  * filtered) and 10 native subscribers, token-price beside them, for one cycle of a short rate profile with a
- * burst (300 tx/s for 20 s, then 1,500 tx/s for 10 s). In the chaos project: last and one file at a time,
+ * burst (300 tx/s for 8 s, then 1,500 tx/s for 5 s). In the chaos project: last and one file at a time,
  * so nothing else loads the 2 cores meanwhile.
  *
  * Asserted: every subscriber got exactly what the stored stream owes it (nothing lost, duplicated,
