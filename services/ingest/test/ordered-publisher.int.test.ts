@@ -95,28 +95,40 @@ async function until(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<
 const total = async (c: { get(): Promise<{ values: { value: number }[] }> }) => (await c.get()).values.reduce((n, v) => n + v.value, 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A publisher through a fresh fault proxy (ack timeout far beyond any wait: only a leader signal re-sends), with the first
+ * half of two passes of the recording stored; returns what the leader-change tests need.
+ */
+async function halfStored(run: string) {
+  const proxy = await startFaultProxy(server.port);
+  closers.push(() => proxy.close());
+  const { publisher, metrics, nc } = await publisherThrough(proxy, { maxInFlight: 256, ackTimeoutMs: 120_000, leaderSignals: true });
+  await nc.flush();
+  const all = units(run, 2);
+  const half = Math.floor(all.length / 2);
+  for (let i = 0; i < half; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
+  expect(await publisher.drained()).toBe(true);
+  /** nats-server's advisory when the stream elects a leader, in the stream's account; then the rest of the units, drained. */
+  const electAndFinish = async (from: number) => {
+    observer.publish(`$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.${TRADES_STREAM}`, JSON.stringify({ stream: TRADES_STREAM, leader: 'n2' }));
+    for (let i = from; i < all.length; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
+    const drained = await Promise.race([publisher.drained(), sleep(20_000).then(() => 'still waiting' as const)]);
+    expect(drained).toBe(true);
+  };
+  return { proxy, publisher, metrics, all, half, electAndFinish };
+}
+
 describe('OrderedPublisher', () => {
   it('when publishes in flight are lost and TRADES then announces a new leader, then the window is re-sent at once (not after the ack timeout), every trade stored once, in order', async () => {
     await freshTrades();
-    const proxy = await startFaultProxy(server.port);
-    closers.push(() => proxy.close());
-    // An ack timeout far beyond the wait below: only the leader signal can bring the lost trades back in time.
-    const { publisher, metrics, nc } = await publisherThrough(proxy, { maxInFlight: 256, ackTimeoutMs: 120_000, leaderSignals: true });
-    await nc.flush();
-    const all = units('leader', 2);
-    const half = Math.floor(all.length / 2);
-    for (let i = 0; i < half; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
-    expect(await publisher.drained()).toBe(true);
+    // The ack timeout is far beyond the wait below: only the leader signal can bring the lost trades back in time.
+    const { proxy, publisher, metrics, all, half, electAndFinish } = await halfStored('leader');
     // The leader dies with what it was sent: these publishes are lost.
     proxy.blackhole();
     for (let i = half; i < half + 5; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
     await sleep(200);
     proxy.heal();
-    // nats-server's advisory when the stream elects a leader, in the stream's account.
-    observer.publish(`$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.${TRADES_STREAM}`, JSON.stringify({ stream: TRADES_STREAM, leader: 'n2' }));
-    for (let i = half + 5; i < all.length; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
-    const drained = await Promise.race([publisher.drained(), sleep(20_000).then(() => 'still waiting' as const)]);
-    expect(drained).toBe(true);
+    await electAndFinish(half + 5);
     expect((await stored()).map((g) => g.msgId)).toEqual(all.flat().map((t) => t.msgId));
     expect((await metrics.resends.get()).values.find((v) => v.labels.reason === 'leader')?.value).toBe(1);
   });
@@ -126,14 +138,7 @@ describe('OrderedPublisher', () => {
     // 2.9.10 after a leader kill under load, npm run chaos): only the anchor's expectation can stop a second copy.
     await jsm.streams.delete(TRADES_STREAM).catch(() => undefined);
     await ensureTradesStream(jsm, { maxAgeMs: 3_600_000, duplicateWindowMs: 100, maxBytes: 512 * 1024 * 1024 });
-    const proxy = await startFaultProxy(server.port);
-    closers.push(() => proxy.close());
-    const { publisher, metrics, nc } = await publisherThrough(proxy, { maxInFlight: 256, ackTimeoutMs: 120_000, leaderSignals: true });
-    await nc.flush();
-    const all = units('deaf', 2);
-    const half = Math.floor(all.length / 2);
-    for (let i = 0; i < half; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
-    expect(await publisher.drained()).toBe(true);
+    const { proxy, publisher, metrics, all, half, electAndFinish } = await halfStored('deaf');
     // Stored, acknowledgements lost.
     proxy.deafen();
     for (let i = half; i < half + 5; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
@@ -141,10 +146,7 @@ describe('OrderedPublisher', () => {
     await until(async () => (await jsm.streams.info(TRADES_STREAM)).state.messages === all.slice(0, half + 5).flat().length);
     await sleep(300); // past the duplicate window
     proxy.heal();
-    observer.publish(`$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.${TRADES_STREAM}`, JSON.stringify({ stream: TRADES_STREAM, leader: 'n2' }));
-    for (let i = half + 5; i < all.length; i++) expect(await publisher.enqueue(all[i]!)).toBe(true);
-    const drained = await Promise.race([publisher.drained(), sleep(20_000).then(() => 'still waiting' as const)]);
-    expect(drained).toBe(true);
+    await electAndFinish(half + 5);
     expect((await stored()).map((g) => g.msgId)).toEqual(all.flat().map((t) => t.msgId));
     expect(await total(metrics.published)).toBe(all.flat().length);
     expect(lostAcks).toBeGreaterThan(0);
