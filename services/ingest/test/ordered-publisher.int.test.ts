@@ -248,15 +248,17 @@ describe('OrderedPublisher', () => {
     const all = units('stall', 20);
     let taken = 0;
     let largest = 0;
+    const stallAt = Math.floor(all.length / 4);
     const producer = (async () => {
       for (const unit of all) {
         if (!(await publisher.enqueue(unit))) return;
         taken++;
         largest = Math.max(largest, publisher.size);
+        // Stalled from inside the producer: polling for it from outside let a fast run take every unit first.
+        if (taken === stallAt) proxy.stall();
       }
     })();
-    await expect.poll(() => taken, { timeout: 10_000 }).toBeGreaterThan(all.length / 4);
-    proxy.stall();
+    await expect.poll(() => taken, { timeout: 10_000 }).toBeGreaterThanOrEqual(stallAt);
     await sleep(500);
     const atStall = taken;
     await sleep(1_000);
