@@ -296,6 +296,11 @@ export class LeaderLease {
     return requestTimeoutMs(this.#o.renewMs);
   }
 
+  /** Wait before retrying a failed attempt, renewal or a stale read, ms: a quarter renewal period (the fence deadline leaves room for a few). */
+  get #retryMs(): number {
+    return Math.ceil(this.#o.renewMs / 4);
+  }
+
   /** The state now (after an await: it may have changed meanwhile). */
   #currentState(): State {
     return this.#state;
@@ -417,7 +422,7 @@ export class LeaderLease {
         this.#answeredSinceMs = null;
         if (this.#state !== 'standby') return;
         this.#log.warn({ err }, 'leader lease attempt failed; retrying');
-        this.#retryTimer = setTimeout(() => this.#trigger(), Math.ceil(this.#o.renewMs / 4));
+        this.#retryTimer = setTimeout(() => this.#trigger(), this.#retryMs);
       })
       .finally(() => {
         this.#attempt = null;
@@ -453,7 +458,7 @@ export class LeaderLease {
       const seen = this.#seen!;
       if (seen.revision !== entry.revision) {
         // A replica behind the one the watch read (direct get): look again soon.
-        this.#retryTimer = setTimeout(() => this.#trigger(), Math.ceil(this.#o.renewMs / 4));
+        this.#retryTimer = setTimeout(() => this.#trigger(), this.#retryMs);
         return;
       }
       const quietSince = Math.max(seen.atMs, this.#answeredSinceMs ?? now());
@@ -573,7 +578,7 @@ export class LeaderLease {
       }
       this.#log.warn({ err, last_renewal_ms_ago: Math.round(now() - this.#lastSentMs) }, 'leader lease renewal failed; retrying');
       // Retry sooner than the period: the fence deadline leaves room for a few attempts only.
-      this.#scheduleRenew(Math.ceil(this.#o.renewMs / 4));
+      this.#scheduleRenew(this.#retryMs);
       void this.#checkFence();
       return;
     }

@@ -20,7 +20,7 @@ runMain(async () => {
       startup.onClose(() => nc.drain());
       let live = {};
       if (config.INGEST_SOURCE !== 'replay') {
-        const checkpoints = await natsCheckpointStore(nc, config.INGEST_SOURCE, undefined, config.NATS_STREAM_REPLICAS);
+        const checkpoints = await natsCheckpointStore(nc, config.INGEST_SOURCE, { replicas: config.NATS_STREAM_REPLICAS });
         const checkpoint = await startup.step('checkpoint', () => checkpoints.load());
         logger.info({ source: config.INGEST_SOURCE, checkpoint, from_slot: config.LIVE_FROM_SLOT ?? null }, 'checkpoint at start-up');
         // Each leader term builds its source from the checkpoint read when it wins the lease (src/leader-lease.ts):

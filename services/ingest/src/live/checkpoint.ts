@@ -36,7 +36,11 @@ export const CHECKPOINT_BUCKET = 'ingest_checkpoints';
  * start-up until STARTUP_DEADLINE_MS while JetStream is not available yet.
  * @throws the nats.js error when JetStream is unavailable (StartupFailedError inside a start-up).
  */
-export async function natsCheckpointStore(nc: NatsConnection, key: string, bucket = CHECKPOINT_BUCKET, replicas = 1): Promise<CheckpointStore> {
+export async function natsCheckpointStore(
+  nc: NatsConnection,
+  key: string,
+  { bucket = CHECKPOINT_BUCKET, replicas = 1 }: { bucket?: string; replicas?: number } = {},
+): Promise<CheckpointStore> {
   if (!/^[A-Za-z0-9_-]+$/.test(key)) throw new Error(`checkpoint key "${key}" must match [A-Za-z0-9_-]+`);
   const kv: KV = await retryStartup(`checkpoint bucket ${bucket}`, () =>
     new Kvm(nc).create(bucket, { history: 1, replicas, description: 'ingest live-source resume points' }),
