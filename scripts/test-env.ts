@@ -5,8 +5,8 @@
  * - System programs the suite drives (nats-server, redis-server, Chromium for the browser tests,
  *   promtool and yamllint for the deployment checks) are installed with apt when missing and the
  *   run is root on Debian/Ubuntu; otherwise the run stops at once with the one-line command.
- * - The multi-node (cluster) tests run nats-server 2.10, the chart's line: the system's when it is
- *   that new, else Debian 13's package fetched and verified once into ~/.cache/tradewind
+ * - The multi-node (cluster) tests run nats-server 2.10.x (2.10 to 2.13; the chart deploys 2.11.x): the
+ *   system's when it is one, else Debian 13's package fetched and verified once into ~/.cache/tradewind
  *   (scripts/lib/cluster-nats-server.ts); `NATS_CLUSTER_SERVER_BIN` names it for the workers.
  * - PostgreSQL: the tests use `TEST_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test,
  *   one scratch database per file). When it is not set and nothing listens on 5432, an embedded
@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, isListening, startNatsServer, waitForPort } from '@tradewind/dev';
 import { ensureSystemPrograms, type SystemProgram } from './lib/system-packages.js';
-import { ensureClusterNatsServer, natsServerVersion } from './lib/cluster-nats-server.js';
+import { ensureClusterNatsServer, ensureTestingNatsServer, natsServerVersion } from './lib/cluster-nats-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -129,9 +129,12 @@ async function startPostgres(): Promise<string> {
 /** Vitest global setup: see the module comment. @returns the teardown. */
 export default async function setup(): Promise<() => Promise<void>> {
   ensureSystemPrograms(TEST_SYSTEM_PROGRAMS, say);
-  // The multi-node tests run the chart's nats-server line (2.10); Debian 12's 2.9.10 stays for the rest.
+  // The multi-node tests run nats-server 2.10 to 2.13 (scripts/lib/cluster-nats-server.ts); Debian 12's 2.9.10 stays for the rest.
   const clusterBin = await ensureClusterNatsServer(say);
   say(`NATS clusters: nats-server ${natsServerVersion(clusterBin)} (${clusterBin})`);
+  // The test that holds the chart below nats-server 2.14 runs a 2.14-or-newer one too.
+  const testingBin = await ensureTestingNatsServer(say);
+  say(`nats-server ≥ 2.14 for the expectation test: ${natsServerVersion(testingBin)} (${testingBin})`);
   try {
     if (!process.env.TEST_DATABASE_URL && (own() || !(await isListening(5432)))) {
       process.env.TEST_DATABASE_URL = await startPostgres();

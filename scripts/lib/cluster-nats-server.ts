@@ -1,22 +1,25 @@
 /**
- * The nats-server the multi-node tests run (the fault-injection clusters of `npm run chaos` and
- * `npm test`, the cold-start cluster test): the chart's line, 2.10, not Debian 12's 2.9.10.
+ * The nats-servers the multi-node tests run: the fault-injection clusters of `npm run chaos` and
+ * `npm test` and the cold-start cluster test run Debian 13's 2.10.x; the test that holds the chart below
+ * nats-server 2.14 runs Debian testing's newer one beside it.
  *
- * Why: the chart deploys nats-server 2.10.x (the NATS Helm chart 1.2.x, charts/tradewind/Chart.yaml),
- * and 2.9.10's clustered JetStream loses and re-orders data under the leader kills the chaos suite
- * makes. Measured with the same harness on 2026-11-29 (docs/reliability.md, "Which nats-server"):
- * on 2.9.10 a stream's last sequence fell below what a subscriber had already received, a whole
- * window of 1,024 trades was stored twice under the same `Nats-Msg-Id`, and TRADES stopped taking
- * publishes for good; on 2.10.27 none of that happened. Single-node tests keep the system's nats-server.
+ * Why 2.10 for the clusters: the chart deploys nats-server 2.11.x (NATS Helm chart 1.3.x,
+ * charts/tradewind/Chart.yaml), and Debian packages neither 2.11 nor 2.12. Debian 12's 2.9.10 loses
+ * and re-orders data under the leader kills the chaos suite makes (docs/reliability.md, "Which
+ * nats-server"); Debian testing's 2.15.x stops an R3 stream for good when a publish names a wrong
+ * `Nats-Expected-Last-Msg-Id` (from 2.14.0 on, an error applying a stream entry other than a limit is
+ * "unrecoverable": `scripts/test/nats-server-expectation.int.test.ts`), and ingest's ordered publisher
+ * meets such refusals in every failover. 2.10 differs from 2.11 in one defect ingest guards against
+ * (a staged message id answering "duplicate, seq 0", fixed in 2.11.0 by nats-io/nats-server commit
+ * 9c63e12): the suite runs the harder case.
  *
- * Where from: Debian's own archive (the only package source the project may use), suite
- * {@link DEBIAN_SUITE} (Debian 13, which ships nats-server 2.10.x), verified end to end the way apt
- * verifies it: the suite's `InRelease` is checked with `gpgv` against the machine's Debian archive
- * keyring (package debian-archive-keyring; Debian 12's keyring holds Debian 13's release key), the
- * `Packages.xz` index against the SHA-256 `InRelease` lists, and the `.deb` against the SHA-256 the
- * index lists. Only the binary is unpacked (`dpkg-deb -x`), into a cache directory outside the system
- * (`$XDG_CACHE_HOME/tradewind/nats-server-<version>/`); nothing is installed. It is statically linked
- * Go; its package depends on libc6 ≥ 2.34 only (Debian 12 has 2.36).
+ * Where from: Debian's own archive (the only package source the project may use), verified end to end
+ * the way apt verifies it: the suite's `InRelease` is checked with `gpgv` against the machine's Debian
+ * archive keyring (package debian-archive-keyring; Debian 12's keyring holds the Debian 13 key, and
+ * testing is signed with both), the `Packages.xz` index against the SHA-256 `InRelease` lists, and the
+ * `.deb` against the SHA-256 the index lists. Only the binary is unpacked (`dpkg-deb -x`), into a cache
+ * directory outside the system (`$XDG_CACHE_HOME/tradewind/nats-server-<version>/`); nothing is
+ * installed. It is statically linked Go; its package depends on libc6 ≥ 2.34 only (Debian 12 has 2.36).
  */
 import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -26,12 +29,16 @@ import { join } from 'node:path';
 
 /** Debian suite whose nats-server the clusters run (Debian 13 "trixie": nats-server 2.10.x). */
 export const DEBIAN_SUITE = 'trixie';
+/** Debian suite with a nats-server of 2.14 or newer (Debian testing "forky": 2.15.x in November 2026), for the expectation test. */
+export const DEBIAN_TESTING_SUITE = 'forky';
 /** Debian mirror (the one the machine's apt sources name). */
 export const DEBIAN_MIRROR = process.env.TRADEWIND_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
 /** Keyring `InRelease` must verify against (package debian-archive-keyring). */
 export const DEBIAN_KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
-/** The oldest nats-server accepted for the clusters: the chart's line. */
+/** The oldest nats-server accepted for the clusters (module comment). */
 export const MIN_CLUSTER_NATS_VERSION = [2, 10] as const;
+/** The first nats-server that stops a clustered stream on a wrong expectation (module comment): not accepted for the clusters. */
+export const FIRST_HALTING_NATS_VERSION = [2, 14] as const;
 /** Per download, ms. */
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
@@ -53,15 +60,23 @@ export function natsServerVersion(bin: string): string | null {
   return r.status === 0 ? (/v?(\d+\.\d+\.\d+)/.exec(r.stdout)?.[1] ?? null) : null;
 }
 
-/** True when version `v` (`x.y.z`) is at least {@link MIN_CLUSTER_NATS_VERSION}. */
-export function isClusterCapable(v: string | null): boolean {
-  if (!v) return false;
+const atLeast = (v: string, [wantMajor, wantMinor]: readonly [number, number]) => {
   const [major = 0, minor = 0] = v.split('.').map(Number);
-  return major > MIN_CLUSTER_NATS_VERSION[0] || (major === MIN_CLUSTER_NATS_VERSION[0] && minor >= MIN_CLUSTER_NATS_VERSION[1]);
+  return major > wantMajor || (major === wantMajor && minor >= wantMinor);
+};
+
+/** True when version `v` (`x.y.z`) is at least {@link MIN_CLUSTER_NATS_VERSION} and below {@link FIRST_HALTING_NATS_VERSION}. */
+export function isClusterCapable(v: string | null): boolean {
+  return v !== null && atLeast(v, MIN_CLUSTER_NATS_VERSION) && !atLeast(v, FIRST_HALTING_NATS_VERSION);
 }
 
-/** The binary already unpacked in the cache (the newest version there), or null. */
-function cached(): string | null {
+/** True when version `v` (`x.y.z`) is {@link FIRST_HALTING_NATS_VERSION} or newer. */
+export function isHaltingVersion(v: string | null): boolean {
+  return v !== null && atLeast(v, FIRST_HALTING_NATS_VERSION);
+}
+
+/** The binary already unpacked in the cache (the newest version there) that `accept` takes, or null. */
+function cached(accept: (version: string | null) => boolean): string | null {
   const root = cacheRoot();
   if (!existsSync(root)) return null;
   const dirs = readdirSync(root)
@@ -70,40 +85,40 @@ function cached(): string | null {
     .reverse();
   for (const d of dirs) {
     const bin = join(root, d, 'nats-server');
-    if (isClusterCapable(natsServerVersion(bin))) return bin;
+    if (accept(natsServerVersion(bin))) return bin;
   }
   return null;
 }
 
 /**
- * Fetches, verifies and unpacks Debian {@link DEBIAN_SUITE}'s nats-server (module comment).
+ * Fetches, verifies and unpacks the nats-server of Debian suite `suite` (module comment), if `accept` takes its version.
  * @returns the path of the binary.
  * @throws Error naming the step that failed (download, signature, checksum, unpack).
  */
-async function fetchVerified(say: (line: string) => void): Promise<string> {
+async function fetchVerified(suite: string, accept: (version: string | null) => boolean, say: (line: string) => void): Promise<string> {
   const arch = execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
   const work = mkdtempSync(join(tmpdir(), 'tw-nats-deb-'));
   try {
-    const inRelease = await download(`${DEBIAN_MIRROR}/dists/${DEBIAN_SUITE}/InRelease`);
+    const inRelease = await download(`${DEBIAN_MIRROR}/dists/${suite}/InRelease`);
     const inReleasePath = join(work, 'InRelease');
     writeFileSync(inReleasePath, inRelease);
     const verified = join(work, 'Release');
     const gpgv = spawnSync('gpgv', ['--keyring', DEBIAN_KEYRING, '--output', verified, inReleasePath], { encoding: 'utf8' });
-    if (gpgv.status !== 0) throw new Error(`the ${DEBIAN_SUITE} InRelease signature does not verify against ${DEBIAN_KEYRING}: ${gpgv.stderr.trim()}`);
+    if (gpgv.status !== 0) throw new Error(`the ${suite} InRelease signature does not verify against ${DEBIAN_KEYRING}: ${gpgv.stderr.trim()}`);
     const release = readFileSync(verified, 'utf8');
     const indexPath = `main/binary-${arch}/Packages.xz`;
     const sha256Section = release.split(/^SHA256:$/m)[1] ?? '';
     const indexHash = new RegExp(`^\\s*([0-9a-f]{64})\\s+\\d+\\s+${indexPath.replace(/[.]/g, '\\.')}$`, 'm').exec(sha256Section)?.[1];
-    if (!indexHash) throw new Error(`${indexPath} is not listed in the ${DEBIAN_SUITE} Release file`);
-    const index = await download(`${DEBIAN_MIRROR}/dists/${DEBIAN_SUITE}/${indexPath}`);
+    if (!indexHash) throw new Error(`${indexPath} is not listed in the ${suite} Release file`);
+    const index = await download(`${DEBIAN_MIRROR}/dists/${suite}/${indexPath}`);
     if (sha256(index) !== indexHash) throw new Error(`${indexPath}: SHA-256 does not match the signed Release file`);
     const packages = execFileSync('xz', ['-dc'], { input: index, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
     const stanza = packages.split('\n\n').find((s) => /^Package: nats-server$/m.test(s));
     const version = stanza && /^Version: (.+)$/m.exec(stanza)?.[1];
     const filename = stanza && /^Filename: (.+)$/m.exec(stanza)?.[1];
     const debHash = stanza && /^SHA256: ([0-9a-f]{64})$/m.exec(stanza)?.[1];
-    if (!version || !filename || !debHash) throw new Error(`no nats-server package in ${DEBIAN_SUITE} main/${arch}`);
-    say(`fetching nats-server ${version} from Debian ${DEBIAN_SUITE} (verified: InRelease signature, index and package SHA-256)`);
+    if (!version || !filename || !debHash) throw new Error(`no nats-server package in ${suite} main/${arch}`);
+    say(`fetching nats-server ${version} from Debian ${suite} (verified: InRelease signature, index and package SHA-256)`);
     const deb = await download(`${DEBIAN_MIRROR}/${filename}`);
     if (sha256(deb) !== debHash) throw new Error(`${filename}: SHA-256 does not match the signed index`);
     const debPath = join(work, 'nats-server.deb');
@@ -118,7 +133,7 @@ async function fetchVerified(say: (line: string) => void): Promise<string> {
     chmodSync(`${bin}.tmp`, 0o755);
     renameSync(`${bin}.tmp`, bin);
     const got = natsServerVersion(bin);
-    if (!isClusterCapable(got)) throw new Error(`the unpacked nats-server reports ${got ?? 'nothing'}, below ${MIN_CLUSTER_NATS_VERSION.join('.')}`);
+    if (!accept(got)) throw new Error(`the unpacked nats-server reports ${got ?? 'nothing'}, not the version wanted from Debian ${suite}`);
     return bin;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -127,23 +142,24 @@ async function fetchVerified(say: (line: string) => void): Promise<string> {
 
 /**
  * The nats-server binary for multi-node clusters: `NATS_CLUSTER_SERVER_BIN` when set; else the
- * system's nats-server when it is 2.10 or newer; else the verified Debian {@link DEBIAN_SUITE} binary,
+ * system's nats-server when it is 2.10 or newer and below 2.14; else the verified Debian {@link DEBIAN_SUITE} binary,
  * fetched once into the cache. Sets `NATS_CLUSTER_SERVER_BIN` for child processes and test workers.
  * @throws Error when none of these works (the message names the failed step and the override).
  */
 export async function ensureClusterNatsServer(say: (line: string) => void = () => undefined): Promise<string> {
-  const chosen = process.env.NATS_CLUSTER_SERVER_BIN ?? (isClusterCapable(natsServerVersion('nats-server')) ? 'nats-server' : (cached() ?? null));
+  const chosen =
+    process.env.NATS_CLUSTER_SERVER_BIN ?? (isClusterCapable(natsServerVersion('nats-server')) ? 'nats-server' : (cached(isClusterCapable) ?? null));
   if (chosen) {
     process.env.NATS_CLUSTER_SERVER_BIN = chosen;
     return chosen;
   }
   try {
-    const bin = await fetchVerified(say);
+    const bin = await fetchVerified(DEBIAN_SUITE, isClusterCapable, say);
     process.env.NATS_CLUSTER_SERVER_BIN = bin;
     return bin;
   } catch (err) {
     throw new Error(
-      `the multi-node tests need nats-server ${MIN_CLUSTER_NATS_VERSION.join('.')} or newer (the chart's line) and could not fetch it from Debian ${DEBIAN_SUITE}: ${(err as Error).message}. Set NATS_CLUSTER_SERVER_BIN to such a binary.`,
+      `the multi-node tests need nats-server ${MIN_CLUSTER_NATS_VERSION.join('.')} or newer, below ${FIRST_HALTING_NATS_VERSION.join('.')} (module comment), and could not fetch it from Debian ${DEBIAN_SUITE}: ${(err as Error).message}. Set NATS_CLUSTER_SERVER_BIN to such a binary.`,
       { cause: err },
     );
   }
@@ -152,4 +168,28 @@ export async function ensureClusterNatsServer(say: (line: string) => void = () =
 /** The cluster binary as chosen by {@link ensureClusterNatsServer} (or `NATS_CLUSTER_SERVER_BIN`); falls back to the system's nats-server. */
 export function clusterNatsServerBin(): string {
   return process.env.NATS_CLUSTER_SERVER_BIN ?? process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+}
+
+/**
+ * A nats-server of {@link FIRST_HALTING_NATS_VERSION} or newer for the expectation test
+ * (scripts/test/nats-server-expectation.int.test.ts): `NATS_TESTING_SERVER_BIN` when set; else the cached or
+ * verified Debian {@link DEBIAN_TESTING_SUITE} binary, fetched once. Sets `NATS_TESTING_SERVER_BIN`.
+ * @throws Error naming the failed step (download, signature, checksum, unpack) and the override.
+ */
+export async function ensureTestingNatsServer(say: (line: string) => void = () => undefined): Promise<string> {
+  const chosen = process.env.NATS_TESTING_SERVER_BIN ?? cached(isHaltingVersion);
+  if (chosen) {
+    process.env.NATS_TESTING_SERVER_BIN = chosen;
+    return chosen;
+  }
+  try {
+    const bin = await fetchVerified(DEBIAN_TESTING_SUITE, isHaltingVersion, say);
+    process.env.NATS_TESTING_SERVER_BIN = bin;
+    return bin;
+  } catch (err) {
+    throw new Error(
+      `the expectation test needs nats-server ${FIRST_HALTING_NATS_VERSION.join('.')} or newer and could not fetch it from Debian ${DEBIAN_TESTING_SUITE}: ${(err as Error).message}. Set NATS_TESTING_SERVER_BIN to such a binary.`,
+      { cause: err },
+    );
+  }
 }

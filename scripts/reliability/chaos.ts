@@ -16,7 +16,7 @@ import { runClusterEdgeChaos } from './chaos/edge-cluster.js';
 import { runRollingChaos } from './chaos/rolling.js';
 
 const scale = reliabilityScale({ RELIABILITY_SCALE: 'full', ...process.env });
-// The clusters run the chart's nats-server line (2.10), fetched and verified from Debian once (scripts/lib/cluster-nats-server.ts).
+// The clusters run nats-server 2.10 (below 2.14), fetched and verified from Debian once (scripts/lib/cluster-nats-server.ts).
 const natsBin = await ensureClusterNatsServer((line) => process.stderr.write(`chaos: ${line}\n`));
 process.stderr.write(`chaos: nats-server ${natsServerVersion(natsBin)} (${natsBin}) for the clusters\n`);
 const rows: ReliabilityRow[] = [];

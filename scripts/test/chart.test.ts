@@ -25,7 +25,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createAccount, createUser, encodeUser, fmtCreds } from '@nats-io/jwt';
-import { freePort, NATS_SERVER_BIN, waitForPort } from '@tradewind/dev';
+import { freePort, waitForPort } from '@tradewind/dev';
+import { clusterNatsServerBin } from '../lib/cluster-nats-server.js';
 import { generateSecrets, secretsYaml } from '../k8s-secrets.js';
 import { ensureK8sTools, K8S_TOOLS, type K8sTools } from '../k8s-tools.js';
 
@@ -542,7 +543,7 @@ const ROLLING = {
   minNatsGraceMarginMs: 10_000,
 } as const;
 
-/** nats chart 1.2.x (files/config/config.yaml) writes these before config.merge overrides them. */
+/** nats chart 1.3.x (files/config/config.yaml; the same in 1.2.x and 2.x) writes these before config.merge overrides them. */
 const NATS_CHART_LAME_DUCK = { lame_duck_grace_period: '10s', lame_duck_duration: '30s' } as const;
 
 /** A Go duration as nats-server parses it ("10s", "1m30s", "500ms"), in ms. @throws Error when it is not one. */
@@ -619,7 +620,7 @@ function rollingRestartProblems(objects: Obj[]): string[] {
 
 /**
  * Every rolling-restart rule the bundled NATS breaks, read from the `nats:` values (merged as Helm
- * does) the way nats chart 1.2.x uses them: config.merge over its lame duck defaults into nats.conf,
+ * does) the way nats chart 1.3.x uses them: config.merge over its lame duck defaults into nats.conf,
  * podTemplate.merge into the pod, statefulSet.merge into the StatefulSet, podDisruptionBudget.
  */
 function natsLameDuckProblems(values: any): string[] {
@@ -729,7 +730,7 @@ describe('rolling restarts', () => {
     }
   });
 
-  // nats-server on this machine (2.9.10) stands in for the chart's image (2.10.x in nats chart 1.2.x).
+  // The multi-node tests' nats-server (scripts/lib/cluster-nats-server.ts: Debian 13's 2.10.x) stands in for the chart's image (2.11.x in nats chart 1.3.x).
   describe('a real 3-node NATS cluster with the lame duck settings of values.yaml', () => {
     const nodes: Array<{ name: string; port: number; pidFile: string; process: ChildProcess; log: () => string; exited: Promise<number | null> }> = [];
     const connections: NatsConnection[] = [];
@@ -765,7 +766,7 @@ describe('rolling restarts', () => {
           },
         };
         writeFileSync(join(nodeDir, 'nats.conf'), JSON.stringify(config, null, 2));
-        const child = spawn(NATS_SERVER_BIN, ['-c', join(nodeDir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(clusterNatsServerBin(), ['-c', join(nodeDir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
         let log = '';
         child.stderr!.on('data', (d: Buffer) => {
           log += d.toString();
@@ -808,9 +809,9 @@ describe('rolling restarts', () => {
 
       // The chart's preStop hook, verbatim but for the pid file's directory, then the kubelet's SIGTERM.
       const signalledAt = Date.now();
-      execFileSync(NATS_SERVER_BIN, [`-sl=ldm=${leader.pidFile}`]);
+      execFileSync(clusterNatsServerBin(), [`-sl=ldm=${leader.pidFile}`]);
       await expect.poll(() => leader.log(), { timeout: 10_000 }).toMatch(/Entering lame duck mode/);
-      // nats-server ignores SIGTERM in lame duck mode (2.10 logs it as `Trapped "terminated" signal`, 2.9 says nothing).
+      // nats-server ignores SIGTERM in lame duck mode (2.10 and newer log it as `Trapped "terminated" signal`).
       const logBeforeSigterm = leader.log().length;
       leader.process.kill('SIGTERM');
 

@@ -50,7 +50,7 @@ async function clusterOf3(operatorConfig?: string): Promise<Cluster> {
         `server_name: ${n.name}`,
         `listen: 127.0.0.1:${n.port}`,
         // 4 GB of reservations (no disk is used up front): TRADES and credential-issuer's REPLAY mirror reserve 1 GiB each
-        // per node, and nats-server 2.10 refuses to place a stream that does not fit ("no suitable peers for placement").
+        // per node, and nats-server 2.10 and newer refuse to place a stream that does not fit ("no suitable peers for placement").
         `jetstream { store_dir: "${store}", max_memory_store: 64MB, max_file_store: 4GB }`,
         `cluster { name: tw-startup, listen: 127.0.0.1:${n.routePort}, routes: [${routes}] }`,
         ...(operatorConfig

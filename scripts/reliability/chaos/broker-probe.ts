@@ -44,11 +44,6 @@ export interface BrokerRecovery {
    * own (the same 4–9 s), so this is seconds later than `publishMs` when the killed node led both.
    */
   readonly consumerMs: number | null;
-  /**
-   * The durable consumer `options.durable` answers again (its own raft group elects its own leader, the same
-   * 4–9 s when the killed node led it), probed from `publishMs` on; null when none was asked for.
-   */
-  readonly durableMs: number | null;
 }
 
 /**
@@ -57,7 +52,6 @@ export interface BrokerRecovery {
  * at once), each attempt with a PROBE_ATTEMPT_TIMEOUT_MS timeout, PROBE_INTERVAL_MS apart.
  * @param servers the client URLs of the nodes still running.
  * @param options.creds a `.creds` text for an operator-mode cluster (the account that owns TRADES).
- * @param options.durable a durable consumer of TRADES whose availability to measure too (token-price's).
  * @throws never (connection failures count as attempts).
  */
 export async function brokerRecoveryMs(
@@ -65,7 +59,7 @@ export async function brokerRecoveryMs(
   probe: ProbeMessage,
   faultMs: number,
   deadlineMs: number,
-  options: { creds?: string; durable?: string } = {},
+  options: { creds?: string } = {},
 ): Promise<BrokerRecovery> {
   const nc = await connect({
     servers: [...servers],
@@ -74,7 +68,7 @@ export async function brokerRecoveryMs(
     reconnectTimeWait: 100,
     ...(options.creds ? { authenticator: credsAuthenticator(new TextEncoder().encode(options.creds)) } : {}),
   }).catch(() => null);
-  if (!nc) return { publishMs: null, consumerMs: null, durableMs: null };
+  if (!nc) return { publishMs: null, consumerMs: null };
   const until = async (attempt: () => Promise<unknown>): Promise<number | null> => {
     while (Date.now() - faultMs < deadlineMs) {
       try {
@@ -113,26 +107,23 @@ export async function brokerRecoveryMs(
         const timer = setInterval(start, PROBE_INTERVAL_MS);
         start();
       });
-    const [consumerMs, durableMs] =
+    const consumerMs =
       publishMs === null
-        ? [null, null]
-        : await Promise.all([
-            hedged(async () => {
-              const name = `chaos_probe_${process.pid}_${faultMs}_${n++}`;
-              await jsmSlow.consumers.add(TRADES_STREAM, {
-                name,
-                ack_policy: AckPolicy.None,
-                mem_storage: true,
-                num_replicas: 1,
-                inactive_threshold: 5_000_000_000,
-              });
-              void jsmSlow.consumers.delete(TRADES_STREAM, name).catch(() => undefined);
-            }),
-            options.durable ? hedged(() => jsmSlow.consumers.info(TRADES_STREAM, options.durable!)) : Promise.resolve(null),
-          ]);
+        ? null
+        : await hedged(async () => {
+            const name = `chaos_probe_${process.pid}_${faultMs}_${n++}`;
+            await jsmSlow.consumers.add(TRADES_STREAM, {
+              name,
+              ack_policy: AckPolicy.None,
+              mem_storage: true,
+              num_replicas: 1,
+              inactive_threshold: 5_000_000_000,
+            });
+            void jsmSlow.consumers.delete(TRADES_STREAM, name).catch(() => undefined);
+          });
     // Let the attempts still in flight answer before the connection closes.
     await new Promise((r) => setTimeout(r, CONSUMER_ATTEMPT_TIMEOUT_MS));
-    return { publishMs, consumerMs, durableMs };
+    return { publishMs, consumerMs };
   } finally {
     await nc.close().catch(() => undefined);
   }

@@ -81,7 +81,7 @@ interface NodeState {
   logPath: string;
 }
 
-/** Path of nats-server: the cluster binary (scripts/lib/cluster-nats-server.ts: 2.10, the chart's line), chosen by the run's set-up. */
+/** Path of nats-server: the cluster binary (scripts/lib/cluster-nats-server.ts: Debian 13's 2.10), chosen by the run's set-up. */
 function natsServerBin(): string {
   return clusterNatsServerBin();
 }
@@ -106,6 +106,8 @@ export async function startNatsCluster(
     maxFileStore?: string;
     /** `max_memory_store` per node (default `64MB`). */
     maxMemoryStore?: string;
+    /** The nats-server binary (default: the cluster binary, {@link natsServerBin}). */
+    bin?: string;
   } = {},
 ): Promise<NatsCluster> {
   if (options.lameDuck && options.lameDuck.gracePeriodMs >= options.lameDuck.durationMs) {
@@ -153,7 +155,7 @@ export async function startNatsCluster(
   }
 
   async function launch(s: NodeState): Promise<void> {
-    const child = spawn(natsServerBin(), ['-c', s.configPath, '-l', s.logPath], { stdio: 'ignore' });
+    const child = spawn(options.bin ?? natsServerBin(), ['-c', s.configPath, '-l', s.logPath], { stdio: 'ignore' });
     s.child = child;
     s.expectingExit = false;
     child.once('exit', () => {
@@ -205,7 +207,7 @@ export async function startNatsCluster(
       child.once('exit', (code, signal) => resolve({ code, signal })),
     );
     // What the NATS chart's preStop hook runs (`nats-server -sl=ldm=<pid file>`): the binary sends SIGUSR2.
-    const signaller = spawn(natsServerBin(), ['--signal', `ldm=${child.pid}`], { stdio: 'ignore' });
+    const signaller = spawn(options.bin ?? natsServerBin(), ['--signal', `ldm=${child.pid}`], { stdio: 'ignore' });
     await new Promise<void>((resolve) => {
       signaller.once('exit', () => resolve());
       signaller.once('error', () => {

@@ -171,8 +171,10 @@ export type ResendReason = 'order' | 'timeout' | 'error' | 'leader' | 'unconfirm
  * processClusteredInboundMsg, "stage with zero") records a clustered stream's message ids when it proposes a
  * message; a proposal lost in a leader change leaves the id there for the duplicate window, and every re-send
  * is answered "duplicate, seq 0" although nothing was stored (npm run chaos on 2.10.27: ingest counted a whole
- * window as acknowledged while TRADES stored none of it). A stored message's duplicate always names its
- * sequence, so seq 0 is never taken as stored: the trade is re-sent until it is stored or truly a duplicate.
+ * window as acknowledged while TRADES stored none of it). nats-server 2.11.0 clears staged ids on a leader change
+ * (commit 9c63e12), but an id whose proposal is still in flight answers seq 0 in every version: a re-send that
+ * overtakes its own first attempt. A stored message's duplicate always names its sequence, so seq 0 is never
+ * taken as stored: the trade is re-sent until it is stored or truly a duplicate.
  */
 export class UnconfirmedDuplicateError extends Error {
   constructor(readonly msgId: string) {

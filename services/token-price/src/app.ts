@@ -2,7 +2,7 @@
  * token-price: createApp(config, deps) → {start, stop}. No I/O on import; tests run it in-process
  * against real NATS (JetStream) and Redis.
  *
- * start(): the TRADES consumer (lease, position, durable consumer) → HTTP `GET /api/birdeye/tokens` →
+ * start(): the TRADES consumer (lease, position, ordered consumer) → HTTP `GET /api/birdeye/tokens` →
  * gRPC `PriceService`. stop(): HTTP, gRPC, consumer (releasing the lease), metadata queue.
  */
 import { hostname } from 'node:os';
@@ -44,6 +44,7 @@ type AppConfig = Pick<
   | 'GRPC_PORT'
   | 'TOKEN_PRICE_REDIS_PREFIX'
   | 'TOKEN_PRICE_CONSUMER'
+  | 'TOKEN_PRICE_CONSUMER_INACTIVE_MS'
   | 'TOKEN_PRICE_BATCH_MESSAGES'
   | 'TOKEN_PRICE_LEASE_MS'
   | 'TOKEN_PRICE_RETRY_DELAY_MS'
@@ -95,6 +96,7 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
     nc: deps.nc,
     idleHeartbeatMs: config.TOKEN_PRICE_IDLE_HEARTBEAT_MS,
     stallCheckMs: config.TOKEN_PRICE_STALL_CHECK_MS,
+    inactiveThresholdMs: config.TOKEN_PRICE_CONSUMER_INACTIVE_MS,
     store,
     logger: log,
     metrics: {
@@ -121,7 +123,7 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
         registers: [registry],
       }),
     },
-    durableName: config.TOKEN_PRICE_CONSUMER,
+    consumerPrefix: config.TOKEN_PRICE_CONSUMER,
     holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseMs: config.TOKEN_PRICE_LEASE_MS,
     batch: config.TOKEN_PRICE_BATCH_MESSAGES,

@@ -17,19 +17,28 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   REDIS_URL: urlWithScheme(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key token-price writes. */
   TOKEN_PRICE_REDIS_PREFIX: z.string().min(1).default('tradewind:token-price:'),
-  /** Durable consumer on TRADES. */
+  /**
+   * Name prefix of token-price's consumers on TRADES (ordered consumers: ephemeral, one replica; a random part per
+   * start and nats.js' serial follow it), so `nats consumer ls TRADES` shows whose they are.
+   */
   TOKEN_PRICE_CONSUMER: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'a consumer name (letters, digits, - and _)')
     .default('token-price'),
+  /**
+   * A consumer of token-price's that the server has not heard from for this long is deleted by the server, ms
+   * (default 60 000): the one a restart replaced on a dead connection. Its replacement starts from Redis.
+   */
+  TOKEN_PRICE_CONSUMER_INACTIVE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   /** Messages pulled per request from TRADES. */
   TOKEN_PRICE_BATCH_MESSAGES: PositiveInt.default(256),
   /** Consumer lease in Redis, ms: one replica applies trades; another takes over this long after it dies. */
   TOKEN_PRICE_LEASE_MS: PositiveInt.default(15_000),
   /**
-   * Wait before the consumer restarts after a Redis or NATS failure, ms (default 500: after a NATS node dies its
-   * durable answers again within 4–9 s, and a restart attempt that failed meanwhile should not add seconds to
-   * that; issue 31, docs/reliability.md).
+   * Wait before the consumer restarts after a Redis or NATS failure, ms (default 500), and the hedge of a start
+   * attempt: one that has not started the consumer within this long (a JetStream request sent into a leader
+   * election waits for its timeout) is joined by another, so a restart follows the broker's recovery within about
+   * this (issue 31, docs/reliability.md).
    */
   TOKEN_PRICE_RETRY_DELAY_MS: PositiveInt.default(500),
   /**
@@ -46,7 +55,7 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   /**
    * How often the TRADES consumer is checked for silence, ms (default 2 000; 0 = never): one that applied nothing
    * since the previous check while TRADES holds newer messages is restarted from the stored position (the backstop
-   * for a durable that heartbeats but delivers nothing after a leader kill).
+   * for a consumer that heartbeats but delivers nothing after a leader kill).
    */
   TOKEN_PRICE_STALL_CHECK_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   /** Resolution of the 24 h window, ms: volume and the price 24 h ago are kept per bucket of this size. Must divide 24 h. */

@@ -134,6 +134,13 @@ async function start(
   };
 }
 
+/** Names of token-price's consumers on TRADES (prefix TOKEN_PRICE_CONSUMER, default `token-price`), sorted. */
+async function tokenPriceConsumers(): Promise<string[]> {
+  const names: string[] = [];
+  for await (const c of jsm.consumers.list('TRADES')) if (c.name.startsWith('token-price-')) names.push(c.name);
+  return names.sort();
+}
+
 async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -459,7 +466,7 @@ describe('when Redis fails while a trade is applied', () => {
 });
 
 describe('when the consumer stops applying while TRADES holds newer trades', () => {
-  it('then the silence check restarts it from the stored position with a new durable and every trade is applied exactly once', async () => {
+  it('then the silence check restarts it from the stored position with a new consumer and every trade is applied exactly once', async () => {
     const prefix = await freshStream();
     const clock = { now: Date.UTC(2026, 10, 21, 12) };
     const svc = await start(prefix, { clock, env: { TOKEN_PRICE_STALL_CHECK_MS: '300' } });
@@ -467,49 +474,43 @@ describe('when the consumer stops applying while TRADES holds newer trades', () 
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
     // The first attempt at seq 2 never finishes, as a consumer that delivers nothing more.
-    const durableCreated = async () => (await jsm.consumers.info('TRADES', 'token-price')).created;
-    const before = await durableCreated();
+    const before = await tokenPriceConsumers();
+    expect(before).toHaveLength(1);
     const stuck = faultAt(svc.app.store, 2, () => new Promise<never>(() => undefined));
     await publish({ ...b2, block_time_ms: clock.now });
     await publish({ ...b3, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(15_000);
     expect(stuck.count).toBe(1);
-    // A new durable, although the old one sat exactly at the stored position: one left silent by a leader kill is not reused.
-    expect(await durableCreated()).not.toBe(before);
+    // A new consumer (token-price's ordered consumers start from the position in Redis), the silent one closed.
+    const after = await tokenPriceConsumers();
+    expect(after.filter((name) => !before.includes(name))).toHaveLength(1);
     expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBeGreaterThanOrEqual(1);
     expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
   });
 });
 
 describe('when the broker says pulls in flight may be lost (a leader elected, a reconnect)', () => {
-  it('then the consumer restarts from the stored position at once on the advisory of TRADES or of its own durable (not another consumer), keeping its durable, and every trade is applied exactly once', async () => {
+  it('then the consumer restarts from the stored position at once on the advisory of TRADES (not on a consumer election), and every trade is applied exactly once', async () => {
     const prefix = await freshStream();
     const clock = { now: Date.UTC(2026, 10, 21, 12) };
     const svc = await start(prefix, { clock });
     const [b1, b2, b3] = ed5Buys();
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
-    const durableCreated = async () => (await jsm.consumers.info('TRADES', 'token-price')).created;
-    const before = await durableCreated();
-    // nats-server's advisories in the stream's account.
-    nc.publish('$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.TRADES.someone-else', JSON.stringify({ leader: 'n2' }));
+    const before = await tokenPriceConsumers();
+    // nats-server's advisories in the stream's account. A consumer's election is not ours: ours has one replica.
+    nc.publish(`$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.TRADES.${before[0]}`, JSON.stringify({ leader: 'n3' }));
     nc.publish('$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.TRADES', JSON.stringify({ leader: 'n2' }));
     await waitFor(
       () => svc.metric('tradewind_token_price_consumer_restarts_total', {}),
       (v) => v >= 1,
     );
-    nc.publish('$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.TRADES.token-price', JSON.stringify({ leader: 'n3' }));
-    await waitFor(
-      () => svc.metric('tradewind_token_price_consumer_restarts_total', {}),
-      (v) => v >= 2,
-    );
     await publish({ ...b2, block_time_ms: clock.now });
     await publish({ ...b3, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
-    expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBe(2);
-    // The same durable (it sat exactly at the stored position): re-creating it on an advisory would, in a cluster, bring
-    // another advisory (the new durable's election) and restart the consumer forever.
-    expect(await durableCreated()).toBe(before);
+    expect(await svc.metric('tradewind_token_price_consumer_restarts_total', {})).toBe(1);
+    // Restarted on a new consumer from the stored position.
+    expect((await tokenPriceConsumers()).filter((name) => !before.includes(name))).toHaveLength(1);
     expect(byMint((await svc.tokens()).body.data, ED5)!.volumeSol).toBe((386100226 + 386820768 + 393794276) / 1e9);
   });
 });

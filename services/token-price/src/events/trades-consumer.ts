@@ -1,22 +1,28 @@
 /**
- * Consumes TRADES into the Redis store with one durable pull consumer, in stream order.
+ * Consumes TRADES into the Redis store with one ordered pull consumer, in stream order.
  *
- * - **One writer.** Replicas share the durable consumer name; only the holder of the Redis lease
- *   (`leader` key) consumes, so trades are applied in order. The others serve reads and take over
- *   when the lease lapses (`leaseMs` after the holder dies).
+ * - **One writer.** Only the holder of the Redis lease (`leader` key) consumes, so trades are applied
+ *   in order. The other replicas serve reads and take over when the lease lapses (`leaseMs` after the
+ *   holder dies).
  * - **Position.** The store records the last applied stream sequence in the same Lua script as each
- *   change. At start the durable consumer is (re)created to begin right after it, so a Redis that lost
- *   recent writes gets them again. An empty store, or a store built from another incarnation of the
- *   stream, is wiped and rebuilt from the stream's first message.
+ *   change, so Redis, not the broker, is the consumer's position. Each start creates an ordered
+ *   consumer (nats.js: ephemeral, one replica, no acknowledgements) beginning right after it, so a
+ *   Redis that lost recent writes gets them again. An empty store, or a store built from another
+ *   incarnation of the stream, is wiped and rebuilt from the stream's first message.
+ * - **Why not a durable.** A durable consumer is a Raft group of its own: after a TRADES node is
+ *   SIGKILLed it elects its own leader after the stream's, and positioning it (info, delete, create)
+ *   sent three API requests into those elections. `npm run chaos` measured token-price 2–22 s behind
+ *   the broker, and on nats-server 2.15 not at all within 30 s in one kill of two; an ordered consumer
+ *   needs the stream leader only, like ws-fanout's feeds (docs/token-price.md "NATS failover").
  * - **Failures.** A message that is not a trade message is counted, logged once and acknowledged
  *   (skipped). A Redis failure stops the loop; it restarts from the recorded position after a delay,
  *   so nothing is skipped and nothing is applied twice.
  */
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+import { randomBytes } from 'node:crypto';
+import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { Counter, Gauge } from 'prom-client';
 import { TRADES_STREAM } from '@tradewind/contracts';
-import { isJetStreamNotFound, watchStreamLeader, type Logger, type NatsConnection, type StreamLeaderWatch } from '@tradewind/lib';
+import { watchStreamLeader, type Logger, type NatsConnection, type StreamLeaderWatch } from '@tradewind/lib';
 import { InvalidTradeMessage, interpretTrade } from '../domain/trade.js';
 import type { TokenStore } from '../store/redis-store.js';
 
@@ -26,7 +32,7 @@ export interface ConsumerMetrics {
   readonly messages: Counter<'outcome'>;
   /** reason of ignored / invalid messages (a fixed set, see domain/trade.ts). */
   readonly skipped: Counter<'reason'>;
-  /** Messages the durable consumer has yet to deliver. */
+  /** Messages of TRADES the consumer has yet to deliver. */
   readonly pending: Gauge;
   readonly restarts: Counter;
 }
@@ -38,8 +44,11 @@ export interface TradesConsumerOptions {
   readonly store: TokenStore;
   readonly logger: Logger;
   readonly metrics: ConsumerMetrics;
-  /** Durable consumer name (TOKEN_PRICE_CONSUMER, default `token-price`). */
-  readonly durableName: string;
+  /**
+   * Name prefix of the ordered consumers on TRADES (TOKEN_PRICE_CONSUMER, default `token-price`), so operators
+   * can tell them apart (`nats consumer ls TRADES`); a random part per start follows it.
+   */
+  readonly consumerPrefix: string;
   /** Lease holder id of this process. */
   readonly holder: string;
   /** Lease time, ms; renewed every third of it. */
@@ -54,11 +63,16 @@ export interface TradesConsumerOptions {
    */
   readonly idleHeartbeatMs: number;
   /**
+   * An ordered consumer the server has not heard from for this long is deleted by the server, ms (a replaced
+   * consumer on a dead connection; nats.js honours it for the first server consumer only, docs/reliability.md).
+   */
+  readonly inactiveThresholdMs?: number;
+  /**
    * How often the consumer is checked for silence, ms (config TOKEN_PRICE_STALL_CHECK_MS; 0 = never): one that applied
    * nothing since the previous check while TRADES holds newer messages is restarted from the stored position.
    */
   readonly stallCheckMs: number;
-  /** The connection `js`/`jsm` use: its reconnects and TRADES' leader advisories restart the consumer at once (absent: heartbeats only). */
+  /** The connection `js`/`jsm` use: its reconnects and TRADES' leader advisories restart the consumer at once (absent: heartbeats and the silence check only). */
   readonly nc?: NatsConnection | undefined;
   /** The clock (Unix ms); injectable for tests. */
   readonly now: () => number;
@@ -104,8 +118,8 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
 
   /**
    * The backstop: a consumer that applied nothing since the previous check while TRADES holds newer messages
-   * is restarted from the stored position (seen after a leader kill on nats-server 2.9.10: a durable that
-   * heartbeats but delivers nothing). A check that cannot reach JetStream or Redis is skipped.
+   * is restarted from the stored position (a consumer that heartbeats but delivers nothing, seen after leader
+   * kills). A check that cannot reach JetStream or Redis is skipped.
    */
   async function checkStall(): Promise<void> {
     if (stopped || !leading) return;
@@ -133,57 +147,40 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   };
 
   /**
-   * Each start of the consumer is a generation: a signal starts a new one at once (an older one may hang on a
-   * request sent into an election until its timeout), and an older one that gets further stops without
-   * changing anything.
+   * Each restart signal (and stop) begins an epoch: a start attempt of an older epoch that gets further closes
+   * its consumer without changing anything. Within an epoch attempts are hedged: one that has not started
+   * within `retryDelayMs` (a JetStream request sent into an election waits for its timeout) is joined by
+   * another, and the first to start wins.
    */
-  let runGen = 0;
-  /**
-   * Set by a restart on silence or missed heartbeats: the next start deletes and re-creates the durable even when
-   * it sits exactly at the stored position. A durable can survive a leader kill in a state in which it heartbeats
-   * but never delivers again (seen on nats-server 2.9.10); reusing it would restart into the same silence every
-   * time. Not on a leader advisory: in a cluster a new durable elects a leader, and its advisory would restart
-   * the consumer again, forever (npm run chaos: token-price applied nothing after the first kill).
-   */
-  let recreateDurable = false;
+  let epoch = 0;
+  let hedgeTimer: NodeJS.Timeout | undefined;
+  /** True while an attempt rebuilds the store: no attempt starts consuming meanwhile, and no second one rebuilds. */
+  let resetting = false;
 
-  async function prepare(gen: number): Promise<void> {
+  const superseded = () => new Error('superseded by a newer start of the consumer');
+
+  /**
+   * The first stream sequence to apply: right after the stored position, or TRADES' first message for a store
+   * to (re)build. @throws Error when superseded (see {@link epoch}) or when JetStream or Redis fail.
+   */
+  async function startSequence(mine: number): Promise<number> {
     const info = await options.jsm.streams.info(TRADES_STREAM);
+    if (resetting) throw superseded();
     const position = await store.position();
-    let startSeq: number;
-    if (!position || position.streamCreated !== info.created) {
-      log.info(
-        { stream_created: info.created, first_seq: info.state.first_seq, last_seq: info.state.last_seq },
-        position ? 'TRADES was recreated: rebuilding the store' : 'store is empty: rebuilding it from TRADES',
-      );
-      await store.reset(info.created);
-      startSeq = Math.max(1, info.state.first_seq);
-    } else {
-      startSeq = position.seq + 1;
-    }
-    const stored = await store.solUsd();
-    solUsd = stored?.solUsd ?? options.configuredSolUsd ?? null;
-    let existing: Awaited<ReturnType<JetStreamManager['consumers']['info']>> | undefined;
+    if (position && position.streamCreated === info.created) return position.seq + 1;
+    // Checked at the last moment before the rebuild: nothing applies while `messages` is unset and `resetting` set.
+    if (mine !== epoch || messages || resetting) throw superseded();
+    log.info(
+      { stream_created: info.created, first_seq: info.state.first_seq, last_seq: info.state.last_seq },
+      position ? 'TRADES was recreated: rebuilding the store' : 'store is empty: rebuilding it from TRADES',
+    );
+    resetting = true;
     try {
-      existing = await options.jsm.consumers.info(TRADES_STREAM, options.durableName);
-    } catch (err) {
-      if (!isJetStreamNotFound(err, 'consumer')) throw err;
+      await store.reset(info.created);
+    } finally {
+      resetting = false;
     }
-    if (existing && !recreateDurable && existing.ack_floor.stream_seq + 1 === startSeq && existing.num_ack_pending === 0) return;
-    if (gen !== runGen) throw new Error('superseded by a newer start of the consumer');
-    if (existing) await options.jsm.consumers.delete(TRADES_STREAM, options.durableName);
-    if (gen !== runGen) throw new Error('superseded by a newer start of the consumer');
-    await options.jsm.consumers.add(TRADES_STREAM, {
-      durable_name: options.durableName,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: startSeq,
-      ack_wait: nanos(30_000),
-      max_ack_pending: Math.max(options.batch * 4, 1024),
-      max_deliver: -1,
-    });
-    if (gen === runGen) recreateDurable = false;
-    log.info({ durable: options.durableName, start_seq: startSeq }, 'trades consumer positioned');
+    return Math.max(1, info.state.first_seq);
   }
 
   async function handle(msg: JsMsg): Promise<void> {
@@ -201,7 +198,6 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
       metrics.skipped.inc({ reason: err.reason });
       log.warn({ stream_seq: msg.seq, subject: msg.subject, reason: err.reason }, `skipped a bad TRADES message: ${err.message}`);
       await store.apply(msg.seq, { kind: 'ignored', reason: err.reason }, options.now());
-      msg.ack();
       return;
     }
     const result = await store.apply(msg.seq, update, options.now());
@@ -217,20 +213,18 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     } else metrics.messages.inc({ outcome: 'applied' });
     if (result === 'needs_metadata' && 'mint' in update) options.onNeedsMetadata?.(update.mint);
     metrics.pending.set(msg.info.pending);
-    msg.ack();
   }
 
   /**
-   * Starts over from the stored position (prepare() repositions the durable consumer when it is not exactly
-   * there, and re-creates it after silence, `recreateDurable`) on the broker's word that pulls in flight are lost: TRADES or this durable elected a
-   * leader, the connection reconnected, or two idle heartbeats were missed. Without it a pull lost with a
-   * dead consumer leader is noticed only when it expires.
+   * Starts over with a new consumer from the stored position on the broker's word that pulls in flight are lost
+   * (TRADES elected a leader, the connection reconnected, two idle heartbeats were missed) or on silence.
+   * Without it a pull lost with a dead node is noticed only when it expires.
    */
   function restartOn(reason: string): void {
     if (stopped || !leading) return;
     const iter = messages;
     messages = undefined;
-    if (reason === 'silent' || reason === 'heartbeats_missed') recreateDurable = true;
+    epoch++;
     if (retryTimer) clearTimeout(retryTimer);
     metrics.restarts.inc();
     log.warn({ reason }, 'restarting the trades consumer from the stored position');
@@ -240,19 +234,32 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     void Promise.race([handling ?? Promise.resolve(), new Promise((r) => setTimeout(r, 1_000).unref())]).then(() => scheduleRun(0));
   }
 
-  async function run(gen: number): Promise<void> {
-    await prepare(gen);
-    const consumer = await options.js.consumers.get(TRADES_STREAM, options.durableName);
+  async function run(mine: number): Promise<void> {
+    const startSeq = await startSequence(mine);
+    const stored = await store.solUsd();
+    // A name of its own per start (nats.js appends a serial from 1): a replaced consumer may still exist on the server.
+    const namePrefix = `${options.consumerPrefix}-${randomBytes(6).toString('hex')}`;
+    const consumer = await options.js.consumers.get(TRADES_STREAM, {
+      name_prefix: namePrefix,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: startSeq,
+      ...(options.inactiveThresholdMs ? { inactive_threshold: options.inactiveThresholdMs } : {}),
+    });
     const iter = await consumer.consume({
       max_messages: options.batch,
       idle_heartbeat: options.idleHeartbeatMs,
+      // nats.js requires expires ≥ 1 s and > idle_heartbeat; a pull is renewed before it expires anyway.
       expires: Math.max(1_000, options.idleHeartbeatMs * 4),
     });
-    if (stopped || !leading || gen !== runGen) {
+    if (stopped || !leading || mine !== epoch || messages || resetting) {
+      // Superseded, or another attempt started first (or is rebuilding the store).
       await iter.close().catch(() => undefined);
       return;
     }
     messages = iter;
+    if (hedgeTimer) clearTimeout(hedgeTimer);
+    solUsd = stored?.solUsd ?? options.configuredSolUsd ?? null;
+    log.info({ consumer_prefix: namePrefix, start_seq: startSeq }, 'trades consumer positioned');
     void (async () => {
       for await (const status of iter.status()) {
         if (status.type === 'heartbeats_missed' && messages === iter) {
@@ -293,19 +300,30 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   function scheduleRun(delayMs = options.retryDelayMs): void {
     if (stopped || !leading) return;
     if (retryTimer) clearTimeout(retryTimer);
-    retryTimer = setTimeout(() => {
-      const gen = ++runGen;
-      run(gen).catch((err: unknown) => {
-        if (gen !== runGen) return;
-        metrics.restarts.inc();
-        log.error({ err }, 'starting the trades consumer failed; retrying');
-        scheduleRun();
-      });
-    }, delayMs);
+    retryTimer = setTimeout(attempt, delayMs);
+  }
+
+  /** One start attempt in the current epoch, with a hedge after `retryDelayMs` (see {@link epoch}). */
+  function attempt(): void {
+    if (stopped || !leading || messages) return;
+    const mine = epoch;
+    if (hedgeTimer) clearTimeout(hedgeTimer);
+    hedgeTimer = setTimeout(() => {
+      if (mine === epoch && !messages) attempt();
+    }, options.retryDelayMs);
+    run(mine).catch((err: unknown) => {
+      if (mine !== epoch || messages || stopped || !leading) return;
+      if (String((err as Error).message).startsWith('superseded')) return;
+      metrics.restarts.inc();
+      log.error({ err }, 'starting the trades consumer failed; retrying');
+      scheduleRun();
+    });
   }
 
   async function halt(): Promise<void> {
+    epoch++;
     if (retryTimer) clearTimeout(retryTimer);
+    if (hedgeTimer) clearTimeout(hedgeTimer);
     const iter = messages;
     messages = undefined;
     if (iter) await iter.close().catch(() => undefined);
@@ -337,17 +355,8 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     },
     async start() {
       stopped = false;
-      leaderWatch =
-        options.nc &&
-        watchStreamLeader(
-          options.nc,
-          TRADES_STREAM,
-          (event) => {
-            if (event.signal === 'consumer_leader_elected' && event.consumer !== options.durableName) return;
-            restartOn(event.signal);
-          },
-          { consumers: options.durableName, logger: log },
-        );
+      // The ordered consumer has one replica and no election of its own: TRADES' elections and reconnects are the signals.
+      leaderWatch = options.nc && watchStreamLeader(options.nc, TRADES_STREAM, (event) => restartOn(event.signal), { logger: log });
       await tick();
       leaseTimer = setInterval(() => void tick(), Math.max(50, Math.floor(options.leaseMs / 3)));
       // Without readers the ranking would keep buckets that left the window: roll them out regularly.
