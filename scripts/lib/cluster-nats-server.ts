@@ -141,28 +141,50 @@ async function fetchVerified(suite: string, accept: (version: string | null) => 
 }
 
 /**
+ * The binary named by `envVar` when set; else `preferred` (when given and runs); else one cached that `accept`
+ * takes; else Debian `suite`'s, fetched, verified and cached. Sets `envVar` for child processes and test workers.
+ * @throws Error naming `purpose`, the failed step (download, signature, checksum, unpack) and the override.
+ */
+async function ensureNatsServer(options: {
+  envVar: string;
+  suite: string;
+  accept: (version: string | null) => boolean;
+  preferred?: string | undefined;
+  purpose: string;
+  say: (line: string) => void;
+}): Promise<string> {
+  const { envVar, suite, accept } = options;
+  const chosen = process.env[envVar] ?? options.preferred ?? cached(accept);
+  if (chosen) {
+    process.env[envVar] = chosen;
+    return chosen;
+  }
+  try {
+    const bin = await fetchVerified(suite, accept, options.say);
+    process.env[envVar] = bin;
+    return bin;
+  } catch (err) {
+    throw new Error(`${options.purpose} and could not fetch it from Debian ${suite}: ${(err as Error).message}. Set ${envVar} to such a binary.`, {
+      cause: err,
+    });
+  }
+}
+
+/**
  * The nats-server binary for multi-node clusters: `NATS_CLUSTER_SERVER_BIN` when set; else the
  * system's nats-server when it is 2.10 or newer and below 2.14; else the verified Debian {@link DEBIAN_SUITE} binary,
  * fetched once into the cache. Sets `NATS_CLUSTER_SERVER_BIN` for child processes and test workers.
  * @throws Error when none of these works (the message names the failed step and the override).
  */
-export async function ensureClusterNatsServer(say: (line: string) => void = () => undefined): Promise<string> {
-  const chosen =
-    process.env.NATS_CLUSTER_SERVER_BIN ?? (isClusterCapable(natsServerVersion('nats-server')) ? 'nats-server' : (cached(isClusterCapable) ?? null));
-  if (chosen) {
-    process.env.NATS_CLUSTER_SERVER_BIN = chosen;
-    return chosen;
-  }
-  try {
-    const bin = await fetchVerified(DEBIAN_SUITE, isClusterCapable, say);
-    process.env.NATS_CLUSTER_SERVER_BIN = bin;
-    return bin;
-  } catch (err) {
-    throw new Error(
-      `the multi-node tests need nats-server ${MIN_CLUSTER_NATS_VERSION.join('.')} or newer, below ${FIRST_HALTING_NATS_VERSION.join('.')} (module comment), and could not fetch it from Debian ${DEBIAN_SUITE}: ${(err as Error).message}. Set NATS_CLUSTER_SERVER_BIN to such a binary.`,
-      { cause: err },
-    );
-  }
+export function ensureClusterNatsServer(say: (line: string) => void = () => undefined): Promise<string> {
+  return ensureNatsServer({
+    envVar: 'NATS_CLUSTER_SERVER_BIN',
+    suite: DEBIAN_SUITE,
+    accept: isClusterCapable,
+    preferred: isClusterCapable(natsServerVersion('nats-server')) ? 'nats-server' : undefined,
+    purpose: `the multi-node tests need nats-server ${MIN_CLUSTER_NATS_VERSION.join('.')} or newer, below ${FIRST_HALTING_NATS_VERSION.join('.')} (module comment),`,
+    say,
+  });
 }
 
 /** The cluster binary as chosen by {@link ensureClusterNatsServer} (or `NATS_CLUSTER_SERVER_BIN`); falls back to the system's nats-server. */
@@ -176,20 +198,12 @@ export function clusterNatsServerBin(): string {
  * verified Debian {@link DEBIAN_TESTING_SUITE} binary, fetched once. Sets `NATS_TESTING_SERVER_BIN`.
  * @throws Error naming the failed step (download, signature, checksum, unpack) and the override.
  */
-export async function ensureTestingNatsServer(say: (line: string) => void = () => undefined): Promise<string> {
-  const chosen = process.env.NATS_TESTING_SERVER_BIN ?? cached(isHaltingVersion);
-  if (chosen) {
-    process.env.NATS_TESTING_SERVER_BIN = chosen;
-    return chosen;
-  }
-  try {
-    const bin = await fetchVerified(DEBIAN_TESTING_SUITE, isHaltingVersion, say);
-    process.env.NATS_TESTING_SERVER_BIN = bin;
-    return bin;
-  } catch (err) {
-    throw new Error(
-      `the expectation test needs nats-server ${FIRST_HALTING_NATS_VERSION.join('.')} or newer and could not fetch it from Debian ${DEBIAN_TESTING_SUITE}: ${(err as Error).message}. Set NATS_TESTING_SERVER_BIN to such a binary.`,
-      { cause: err },
-    );
-  }
+export function ensureTestingNatsServer(say: (line: string) => void = () => undefined): Promise<string> {
+  return ensureNatsServer({
+    envVar: 'NATS_TESTING_SERVER_BIN',
+    suite: DEBIAN_TESTING_SUITE,
+    accept: isHaltingVersion,
+    purpose: `the expectation test needs nats-server ${FIRST_HALTING_NATS_VERSION.join('.')} or newer`,
+    say,
+  });
 }

@@ -22,7 +22,7 @@ import { type FanoutProcess, sleep, startFanout } from './edge-ws.js';
 import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
 import { startRestartableRedis, type RestartableRedis } from './redis-server.js';
 import {
-  createReplicatedTrades,
+  placeReplicatedTrades,
   prng,
   readerBaseline,
   RECOVERY_DEADLINE_MS,
@@ -92,7 +92,7 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
     const sysNc: NatsConnection = await connect(identities.system_user_creds, 'chaos-cluster-edge-sys');
     cleanup.push(() => sysNc.close());
     const jsm = await jetstreamManager(nc, { checkAPI: false });
-    await until('JetStream meta leader and TRADES R3', 30_000, () => createReplicatedTrades(jsm, c.nodes.length).then(() => true), 500);
+    await until('JetStream meta leader and TRADES R3', 30_000, () => placeReplicatedTrades(jsm, sysNc, c.nodes.length).then(() => true), 500);
     const js = jetstream(nc);
     redis = await startRestartableRedis();
     const r = redis;

@@ -21,7 +21,7 @@ import { startRestartableRedis, type RestartableRedis } from './redis-server.js'
 import { startLoadBalancer, type LoadBalancer, type ProbeSettings } from './rolling-lb.js';
 import { startRollingNatsCluster, type RollingNatsCluster } from './rolling-nats.js';
 import { type Component, problemLines, type Replica, replicaPorts, spawnReplica } from './rolling-replica.js';
-import { createReplicatedTrades, tradesReplicasCurrent, until } from './stream.js';
+import { placeReplicatedTrades, tradesReplicasCurrent, until } from './stream.js';
 
 /** The balancer's readiness probe: every 1 s, 0.5 s timeout, thresholds 1 (the class's "test size" probe). */
 export const PROBE: ProbeSettings = { periodMs: 1_000, timeoutMs: 500 };
@@ -236,7 +236,7 @@ export async function startStack(sizes: StackSizes): Promise<Stack> {
     const sysNc = await connect(identities.system_user_creds, 'chaos-rolling-sys');
     undo.push(() => sysNc.close());
     const jsm = await jetstreamManager(nc, { checkAPI: false });
-    await until('JetStream meta leader and TRADES R3', 30_000, () => createReplicatedTrades(jsm, nats.nodes.length).then(() => true), 500);
+    await until('JetStream meta leader and TRADES R3', 30_000, () => placeReplicatedTrades(jsm, sysNc, nats.nodes.length).then(() => true), 500);
     const redis: RestartableRedis = await startRestartableRedis();
     undo.push(() => redis.stop(true));
     const db: TestDatabase = await createTestDatabase('chaos_rolling');

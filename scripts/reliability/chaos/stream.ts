@@ -138,7 +138,23 @@ export async function tradesReplicasCurrent(jsm: JetStreamManager, nodes: number
   );
 }
 
-/** Creates TRADES with the ingest settings (services/lib ensureTradesStream) and 3 replicas. */
+/**
+ * {@link createReplicatedTrades} after asking every node, on a system-account connection, to broadcast its
+ * statistics now. The JetStream meta leader places a replica only on a peer whose statistics it holds
+ * (nats-server's `selectPeerGroup`: a peer without them counts as offline), and a node sends them 0.25 s after
+ * its start, then 0.5, 1, 2 … up to every 30 s: the first ones can be lost while the cluster's routes form,
+ * and a fresh cluster then refused TRADES R3 with "no suitable peers for placement" for the harness's whole
+ * 30 s (`npm test` on a busy machine, 29 Nov). A ping without a reply subject makes each node broadcast them
+ * (`statszReq`, "$SYS.REQ.SERVER.PING.STATSZ").
+ * @throws what {@link createReplicatedTrades} throws (the caller retries).
+ */
+export async function placeReplicatedTrades(jsm: JetStreamManager, sysNc: NatsConnection, replicas: number): Promise<void> {
+  sysNc.publish('$SYS.REQ.SERVER.PING.STATSZ');
+  await sysNc.flush();
+  await createReplicatedTrades(jsm, replicas);
+}
+
+/** Creates TRADES with the ingest settings (services/lib ensureTradesStream) and `replicas` replicas. @throws JetStreamApiError when it cannot be placed. */
 export async function createReplicatedTrades(jsm: JetStreamManager, replicas: number): Promise<void> {
   await jsm.streams.add({
     name: TRADES_STREAM,

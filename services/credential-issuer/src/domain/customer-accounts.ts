@@ -24,7 +24,7 @@
  * of the account) and then the real claims; clients reconnect with the same credentials under
  * the new rules, and a revoked user is refused ("Authorization Violation").
  */
-import { createAccount, createUser, encodeAccount, encodeUser, type Account, type Import, type KeyPair } from '@nats-io/jwt';
+import { createAccount, createUser, decode, encodeAccount, encodeUser, type Account, type Import, type KeyPair } from '@nats-io/jwt';
 import { AppError, CUSTOMER_ACCOUNT_TAG, PLANS, type PlanId } from '@tradewind/contracts';
 import type { NatsConnection } from '@tradewind/lib';
 import { keyPairFromSeed, type NatsIdentities } from './identities.js';
@@ -114,7 +114,12 @@ export function customerAccountIsCurrent(identities: NatsIdentities, spec: Custo
   return Object.keys(wanted).every((key) => canonical(stored[key]) === canonical(wanted[key]));
 }
 
-/** A fresh user of a customer account. `userJwt` has no own permissions (the account's defaults apply). */
+/**
+ * A fresh user of a customer account. `userJwt` has no own permissions (the account's defaults apply).
+ * `issuedAt` is the JWT's own `iat` (Unix seconds), which @nats-io/jwt stamps when it signs: a revocation at
+ * that time or later refuses this user. Computed beforehand it could be a second early when signing crossed
+ * a second boundary, and a revocation at it then missed the user (a flaky rotation test, 29 Nov).
+ */
 export async function encodeCustomerUser(
   identities: NatsIdentities,
   accountPublicKey: string,
@@ -132,7 +137,7 @@ export async function encodeCustomerUser(
       ...(options.ttlSeconds > 0 ? { exp: nowSeconds + options.ttlSeconds } : {}),
     },
   );
-  return { userJwt, userSeed: new TextDecoder().decode(user.getSeed()), userPublicKey: user.getPublicKey(), issuedAt: nowSeconds };
+  return { userJwt, userSeed: new TextDecoder().decode(user.getSeed()), userPublicKey: user.getPublicKey(), issuedAt: decode(userJwt).iat };
 }
 
 /**
