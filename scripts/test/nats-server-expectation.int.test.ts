@@ -14,7 +14,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectNats, type NatsConnection } from '@tradewind/lib';
 import { clusterNatsServerBin, isHaltingVersion, natsServerVersion } from '../lib/cluster-nats-server.js';
-import { startNatsCluster, type NatsCluster } from '../reliability/chaos/nats-cluster.js';
+import { startNatsCluster, waitForMetaGroup, type NatsCluster } from '../reliability/chaos/nats-cluster.js';
 
 const until = async <T>(what: string, deadlineMs: number, probe: () => Promise<T>): Promise<T> => {
   const end = Date.now() + deadlineMs;
@@ -51,6 +51,7 @@ describe('a publish naming a wrong last message id on an R3 stream', () => {
       const c = cluster;
       nc = await until('the cluster to accept a client', 20_000, () => connectNats({ url: c.urls, name: 'expectation-test' }));
       const jsm = await jetstreamManager(nc, { checkAPI: false });
+      await waitForMetaGroup(c.nodes, 60_000);
       await until('an R3 stream', 30_000, () => jsm.streams.add({ name: 'EXPECT', subjects: ['expect.>'], num_replicas: 3 }));
       // 1 s per publish: on loopback an answer takes milliseconds, so a timeout means none is coming.
       const js = jetstream(nc, { timeout: 1_000 });

@@ -249,3 +249,42 @@ export async function startNatsCluster(
     stop,
   };
 }
+
+/** The JetStream meta group as a node's monitoring endpoint shows it (`/jsz`, `meta_cluster`). */
+interface MetaCluster {
+  leader?: string;
+  cluster_size?: number;
+  replicas?: Array<{ name: string; current?: boolean; offline?: boolean }>;
+}
+
+/**
+ * Waits until the JetStream meta leader counts every other node of `nodes` as a current, online peer of the
+ * meta group (its `/jsz` `meta_cluster.replicas`). Until then the meta leader can place no replicated stream
+ * on all nodes: nats-server 2.10 answers a bare "no suitable peers for placement" (its peer selection never
+ * saw enough peers), which a fresh cluster under the full suite's load gave for 30 s three times on 29 Nov.
+ * Polls every 250 ms over HTTP (no credentials needed).
+ * @throws Error after `deadlineMs` naming each node's last view of the meta group.
+ */
+export async function waitForMetaGroup(nodes: readonly Pick<NatsClusterNode, 'name' | 'monitorUrl'>[], deadlineMs: number): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  const view = async (n: Pick<NatsClusterNode, 'monitorUrl'>): Promise<MetaCluster | null> =>
+    fetch(`${n.monitorUrl}/jsz`, { signal: AbortSignal.timeout(1_000) })
+      .then((r) => r.json() as Promise<{ meta_cluster?: MetaCluster }>)
+      .then((j) => j.meta_cluster ?? null)
+      .catch(() => null);
+  let views: Array<MetaCluster | null> = [];
+  for (;;) {
+    views = await Promise.all(nodes.map(view));
+    const leaderName = views.find((v) => v?.leader)?.leader;
+    const leaderView = leaderName ? views[nodes.findIndex((n) => n.name === leaderName)] : undefined;
+    const peers = leaderView?.replicas ?? [];
+    if (leaderView && peers.length >= nodes.length - 1 && peers.every((p) => p.current && !p.offline)) return;
+    if (Date.now() > end) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(
+    `the JetStream meta group did not count every node as a current peer within ${deadlineMs} ms: ${nodes
+      .map((n, i) => `${n.name} ${JSON.stringify(views[i])}`)
+      .join('; ')}`,
+  );
+}

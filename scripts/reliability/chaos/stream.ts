@@ -41,7 +41,7 @@ import { freePort } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, messageId } from '@tradewind/ingest';
 import { connectNats, createLogger, type NatsConnection } from '@tradewind/lib';
 import type { ReliabilityRow, ReliabilityScale } from '../report.js';
-import { startNatsCluster, type NatsCluster } from './nats-cluster.js';
+import { startNatsCluster, waitForMetaGroup, type NatsCluster } from './nats-cluster.js';
 import { clusterNatsServerBin } from '../../lib/cluster-nats-server.js';
 import { startTcpProxy, type TcpProxy } from './proxy-tcp.js';
 import { spawnIngest, type IngestProcess } from './stream-ingest.js';
@@ -140,12 +140,11 @@ export async function tradesReplicasCurrent(jsm: JetStreamManager, nodes: number
 
 /**
  * {@link createReplicatedTrades} after asking every node, on a system-account connection, to broadcast its
- * statistics now. The JetStream meta leader places a replica only on a peer whose statistics it holds
- * (nats-server's `selectPeerGroup`: a peer without them counts as offline), and a node sends them 0.25 s after
- * its start, then 0.5, 1, 2 … up to every 30 s: the first ones can be lost while the cluster's routes form,
- * and a fresh cluster then refused TRADES R3 with "no suitable peers for placement" for the harness's whole
- * 30 s (`npm test` on a busy machine, 29 Nov). A ping without a reply subject makes each node broadcast them
- * (`statszReq`, "$SYS.REQ.SERVER.PING.STATSZ").
+ * statistics now (a ping without a reply subject, "$SYS.REQ.SERVER.PING.STATSZ", nats-server's `statszReq`).
+ * The meta leader learns a peer, and its resources, from those statistics, which a node otherwise sends on a
+ * timer (0.25 s after its start, doubling to every 10 s). Callers wait for the meta group first
+ * ({@link waitForMetaGroup}); the ping is for the peers' resources. A fresh cluster under the full suite's load
+ * refused R3 placement for 30 s three times on 29 Nov ("no suitable peers for placement").
  * @throws what {@link createReplicatedTrades} throws (the caller retries).
  */
 export async function placeReplicatedTrades(jsm: JetStreamManager, sysNc: NatsConnection, replicas: number): Promise<void> {
@@ -516,6 +515,8 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     step(`3-node cluster started (${clusterNatsServerBin()})`);
     nc = await until('the cluster to accept clients', 20_000, () => connectNats({ url: c.urls, name: 'chaos-observer' }));
     const jsm = await jetstreamManager(nc, { checkAPI: false });
+    // The meta group must know every node before an R3 stream or bucket can be placed on all of them (waitForMetaGroup).
+    await waitForMetaGroup(c.nodes, 60_000);
     await until(
       'JetStream meta leader and TRADES R3',
       30_000,
