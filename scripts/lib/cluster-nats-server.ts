@@ -149,12 +149,13 @@ async function ensureNatsServer(options: {
   envVar: string;
   suite: string;
   accept: (version: string | null) => boolean;
-  preferred?: string | undefined;
+  /** A binary to use before the cache, asked only when `envVar` is unset. */
+  preferred?: () => string | undefined;
   purpose: string;
   say: (line: string) => void;
 }): Promise<string> {
   const { envVar, suite, accept } = options;
-  const chosen = process.env[envVar] ?? options.preferred ?? cached(accept);
+  const chosen = process.env[envVar] ?? options.preferred?.() ?? cached(accept);
   if (chosen) {
     process.env[envVar] = chosen;
     return chosen;
@@ -181,7 +182,7 @@ export function ensureClusterNatsServer(say: (line: string) => void = () => unde
     envVar: 'NATS_CLUSTER_SERVER_BIN',
     suite: DEBIAN_SUITE,
     accept: isClusterCapable,
-    preferred: isClusterCapable(natsServerVersion('nats-server')) ? 'nats-server' : undefined,
+    preferred: () => (isClusterCapable(natsServerVersion('nats-server')) ? 'nats-server' : undefined),
     purpose: `the multi-node tests need nats-server ${MIN_CLUSTER_NATS_VERSION.join('.')} or newer, below ${FIRST_HALTING_NATS_VERSION.join('.')} (module comment),`,
     say,
   });

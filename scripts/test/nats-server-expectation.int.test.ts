@@ -15,18 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectNats, type NatsConnection } from '@tradewind/lib';
 import { clusterNatsServerBin, isHaltingVersion, natsServerVersion } from '../lib/cluster-nats-server.js';
 import { startNatsCluster, waitForMetaGroup, type NatsCluster } from '../reliability/chaos/nats-cluster.js';
-
-const until = async <T>(what: string, deadlineMs: number, probe: () => Promise<T>): Promise<T> => {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (err) {
-      if (Date.now() > end) throw new Error(`${what}: ${String(err)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-};
+import { until } from '../reliability/chaos/stream.js';
 
 describe('a publish naming a wrong last message id on an R3 stream', () => {
   let cluster: NatsCluster | undefined;

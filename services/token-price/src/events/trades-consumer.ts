@@ -14,8 +14,8 @@
  *   sent three API requests into those elections. `npm run chaos` measured token-price 2–22 s behind
  *   the broker, and on nats-server 2.15 not at all within 30 s in one kill of two; an ordered consumer
  *   needs the stream leader only, like ws-fanout's feeds (docs/token-price.md "NATS failover").
- * - **Failures.** A message that is not a trade message is counted, logged once and acknowledged
- *   (skipped). A Redis failure stops the loop; it restarts from the recorded position after a delay,
+ * - **Failures.** A message that is not a trade message is counted, logged once and skipped (the
+ *   position moves past it). A Redis failure stops the loop; it restarts from the recorded position after a delay,
  *   so nothing is skipped and nothing is applied twice.
  */
 import { randomBytes } from 'node:crypto';
@@ -99,6 +99,14 @@ export interface TradesConsumer {
 const IGNORED_REASONS = new Set(['no_sol_side', 'stablecoin_pool', 'unpriced', 'rate_pool_too_small', 'quote_asset', 'unsupported_quote', 'no_sol_usd_rate']);
 
 /** Creates the TRADES consumer. Nothing runs until `start()`. */
+/** A start attempt gave way to a newer one (a restart signal) or to one rebuilding the store: not a failure. */
+class SupersededError extends Error {
+  constructor() {
+    super('superseded by a newer start of the consumer');
+    this.name = 'SupersededError';
+  }
+}
+
 export function createTradesConsumer(options: TradesConsumerOptions): TradesConsumer {
   const { store, logger, metrics } = options;
   const log = logger.child({ component: 'trades-consumer' });
@@ -157,19 +165,17 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
   /** True while an attempt rebuilds the store: no attempt starts consuming meanwhile, and no second one rebuilds. */
   let resetting = false;
 
-  const superseded = () => new Error('superseded by a newer start of the consumer');
-
   /**
    * The first stream sequence to apply: right after the stored position, or TRADES' first message for a store
    * to (re)build. @throws Error when superseded (see {@link epoch}) or when JetStream or Redis fail.
    */
   async function startSequence(mine: number): Promise<number> {
     const info = await options.jsm.streams.info(TRADES_STREAM);
-    if (resetting) throw superseded();
+    if (resetting) throw new SupersededError();
     const position = await store.position();
     if (position && position.streamCreated === info.created) return position.seq + 1;
     // Checked at the last moment before the rebuild: nothing applies while `messages` is unset and `resetting` set.
-    if (mine !== epoch || messages || resetting) throw superseded();
+    if (mine !== epoch || messages || resetting) throw new SupersededError();
     log.info(
       { stream_created: info.created, first_seq: info.state.first_seq, last_seq: info.state.last_seq },
       position ? 'TRADES was recreated: rebuilding the store' : 'store is empty: rebuilding it from TRADES',
@@ -313,7 +319,7 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
     }, options.retryDelayMs);
     run(mine).catch((err: unknown) => {
       if (mine !== epoch || messages || stopped || !leading) return;
-      if (String((err as Error).message).startsWith('superseded')) return;
+      if (err instanceof SupersededError) return;
       metrics.restarts.inc();
       log.error({ err }, 'starting the trades consumer failed; retrying');
       scheduleRun();
