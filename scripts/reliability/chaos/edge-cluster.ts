@@ -93,7 +93,7 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
     cleanup.push(() => sysNc.close());
     const jsm = await jetstreamManager(nc, { checkAPI: false });
     // The meta group must know every node before an R3 stream or bucket can be placed on all of them (waitForMetaGroup).
-    await waitForMetaGroup(c.nodes, 60_000);
+    await waitForMetaGroup(c.nodes, 60_000, () => sysNc.publish('$SYS.REQ.SERVER.PING.STATSZ'));
     await until('JetStream meta leader and TRADES R3', 30_000, () => placeReplicatedTrades(jsm, sysNc, c.nodes.length).then(() => true), 500);
     const js = jetstream(nc);
     redis = await startRestartableRedis();

@@ -238,7 +238,7 @@ export async function startStack(sizes: StackSizes): Promise<Stack> {
     undo.push(() => sysNc.close());
     const jsm = await jetstreamManager(nc, { checkAPI: false });
     // The meta group must know every node before an R3 stream or bucket can be placed on all of them (waitForMetaGroup).
-    await waitForMetaGroup(nats.nodes, 60_000);
+    await waitForMetaGroup(nats.nodes, 60_000, () => sysNc.publish('$SYS.REQ.SERVER.PING.STATSZ'));
     await until('JetStream meta leader and TRADES R3', 30_000, () => placeReplicatedTrades(jsm, sysNc, nats.nodes.length).then(() => true), 500);
     const redis: RestartableRedis = await startRestartableRedis();
     undo.push(() => redis.stop(true));
