@@ -36,11 +36,23 @@ describe('a publish naming a wrong last message id on an R3 stream', () => {
     const halts = isHaltingVersion(version);
     it(`on ${label} (${version}), then it is refused and ${halts ? 'the stream takes no publish after it' : 'the stream goes on'}`, async () => {
       expect(version, `no nats-server at ${bin}`).not.toBeNull();
-      cluster = await startNatsCluster({ name: 'tw-expect', bin });
+      // A fresh 2.10 cluster under the suite's load sometimes forms its meta group without one node and leaves it
+      // out for over a minute (docs/reliability.md): the fixture is started again, up to three times; what is
+      // tested is the stream's answer, not the cluster's formation.
+      for (let attempt = 1; ; attempt++) {
+        cluster = await startNatsCluster({ name: 'tw-expect', bin });
+        const formed = await waitForMetaGroup(cluster.nodes, 20_000).then(
+          () => null,
+          (err: unknown) => err,
+        );
+        if (formed === null) break;
+        await cluster.stop();
+        cluster = undefined;
+        if (attempt === 3) throw formed;
+      }
       const c = cluster;
       nc = await until('the cluster to accept a client', 20_000, () => connectNats({ url: c.urls, name: 'expectation-test' }));
       const jsm = await jetstreamManager(nc, { checkAPI: false });
-      await waitForMetaGroup(c.nodes, 60_000);
       await until('an R3 stream', 30_000, () => jsm.streams.add({ name: 'EXPECT', subjects: ['expect.>'], num_replicas: 3 }));
       // 1 s per publish: on loopback an answer takes milliseconds, so a timeout means none is coming.
       const js = jetstream(nc, { timeout: 1_000 });
