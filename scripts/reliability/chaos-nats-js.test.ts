@@ -128,8 +128,12 @@ describe('nats.js ordered consumer when the node hosting it dies (3-node cluster
     await feeds.start();
     try {
       await until('the feed to deliver', 10_000, () => seqs.length > 5);
+      // The consumer the feed reads now: a hedged start that lost (retryMs) leaves another ws_feed_ consumer behind,
+      // closed and idle until its inactive threshold; only the live one has delivered up to the feed's last sequence.
       const name = await until('the feed consumer', 10_000, async () => {
-        for await (const ci of jsm.consumers.list(TRADES_STREAM)) if (ci.name.startsWith(FEED_CONSUMER_PREFIX)) return ci.name;
+        for await (const ci of jsm.consumers.list(TRADES_STREAM)) {
+          if (ci.name.startsWith(FEED_CONSUMER_PREFIX) && ci.delivered.stream_seq >= feed.lastSeq) return ci.name;
+        }
         return null;
       });
       const { storedAgainMs } = await killHostOf(name, 0);

@@ -16,7 +16,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { connectNats } from '@tradewind/lib';
+import { Registry } from 'prom-client';
+import { connectNats, createLogger, runStartup } from '@tradewind/lib';
+import { leaderMetrics, openLeaderLease } from '@tradewind/ingest';
 import { createTestDatabase, freePort, waitForPort, type TestDatabase } from '@tradewind/dev';
 import { ensureNatsIdentities, renderNatsAuthConfig } from '@tradewind/credential-issuer';
 import { clusterNatsServerBin } from '../lib/cluster-nats-server.js';
@@ -204,6 +206,49 @@ describe('a service started before its JetStream cluster can create its streams'
     expect(auth.output()).not.toContain('fatal:');
     expect(auth.output()).toContain('"msg":"stopped"');
   }, 120_000);
+});
+
+describe("ingest's leader lease on a cluster that cannot place its bucket yet", () => {
+  it('when only 1 of 3 nodes runs, then opening the lease inside a start-up waits (no exit) and succeeds once the others join', async () => {
+    const cluster = await clusterOf3();
+    cleanups.push(() => cluster.stop());
+    await cluster.start(0);
+    const nc = await connectNats({ url: cluster.urls, name: 'startup-cluster-lease' });
+    cleanups.push(() => nc.close());
+    const logger = createLogger({ service: 'startup-cluster-test', level: 'silent' });
+    let outcome: 'open' | Error | undefined;
+    const opening = runStartup({ deadlineMs: 120_000, logger }, () =>
+      openLeaderLease({
+        nc,
+        key: 'replay',
+        leaseMs: 5_000,
+        replicas: 3,
+        logger,
+        metrics: leaderMetrics(new Registry()),
+        onElected: () => undefined,
+        onDeposed: () => undefined,
+      }),
+    ).then(
+      (lease) => {
+        outcome = 'open';
+        return lease;
+      },
+      (err: Error) => {
+        outcome = err;
+        throw err;
+      },
+    );
+    opening.catch(() => undefined); // judged below; an early rejection is not an unhandled one
+    // Without a meta leader the bucket's creation fails or times out; a single attempt would reject here.
+    await new Promise((r) => setTimeout(r, 8_000));
+    expect(outcome).toBeUndefined();
+    await cluster.start(1);
+    await cluster.start(2);
+    const lease = await opening;
+    await lease.start();
+    await expect.poll(() => lease.isLeader, { timeout: 30_000, interval: 100 }).toBe(true);
+    await lease.release();
+  }, 180_000);
 });
 
 describe('cold starts on a fresh 3-node operator-mode cluster', () => {

@@ -4,20 +4,14 @@
  *
  * A native subscriber is a nats.js client connected straight to the cluster (every node's URL, its own
  * preferred node first, no randomising, so each node's restart takes some subscriber's server away) reading
- * TRADES with an ordered consumer, as ws-fanout's feeds and the stream class's subscriber (chaos/stream.ts)
- * do: when the consumer ends, or delivers nothing for {@link NATIVE_STALL_MS} while the stream holds newer
- * messages, it is re-created from the last sequence it delivered + 1 (docs/reliability.md: nats.js' ordered
- * consumer can stop delivering without ending after its server goes). It records every sequence with its
+ * TRADES as the documented resumable reader does (chaos/resumable-reader.ts: a new consumer from the last
+ * sequence + 1 on missed heartbeats, a reconnect or an ended consume()). It records every sequence with its
  * arrival time; a sequence that is not last + 1 is a gap (or, when lower, a duplicate).
  */
-import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { TRADES_STREAM } from '@tradewind/contracts';
-
-/** A subscriber that received nothing for this long while TRADES held newer messages is re-created, ms (chaos/stream.ts OBSERVER_STALL_MS). */
-export const NATIVE_STALL_MS = 5_000;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { startResumableReader, type ReaderRestartReason, type ResumableReader } from './resumable-reader.js';
 
 /** One message of TRADES as stored. */
 export interface StoredTrade {
@@ -50,15 +44,12 @@ export class NativeSubscriber {
   readonly times: number[] = [];
   /** Epoch ms of each server reconnect (nats.js `reconnect` status). */
   readonly reconnects: number[] = [];
-  /** Re-creations of the ordered consumer: when and why (`ended`, `silent`). */
-  readonly recreations: Array<{ at: number; why: string }> = [];
+  /** Re-creations of the consumer: when and why. */
+  readonly recreations: Array<{ at: number; why: ReaderRestartReason }> = [];
   /** The sequence it started after. */
   after = 0;
   private nc: NatsConnection | undefined;
-  private stopped = false;
-  private generation = 0;
-  private current: ConsumerMessages | undefined;
-  private watchdog: NodeJS.Timeout | undefined;
+  private reader: ResumableReader | undefined;
   private lastSeen = 0;
 
   constructor(
@@ -80,80 +71,20 @@ export class NativeSubscriber {
     void (async () => {
       for await (const s of nc.status()) if (s.type === 'reconnect') this.reconnects.push(Date.now());
     })().catch(() => undefined);
-    const jsm = await jetstreamManager(nc, { checkAPI: false });
-    this.next();
-    let aheadSince: number | null = null;
-    let seenAt = this.maxSeq();
-    let probing = false;
-    this.watchdog = setInterval(() => {
-      if (this.maxSeq() !== seenAt) {
-        seenAt = this.maxSeq();
-        aheadSince = null;
-      }
-      if (probing) return;
-      probing = true;
-      void jsm.streams
-        .info(TRADES_STREAM)
-        .then(
-          (info) => {
-            if (this.stopped || info.state.last_seq <= this.maxSeq()) {
-              aheadSince = null;
-              return;
-            }
-            aheadSince ??= Date.now();
-            if (Date.now() - aheadSince < NATIVE_STALL_MS) return;
-            aheadSince = null;
-            this.recreations.push({ at: Date.now(), why: 'silent' });
-            const stuck = this.current;
-            this.next();
-            void stuck?.close().catch(() => undefined);
-          },
-          () => undefined,
-        )
-        .finally(() => {
-          probing = false;
-        });
-    }, 1_000);
-  }
-
-  private next(): void {
-    this.generation++;
-    this.current = undefined;
-    void this.run(this.generation);
-  }
-
-  private async run(gen: number): Promise<void> {
-    const js = jetstream(this.nc!);
-    const from = this.maxSeq() + 1;
-    try {
-      const consumer = await js.consumers.get(TRADES_STREAM, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
-      const messages = await consumer.consume({ expires: 2_000 });
-      if (this.stopped || gen !== this.generation) {
-        void messages.close().catch(() => undefined);
-        return;
-      }
-      this.current = messages;
-      for await (const m of messages) {
-        // A superseded generation's late messages are dropped, as a client drops a closed connection's frames.
-        if (gen !== this.generation) break;
+    this.reader = await startResumableReader(nc, {
+      lastSeq: () => this.maxSeq(),
+      deliver: (m) => {
         this.seqs.push(m.seq);
         this.times.push(Date.now());
         if (m.seq > this.lastSeen) this.lastSeen = m.seq;
-      }
-    } catch {
-      // Counted below as an ended consumer.
-    }
-    if (this.stopped || gen !== this.generation) return;
-    this.recreations.push({ at: Date.now(), why: 'ended' });
-    await sleep(200);
-    if (!this.stopped && gen === this.generation) this.next();
+      },
+      onRestart: (why) => this.recreations.push({ at: Date.now(), why }),
+    });
   }
 
   /** Stops reading and closes the connection. Never throws. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.watchdog);
-    void this.current?.close().catch(() => undefined);
+    await this.reader?.stop();
     await this.nc?.close().catch(() => undefined);
   }
 }

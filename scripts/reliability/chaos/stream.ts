@@ -25,16 +25,7 @@
  * CHAOS_DEBUG=1 prints the stream's and the subscriber's progress every second on stderr.
  */
 import { resolve } from 'node:path';
-import {
-  jetstream,
-  jetstreamManager,
-  type ConsumerMessages,
-  type JetStreamManager,
-  DeliverPolicy,
-  DiscardPolicy,
-  RetentionPolicy,
-  StorageType,
-} from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS } from '@tradewind/contracts';
 import { freePort } from '@tradewind/dev';
@@ -44,6 +35,7 @@ import type { ReliabilityRow, ReliabilityScale } from '../report.js';
 import { startNatsCluster, waitForMetaGroup, type NatsCluster } from './nats-cluster.js';
 import { clusterNatsServerBin } from '../../lib/cluster-nats-server.js';
 import { startTcpProxy, type TcpProxy } from './proxy-tcp.js';
+import { READER_STALL_MS, startResumableReader, type ResumableReader } from './resumable-reader.js';
 import { spawnIngest, type IngestProcess } from './stream-ingest.js';
 import { TradeLedger, type Delivery, type LedgerAudit } from './stream-ledger.js';
 import { GeyserTestServer, loadRecordedGeyserTransactions } from '../../../services/ingest/test/support/geyser-server.js';
@@ -67,10 +59,6 @@ export const RECOVERY_DEADLINE_MS = 30_000;
  * the cluster itself needs before TRADES accepts a publish again, ms. Past it the kill counts as crashed.
  */
 export const RECOVERY_OVER_BROKER_MS = 1_000;
-/** The native subscriber's JetStream API timeout, ms: a consumer creation sent into an election is retried after this, not after nats.js' 5 s. */
-export const OBSERVER_API_TIMEOUT_MS = 1_000;
-/** The native subscriber starts another consumer attempt after this while none consumes, ms (its re-creation pace). */
-export const OBSERVER_RETRY_MS = 250;
 
 /** Rounds per fault class and timings at each scale. */
 const SIZES = {
@@ -168,189 +156,27 @@ export async function createReplicatedTrades(jsm: JetStreamManager, replicas: nu
   });
 }
 
-/** What the subscriber had to do to keep reading: its ordered consumer ended, or went silent while the stream grew. */
-export interface ObserverRestarts {
-  /** consume() ended (or could not start) and was re-created from the last sequence + 1. */
-  ended: number;
-  /** No message for OBSERVER_STALL_MS while the stream held newer ones, without consume() ending: closed and re-created. */
-  stalled: number;
-  /** Two idle heartbeats missed (the consumer's node died or the pull was lost): abandoned and re-created at once. */
-  heartbeats: number;
-  /** Its connection reconnected (pulls in flight lost): abandoned and re-created at once. */
-  reconnects: number;
-}
-
-/** A subscriber that receives nothing for this long while TRADES holds newer messages is treated as stuck and re-created, ms. */
-export const OBSERVER_STALL_MS = 5_000;
-
 /**
- * Starts a native subscriber on TRADES that records every message in `ledger`: an ordered consumer
- * (nats.js v3), re-created from the last sequence seen + 1 when its consume() ends or it is stuck, as
- * ws-fanout's subject feeds do (services/ws-fanout/src/delivery/subject-feed.ts). Returns its stop() and counters.
- *
- * Each (re-)creation is a generation: only the newest one records, and a stuck one is abandoned, not
- * waited for. After a leader kill nats.js can sit in its own recovery (consumer info on the dead
- * node's R1 consumer, retried on timeouts without end) and the old iterator may never end; waiting
- * for it would keep the subscriber silent for good. A late message from an abandoned generation is
- * dropped, like a client dropping a closed connection's frames, so it cannot count as a duplicate.
+ * Starts the native subscriber on TRADES that records every message in `ledger`: the documented resumable
+ * reader's recovery (chaos/resumable-reader.ts). Returns its stop() and restart counters.
  */
-async function startObserver(
-  nc: NatsConnection,
-  jsm: JetStreamManager,
-  ledger: TradeLedger,
-): Promise<{ stop: () => Promise<void>; restarts: ObserverRestarts }> {
-  const js = jetstream(nc, { timeout: OBSERVER_API_TIMEOUT_MS });
-  const restarts: ObserverRestarts = { ended: 0, stalled: 0, heartbeats: 0, reconnects: 0 };
-  const debug = (line: string) => {
-    if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug ${new Date().toISOString()}] observer ${line}\n`);
-  };
-  let stopped = false;
-  /** The newest attempt to create a consumer. */
-  let attempt = 0;
-  /** The attempt whose messages are recorded (0: none yet, or it was abandoned). */
-  let generation = 0;
-  let current: ConsumerMessages | undefined;
-  const runs = new Set<Promise<void>>();
-  /** Stops recording the current generation and closes it without waiting (it may never end). */
-  const abandon = () => {
-    const c = current;
-    current = undefined;
-    generation = 0;
-    void c?.close().catch(() => undefined);
-  };
-  const run = async (id: number): Promise<void> => {
-    // Hedged: a request sent into an election waits for its timeout; another attempt starts meanwhile and the
-    // first one to consume wins (a later one closes itself).
-    const hedge = setTimeout(() => {
-      if (!stopped && generation === 0 && attempt === id) next();
-    }, OBSERVER_RETRY_MS);
-    const from = ledger.maxSeq() + 1;
-    try {
-      const consumer = await js.consumers.get(TRADES_STREAM, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {});
-      // As the documented resumable reader does (examples/typescript/src/resume.ts, docs/nats.md): two missed
-      // idle heartbeats mean the consumer is gone with its node; a new one is made from the last seq + 1 at
-      // once, without waiting for nats.js' own recovery (which never comes: docs/reliability.md).
-      const messages = await consumer.consume({ expires: 2_000, idle_heartbeat: 500 });
-      clearTimeout(hedge);
-      if (stopped || generation !== 0) {
-        void messages.close().catch(() => undefined);
-        return;
-      }
-      generation = id;
-      current = messages;
-      void (async () => {
-        for await (const status of messages.status()) {
-          if (status.type === 'heartbeats_missed' && generation === id && !stopped) {
-            restarts.heartbeats++;
-            debug(`#${id} heartbeats missed: re-creating`);
-            abandon();
-            next();
-            break;
-          }
-        }
-      })().catch(() => undefined);
-      if (process.env.CHAOS_DEBUG) {
-        void consumer.info().then(
-          (i) => debug(`#${id} consumer ${i.name} from ${from} on ${i.cluster?.leader}`),
-          (e: unknown) => debug(`#${id} consumer info failed: ${String(e)}`),
-        );
-      }
-      for await (const m of messages) {
-        if (generation !== id) break;
-        // A generation started from an older sequence (a hedged attempt that won late) re-delivers what an earlier
-        // one recorded: skipped, as the documented reader never handles a sequence at or below its last. Two
-        // stored copies of one trade (a failed duplicate window) still count: they have two sequences.
-        if (m.seq <= ledger.maxSeq()) continue;
-        ledger.record({
-          seq: m.seq,
-          msgId: m.headers?.get('Nats-Msg-Id') ?? '',
-          publishedMs: Number(m.headers?.get(TRADE_PUBLISHED_MS_HEADER) ?? Number.NaN),
-          receivedMs: Date.now(),
-        });
-      }
-    } catch (err) {
-      clearTimeout(hedge);
-      debug(`#${id} from ${from} failed: ${String(err)}`);
-    }
-    if (stopped) return;
-    if (generation === id) {
-      // Its consume() ended (or could not go on): start over from the last seq + 1.
-      current = undefined;
-      generation = 0;
-    } else if (generation !== 0 || attempt !== id) {
-      // Another attempt consumes, or a newer one is on it.
-      return;
-    }
-    restarts.ended++;
-    await sleep(OBSERVER_RETRY_MS);
-    if (!stopped && generation === 0 && attempt === id) next();
-  };
-  const next = () => {
-    attempt++;
-    const r = run(attempt);
-    runs.add(r);
-    void r.finally(() => runs.delete(r));
-  };
-  next();
-  // As the documented reader does on a reconnect: pulls in flight were lost with the connection, and nats.js'
-  // own recovery of an ordered consumer whose server died never succeeds (docs/reliability.md).
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (stopped) break;
-      if (status.type === 'reconnect' && generation !== 0) {
-        restarts.reconnects++;
-        debug(`#${generation} reconnected: re-creating`);
-        abandon();
-        next();
-      }
-    }
-  })().catch(() => undefined);
-  // Stuck = TRADES has held a message the subscriber lacks for OBSERVER_STALL_MS with no delivery meanwhile
-  // (an election, when nothing new is stored, does not count). A generation still being created counts too.
-  let aheadSince: number | null = null;
-  let seenAt = ledger.maxSeq();
-  let probing = false;
-  const watchdog = setInterval(() => {
-    if (ledger.maxSeq() !== seenAt) {
-      seenAt = ledger.maxSeq();
-      aheadSince = null;
-    }
-    if (probing) return;
-    probing = true;
-    void jsm.streams
-      .info(TRADES_STREAM)
-      .then(
-        (info) => {
-          if (stopped || info.state.last_seq <= ledger.maxSeq()) {
-            aheadSince = null;
-            return;
-          }
-          aheadSince ??= Date.now();
-          if (Date.now() - aheadSince < OBSERVER_STALL_MS) return;
-          restarts.stalled++;
-          process.stderr.write(
-            `chaos(stream): subscriber silent for ${Date.now() - aheadSince} ms at seq ${ledger.maxSeq()} while TRADES is at ${info.state.last_seq}; re-creating it\n`,
-          );
-          aheadSince = null;
-          abandon();
-          next();
-        },
-        () => undefined,
-      )
-      .finally(() => {
-        probing = false;
-      });
-  }, 1_000);
-  return {
-    restarts,
-    async stop() {
-      stopped = true;
-      clearInterval(watchdog);
-      void current?.close().catch(() => undefined);
-      // Bounded: an abandoned generation may never end (see above).
-      await Promise.race([Promise.all([...runs]), sleep(2_000)]);
+async function startObserver(nc: NatsConnection, ledger: TradeLedger): Promise<ResumableReader> {
+  return startResumableReader(nc, {
+    lastSeq: () => ledger.maxSeq(),
+    deliver: (m) =>
+      ledger.record({
+        seq: m.seq,
+        msgId: m.headers?.get('Nats-Msg-Id') ?? '',
+        publishedMs: Number(m.headers?.get(TRADE_PUBLISHED_MS_HEADER) ?? Number.NaN),
+        receivedMs: Date.now(),
+      }),
+    onRestart: (reason, detail) => {
+      if (reason === 'stalled') process.stderr.write(`chaos(stream): subscriber ${detail}; re-creating it\n`);
     },
-  };
+    debug: (line) => {
+      if (process.env.CHAOS_DEBUG) process.stderr.write(`[debug ${new Date().toISOString()}] observer ${line}\n`);
+    },
+  });
 }
 
 /**
@@ -495,7 +321,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
   let geyser: GeyserTestServer | undefined;
   let rpcNode: SolanaRpcServer | undefined;
   let nc: NatsConnection | undefined;
-  let observer: Awaited<ReturnType<typeof startObserver>> | undefined;
+  let observer: ResumableReader | undefined;
   let redis: RestartableRedis | undefined;
   let tokenPriceNc: NatsConnection | undefined;
   let tokenPrice: Awaited<ReturnType<typeof startTokenPrice>> | undefined;
@@ -528,7 +354,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     );
     step('TRADES R3 created');
     proxy = await startTcpProxy({ port: await freePort(), upstreams: cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })) });
-    observer = await startObserver(nc, jsm, ledger);
+    observer = await startObserver(nc, ledger);
     const restarts = observer.restarts;
     const natsUrl = `nats://127.0.0.1:${proxy.port}`;
     ingest = await spawnIngest({ natsUrl, transactionsPerSecond: size.tps });
@@ -615,14 +441,11 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       const crashed = t.crashed + ingestCrashes.count + crashedNodes + rejections;
       if (ingestCrashes.count > 0) t.notes.push(`ingest crashed: ${ingestCrashes.output.replaceAll('\n', ' ').slice(-400)}`);
       if (crashedNodes > 0) t.notes.push(`${crashedNodes} nats-server exit(s) not caused by the test`);
-      if (restarts.ended + restarts.stalled + restarts.heartbeats + restarts.reconnects > 0)
+      if (restarts.ended + restarts.stalled + restarts.heartbeats + restarts.reconnect > 0)
         t.notes.push(
-          `subscriber (nats.js ordered consumer) re-created from its last seq + 1: heartbeats missed ${restarts.heartbeats}×, reconnected ${restarts.reconnects}×, consume() ended ${restarts.ended}×, silent without ending ${restarts.stalled}× (the ${OBSERVER_STALL_MS / 1000} s backstop)`,
+          `subscriber (nats.js ordered consumer) re-created from its last seq + 1: heartbeats missed ${restarts.heartbeats}×, reconnected ${restarts.reconnect}×, consume() ended ${restarts.ended}×, silent without ending ${restarts.stalled}× (the ${READER_STALL_MS / 1000} s backstop)`,
         );
-      restarts.ended = 0;
-      restarts.stalled = 0;
-      restarts.heartbeats = 0;
-      restarts.reconnects = 0;
+      observer?.resetRestarts();
       ingestCrashes.count = 0;
       rejections = 0;
       if (d.examples.length > 0) {
@@ -743,7 +566,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       t.notes.push(recoverySummary(kills));
       await finish(
         t,
-        `recovered = first trade received that was published after the kill; token-price (in-process, its own connection to every node, a private Redis) resumed = its stored position passed the last sequence before the kill, caught up = it reached the first trade stored after the kill; broker = on a connection to the surviving nodes, TRADES acknowledges a re-published stored message (duplicate, nothing stored) and a consumer on TRADES can be created (the meta leader: a reader that makes a new consumer needs it too); each killed node restarted and current before the next kill; bound: ingest ≤ publish + ${RECOVERY_OVER_BROKER_MS} ms, subscriber ≤ the latest of publish, consumer and the first trade stored after the kill + ${RECOVERY_OVER_BROKER_MS} ms, token-price's resume (a trade stored after the kill's last one applied) reported against the subscriber's bound, not held; its catch-up (the first trade stored after the kill applied, behind ingest's burst) reported`,
+        `recovered = first trade received that was published after the kill; token-price (in-process, its own connection to every node, a private Redis) resumed = its stored position passed the last sequence before the kill, caught up = it reached the first trade stored after the kill; broker = on a connection to the surviving nodes, TRADES answers a publish through its raft log (refused for an expectation no message meets: nothing stored) and a consumer on TRADES can be created (the meta leader: a reader that makes a new consumer needs it too); each killed node restarted and current before the next kill; bound: ingest ≤ publish + ${RECOVERY_OVER_BROKER_MS} ms, subscriber ≤ the latest of publish, consumer and the first trade stored after the kill + ${RECOVERY_OVER_BROKER_MS} ms, token-price's resume (a trade stored after the kill's last one applied) reported against the subscriber's bound, not held; its catch-up (the first trade stored after the kill applied, behind ingest's burst) reported`,
       );
     }
 

@@ -52,7 +52,7 @@ import { hostname } from 'node:os';
 import { JetStreamApiCodes, JetStreamApiError, jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { Counter, Gauge, Registry } from 'prom-client';
-import { counterOnce, gaugeOnce, type Logger, type NatsConnection } from '@tradewind/lib';
+import { counterOnce, gaugeOnce, retryStartup, type Logger, type NatsConnection } from '@tradewind/lib';
 
 /** JetStream KV bucket of the ingest leader leases (history 1, file storage); one key per source. */
 export const LEADER_BUCKET = 'ingest_leader';
@@ -222,7 +222,8 @@ export class LeaderLease {
   /**
    * Starts watching the key and makes the first attempt. Resolves once this process is leader or
    * standby (it never waits for a takeover); later attempts run in the background.
-   * @throws the nats.js error when JetStream cannot be reached for the watch.
+   * @throws the nats.js error when JetStream cannot be reached for the watch (inside a start-up: retried,
+   *   StartupFailedError past STARTUP_DEADLINE_MS).
    */
   async start(): Promise<void> {
     if (this.#state !== 'idle') throw new Error('leader lease already started');
@@ -230,7 +231,7 @@ export class LeaderLease {
     this.#o.metrics.leader.set(0);
     void this.#watchConnection().catch((err: unknown) => this.#log.warn({ err }, 'connection status watch ended'));
     this.#probe();
-    const iter = await this.#kv.watch({ key: this.#o.key });
+    const iter = await retryStartup(`leader lease watch ${this.#o.key}`, () => this.#kv.watch({ key: this.#o.key }));
     this.#watch = iter;
     this.#watching = this.#watchLoop(iter);
     this.#trigger();
@@ -639,7 +640,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * Opens (creating when missing) bucket `options.bucket` and returns the lease of `options.key`, not
  * started yet.
  * @throws Error when the key is not `[A-Za-z0-9_-]+` or `renewMs` ≥ `leaseMs`; the nats.js error when
- *   JetStream is unavailable.
+ *   JetStream is unavailable (outside a start-up: one attempt); StartupFailedError inside a start-up
+ *   (services/lib startup.ts) past STARTUP_DEADLINE_MS.
  */
 export async function openLeaderLease(options: LeaderLeaseOptions): Promise<LeaderLease> {
   if (!/^[A-Za-z0-9_-]+$/.test(options.key)) throw new Error(`leader lease key "${options.key}" must match [A-Za-z0-9_-]+`);
@@ -647,10 +649,14 @@ export async function openLeaderLease(options: LeaderLeaseOptions): Promise<Lead
   if (!(renewMs > 0 && renewMs < options.leaseMs))
     throw new Error(`lease renew period (${renewMs} ms) must be positive and below the lease (${options.leaseMs} ms)`);
   // Requests time out after half a renewal period (module comment, "Timeouts").
-  const kv = await new Kvm(jetstream(options.nc, { timeout: requestTimeoutMs(renewMs) })).create(options.bucket ?? LEADER_BUCKET, {
-    history: 1,
-    replicas: options.replicas ?? 1,
-    description: 'ingest leader leases (one key per source)',
-  });
+  const bucket = options.bucket ?? LEADER_BUCKET;
+  const config = { history: 1, replicas: options.replicas ?? 1, description: 'ingest leader leases (one key per source)' };
+  // Start-up steps: on a cluster still settling (no meta leader yet, fewer servers than the replicas) they are
+  // retried under STARTUP_DEADLINE_MS (services/lib startup.ts). The bucket is placed with nats.js' API timeout
+  // first (placing an R3 stream outlasts the lease's short request timeout), then opened with the short one.
+  await retryStartup(`leader lease bucket ${bucket}`, () => new Kvm(options.nc).create(bucket, config));
+  const kv = await retryStartup(`leader lease bucket ${bucket}`, () =>
+    new Kvm(jetstream(options.nc, { timeout: requestTimeoutMs(renewMs) })).create(bucket, config),
+  );
   return new LeaderLease(kv, options);
 }
