@@ -2,24 +2,23 @@
  * How long the cluster itself needs, after a fault, before TRADES accepts a publish again: the baseline
  * every leader-kill recovery is judged against (issue 31: our recovery − the broker's ≤ 1 s).
  *
- * The probe publishes a copy of a message TRADES holds, without a `Nats-Msg-Id` and with a
- * `Nats-Expected-Last-Msg-Id` no message ever has. nats-server checks that expectation when the entry is
- * *applied* (stream.go processJetStreamMsg), so the answer, "wrong last msg ID" (10070), comes only after a
- * stream leader proposed the message and a quorum committed it: the whole path of a real publish, and nothing
- * is stored, so subscribers see nothing and ingest's expectation chain is untouched (a refused entry leaves
- * the stream's last message id as it was).
+ * The probe re-publishes a message TRADES stored {@link PROBE_SEQS_BACK} sequences before the newest, with
+ * its own `Nats-Msg-Id` and no expectation: only a stream leader can answer, it answers `duplicate` from its
+ * record of the ids it has applied, and it writes nothing (no proposal, nothing in the raft log), so
+ * subscribers see nothing and neither ingest's expectation chain nor the replicas' state is touched.
  *
- * Before 29 Nov 16:30 the probe re-published the stored message with its own `Nats-Msg-Id`, expecting a `duplicate`
- * answer. nats-server (2.10 and 2.11 alike) checks a clustered stream's duplicates only when the leader
- * proposes, against the ids it has *applied*; a new leader that had not yet applied the killed leader's last
- * entries stored the copy (npm run chaos, 29 Nov 13:31: one trade at sequences 5,545 and 5,546, the message
- * at the kill and the probe's copy right after it). Ingest is not exposed to that: every publish of its carries
- * an expectation, checked at apply (docs/decoding.md "Publishing").
+ * Why not the newest message: nats-server (2.10 and 2.11 alike) checks a clustered stream's duplicates only
+ * when the leader proposes, against the ids it has *applied*; a leader elected a moment ago that has not yet
+ * applied its predecessor's last entries stores such a re-publish again. Until 29 Nov the probe re-published
+ * the newest message and did exactly that (npm run chaos, 13:31: one trade at sequences 5,545 and 5,546, the
+ * message at the kill and the probe's copy right after it). A message from seconds before the kill was
+ * applied by every replica long before it. An answer that stored the copy all the same throws
+ * {@link ProbeStoredError}. A probe that gets its answer through the raft log instead (an expectation no
+ * message meets, refused when applied) was tried and dropped: it adds refused entries to every failover, and
+ * the one full run with it saw 2.10.27's replicas diverge ("last sequence mismatch", "Resetting stream
+ * cluster state") in round 3; nothing showed that the probe caused it, but the baseline should not add to it.
  *
- * nats-server 2.14 and newer halt an R3 stream on any refused expectation (docs/reliability.md "Which
- * nats-server"): the chaos clusters run 2.10–2.13 only (scripts/lib/cluster-nats-server.ts), and this probe
- * must not be pointed at a newer one. It runs on its own connection to the nodes that were not killed, so its
- * own reconnect is not part of the figure.
+ * It runs on its own connection to the nodes that were not killed, so its own reconnect is not part of the figure.
  */
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { AckPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
@@ -32,50 +31,48 @@ export const PROBE_INTERVAL_MS = 50;
 /** One consumer-creation attempt's timeout, ms (attempts overlap, PROBE_INTERVAL_MS apart). */
 export const CONSUMER_ATTEMPT_TIMEOUT_MS = 2_000;
 
-/** A stored message whose subject and bytes the probe publishes (refused, never stored), taken before the fault. */
+/** How far behind the newest message the probe's message is, sequences (the suite publishes 40–200 trades a second: 2.5–12 s before the kill, inside the 2 min duplicate window). */
+export const PROBE_SEQS_BACK = 500;
+
+/** A stored message to re-publish, taken before the fault. */
 export interface ProbeMessage {
   readonly subject: string;
   readonly data: Uint8Array;
-}
-
-/** nats-server's error code for a failed `Nats-Expected-Last-Msg-Id` (JSStreamWrongLastMsgIDErrF): the probe's expected answer. */
-export const PROBE_REFUSAL_ERR_CODE = 10070;
-
-/** The probe's expectation: no message of TRADES has this `Nats-Msg-Id`. */
-const PROBE_EXPECTED_LAST_MSG_ID = 'chaos-broker-probe:never-stored';
-
-/** The newest message of TRADES, or null when it has none. */
-export async function probeMessage(jsm: JetStreamManager): Promise<ProbeMessage | null> {
-  const info = await jsm.streams.info(TRADES_STREAM);
-  if (info.state.messages === 0) return null;
-  const m = await jsm.streams.getMessage(TRADES_STREAM, { seq: info.state.last_seq });
-  return m ? { subject: m.subject, data: m.data } : null;
+  readonly msgId: string;
+  /** Its stream sequence. */
+  readonly seq: number;
 }
 
 /**
- * One probe publish: resolves when TRADES refuses it for its expectation (a leader proposed it and a quorum
- * applied it). @throws Error on anything else: a timeout, no responders, another error, or (impossible unless
- * the expectation matched) an acknowledgement, which means a copy was stored.
+ * The message {@link PROBE_SEQS_BACK} sequences before the newest of TRADES (the first one when there are fewer),
+ * or null when TRADES is empty or that message has no Nats-Msg-Id.
  */
-async function probePublish(js: ReturnType<typeof jetstream>, probe: ProbeMessage): Promise<void> {
-  let ack: unknown;
-  try {
-    ack = await js.publish(probe.subject, probe.data, { expect: { lastMsgID: PROBE_EXPECTED_LAST_MSG_ID }, timeout: PROBE_ATTEMPT_TIMEOUT_MS });
-  } catch (err) {
-    if ((err as { code?: unknown }).code === PROBE_REFUSAL_ERR_CODE) return;
-    throw err;
-  }
-  throw new ProbeStoredError(`the broker probe's publish was stored (${JSON.stringify(ack)}): its expectation matched`);
+export async function probeMessage(jsm: JetStreamManager): Promise<ProbeMessage | null> {
+  const info = await jsm.streams.info(TRADES_STREAM);
+  if (info.state.messages === 0) return null;
+  const seq = Math.max(info.state.first_seq, info.state.last_seq - PROBE_SEQS_BACK);
+  const m = await jsm.streams.getMessage(TRADES_STREAM, { seq });
+  const msgId = m?.header?.get('Nats-Msg-Id');
+  return m && msgId ? { subject: m.subject, data: m.data, msgId, seq: m.seq } : null;
 }
 
-/** The probe's publish was acknowledged (stored): the measurement itself wrote to TRADES. Never retried. */
+/**
+ * One probe publish: resolves when TRADES answers it as a duplicate. @throws ProbeStoredError when the answer
+ * is not a duplicate (a copy was stored); the nats.js error on a timeout, no responders or another error.
+ */
+async function probePublish(js: ReturnType<typeof jetstream>, probe: ProbeMessage): Promise<void> {
+  const ack = await js.publish(probe.subject, probe.data, { msgID: probe.msgId, timeout: PROBE_ATTEMPT_TIMEOUT_MS });
+  if (!ack.duplicate) throw new ProbeStoredError(`the broker probe's re-publish of seq ${probe.seq} was stored at seq ${ack.seq}`);
+}
+
+/** The probe's re-publish was stored: the measurement itself wrote to TRADES. Never retried. */
 export class ProbeStoredError extends Error {
   override name = 'ProbeStoredError';
 }
 
 /** When the cluster could serve again, ms after the fault (null: not within the deadline). */
 export interface BrokerRecovery {
-  /** TRADES answered a publish through its raft log (a stream leader proposed it, a quorum applied it): what a publisher needs. */
+  /** TRADES answered a publish (its stream leader is back): what a publisher needs. */
   readonly publishMs: number | null;
   /**
    * A consumer on TRADES could be created, probed from `publishMs` on (the JetStream meta leader assigns
@@ -86,8 +83,8 @@ export interface BrokerRecovery {
 }
 
 /**
- * Probes, on its own connection to `servers`, until TRADES answers a publish of `probe` through its raft log
- * (refused for its expectation: nothing is stored), then until a consumer on TRADES can be created (an R1 memory consumer, deleted
+ * Probes, on its own connection to `servers`, until TRADES acknowledges a re-publish of `probe` (as a
+ * duplicate: nothing is stored), then until a consumer on TRADES can be created (an R1 memory consumer, deleted
  * at once), each attempt with a PROBE_ATTEMPT_TIMEOUT_MS timeout, PROBE_INTERVAL_MS apart.
  * @param servers the client URLs of the nodes still running.
  * @param options.creds a `.creds` text for an operator-mode cluster (the account that owns TRADES).

@@ -190,7 +190,7 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
     recoveryMs,
     notes: [
       `seed ${seed}; ${sizes.subscribers} WebSocket subscribers/round on 2 ws-fanout processes (half Pro, half Starter), a trade every ${sizes.publishEveryMs} ms`,
-      'recovered = every subscriber received the first trade sent after the kill and acknowledged, on the connection it had (no reconnect); broker = on a connection to the surviving nodes, TRADES answers a publish through its raft log (refused for an expectation no message meets: nothing stored) and a consumer on TRADES can be created; the publisher re-sends at once on a leader election (as ingest does)',
+      'recovered = every subscriber received the first trade sent after the kill and acknowledged, on the connection it had (no reconnect); broker = on a connection to the surviving nodes, TRADES acknowledges a re-publish of a message stored seconds before the kill (duplicate, nothing stored) and a consumer on TRADES can be created; the publisher re-sends at once on a leader election (as ingest does)',
       `per kill, ms after it: TRADES accepts a publish ${kills.map((k) => k.brokerMs ?? '—').join('/')}, a consumer can be created ${kills.map((k) => k.consumerMs ?? '—').join('/')}; every WebSocket subscriber ${kills.map((k) => k.subscriberMs ?? '—').join('/')}; bound: subscribers ≤ the later of the two + ${RECOVERY_OVER_BROKER_MS} ms`,
       ...acc.notes,
     ].join('; '),

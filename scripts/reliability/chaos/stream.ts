@@ -556,7 +556,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
           );
         if (brokerMs === null) t.notes.push(`round ${round}: TRADES accepted no publish within ${RECOVERY_DEADLINE_MS} ms`);
         step(
-          `round ${round}: killed ${leader}; ms after the kill: broker ${broker.publishMs}, ingest ${publisherMs}, subscriber ${subscriberMs}, token-price resumed ${tokenPriceResumeMs}, caught up ${tokenPriceMs}`,
+          `round ${round}: killed ${leader}; ms after the kill: broker ${broker.publishMs} (consumer ${broker.consumerMs}), ingest ${publisherMs}, subscriber ${subscriberMs}, token-price resumed ${tokenPriceResumeMs}, caught up ${tokenPriceMs}`,
         );
         await c.restart(leader);
         // The restarted node must be current again before the next fault, or two nodes could be behind at once.
@@ -566,7 +566,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       t.notes.push(recoverySummary(kills));
       await finish(
         t,
-        `recovered = first trade received that was published after the kill; token-price (in-process, its own connection to every node, a private Redis) resumed = its stored position passed the last sequence before the kill, caught up = it reached the first trade stored after the kill; broker = on a connection to the surviving nodes, TRADES answers a publish through its raft log (refused for an expectation no message meets: nothing stored) and a consumer on TRADES can be created (the meta leader: a reader that makes a new consumer needs it too); each killed node restarted and current before the next kill; bound: ingest ≤ publish + ${RECOVERY_OVER_BROKER_MS} ms, subscriber ≤ the latest of publish, consumer and the first trade stored after the kill + ${RECOVERY_OVER_BROKER_MS} ms, token-price's resume (a trade stored after the kill's last one applied) reported against the subscriber's bound, not held; its catch-up (the first trade stored after the kill applied, behind ingest's burst) reported`,
+        `recovered = first trade received that was published after the kill; token-price (in-process, its own connection to every node, a private Redis) resumed = its stored position passed the last sequence before the kill, caught up = it reached the first trade stored after the kill; broker = on a connection to the surviving nodes, TRADES acknowledges a re-publish of a message stored seconds before the kill (duplicate, nothing stored) and a consumer on TRADES can be created (the meta leader: a reader that makes a new consumer needs it too); each killed node restarted and current before the next kill; bound: ingest ≤ publish + ${RECOVERY_OVER_BROKER_MS} ms, subscriber ≤ the latest of publish, consumer and the first trade stored after the kill + ${RECOVERY_OVER_BROKER_MS} ms, token-price's resume (a trade stored after the kill's last one applied) reported against the subscriber's bound, not held; its catch-up (the first trade stored after the kill applied, behind ingest's burst) reported`,
       );
     }
 
