@@ -274,4 +274,68 @@ describe('the mainnet-shaped Geyser stand-in', () => {
     expect(fullMessage(error)).toMatch(new RegExp(`broadcast from ${firstSlot} is not available, last available: \\d+`));
     expect(server.stats()).toMatchObject({ subscribes: 2, disconnects: 1, lagged: 0 });
   });
+
+  for (const kind of ['abandoned', 'dead'] as const) {
+    it(`when forks of kind "${kind}" are configured, then every fifth slot streams its transactions, is never confirmed, the next slot's parent skips it${kind === 'dead' ? ', and it ends SLOT_DEAD with an error instead of processed' : ', and nothing more is said of it'}`, async () => {
+      const server = await start({
+        profile: { steadyTxPerSecond: 400, burstTxPerSecond: 400, steadyMs: 1_000, burstMs: 1_000 },
+        forks: { everySlots: 5, kind },
+      });
+      const stream = await subscribe(server, {
+        transactions: ALL,
+        slots: { all: { filterByCommitment: false, interslotUpdates: true } },
+      });
+      const seen: SubscribeUpdate[] = [];
+      stream.on('data', (u: SubscribeUpdate) => seen.push(u));
+      // Long enough for a fork slot to be passed by its would-be confirmation (1 slot) several times over.
+      await until(() => seen.filter((u) => u.slot?.status === SlotStatus.SLOT_CONFIRMED).length >= 14, 10_000, 'fourteen confirmed slots');
+
+      const statuses = new Map<number, SlotStatus[]>();
+      const parents = new Map<number, number>();
+      const deadErrors = new Map<number, string | undefined>();
+      for (const u of seen) {
+        if (!u.slot) continue;
+        const slot = Number(u.slot.slot);
+        statuses.set(slot, [...(statuses.get(slot) ?? []), u.slot.status]);
+        parents.set(slot, Number(u.slot.parent));
+        if (u.slot.status === SlotStatus.SLOT_DEAD) deadErrors.set(slot, u.slot.deadError);
+      }
+      const txSlots = new Set(seen.filter((u) => u.transaction).map((u) => Number(u.transaction!.slot)));
+      const confirmed = [...statuses].filter(([, s]) => s.includes(SlotStatus.SLOT_CONFIRMED)).map(([slot]) => slot);
+      const first = Math.min(...confirmed);
+      const last = Math.max(...confirmed);
+      const forks: number[] = [];
+      for (let slot = first; slot <= last + 1; slot++) {
+        const s = statuses.get(slot) ?? [];
+        if (!s.includes(SlotStatus.SLOT_CONFIRMED)) forks.push(slot);
+      }
+      expect(forks.length).toBeGreaterThanOrEqual(2);
+      for (const fork of forks.filter((f) => f <= last)) {
+        // Produced like any other slot (its trades reach a processed subscriber)…
+        expect(txSlots.has(fork)).toBe(true);
+        const s = statuses.get(fork)!;
+        // …never confirmed or finalized; the slot after it hangs off its parent.
+        expect(s).not.toContain(SlotStatus.SLOT_CONFIRMED);
+        expect(s).not.toContain(SlotStatus.SLOT_FINALIZED);
+        expect(parents.get(fork + 1)).toBe(fork - 1);
+        expect(parents.get(fork)).toBe(fork - 1);
+        if (kind === 'dead') {
+          expect(s).toContain(SlotStatus.SLOT_DEAD);
+          expect(s).not.toContain(SlotStatus.SLOT_PROCESSED);
+          expect(deadErrors.get(fork)).toBeTruthy();
+        } else {
+          expect(s).toContain(SlotStatus.SLOT_PROCESSED);
+          expect(s).not.toContain(SlotStatus.SLOT_DEAD);
+        }
+      }
+      // Forks come every fifth slot, and the slots around them are confirmed as usual.
+      expect(forks.filter((f) => f <= last).every((f, i, a) => i === 0 || f - a[i - 1]! === 5)).toBe(true);
+      expect(confirmed.length).toBeGreaterThanOrEqual(14);
+    });
+  }
+
+  it('when forks are asked for every slot or every 1.5 slots, then the stand-in refuses to start', async () => {
+    await expect(start({ forks: { everySlots: 1, kind: 'abandoned' } })).rejects.toThrow(/forks.everySlots must be an integer ≥ 2/);
+    await expect(start({ forks: { everySlots: 1.5, kind: 'dead' } })).rejects.toThrow(/forks.everySlots must be an integer ≥ 2/);
+  });
 });

@@ -6,6 +6,13 @@
  * {@link CONFIRMATION_DEPTH_SLOTS} and finalized {@link FINALIZATION_DEPTH_SLOTS} slots later. It
  * runs whether or not anyone listens, and keeps the recent slots (for replay and for subscribers at
  * confirmed or finalized commitment) in compact form: template index, signature bytes, time.
+ *
+ * Forks ({@link SyntheticChainOptions.forks}): every `everySlots`-th slot is produced like any other (its
+ * transactions streamed at processed) and then left behind, as a slot of a minority fork is on mainnet: the
+ * next slot's parent is the fork slot's parent, and the fork slot is never confirmed or finalized. Of kind
+ * `abandoned` nothing more is said of it (mainnet's usual case: a reader learns it from the parents of the
+ * slots that are rooted); of kind `dead` its end is a SLOT_DEAD status instead of processed (the validator
+ * could not replay it: Geyser's `SlotStatus::Dead`, with an error text).
  */
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
@@ -26,6 +33,12 @@ export const CONFIRMATION_DEPTH_SLOTS = 1;
  */
 export const FINALIZATION_DEPTH_SLOTS = 32;
 
+/** How a fork slot ends (see the module comment). */
+export type ForkKind = 'abandoned' | 'dead';
+
+/** The text a dead fork slot's SLOT_DEAD status carries (`dead_error`), as Agave's replay reports one. */
+export const DEAD_SLOT_ERROR = 'tradewind stand-in: fork slot marked dead';
+
 /** How far a slot has come (ordered: open < processed < confirmed < finalized). */
 export const SlotProgress = { open: 0, processed: 1, confirmed: 2, finalized: 3 } as const;
 /** One of {@link SlotProgress}'s values. */
@@ -43,6 +56,12 @@ export class SlotRecord {
   /** Block time, Unix seconds: set when the slot ends. */
   blockTime: number | null = null;
   progress: SlotProgress = SlotProgress.open;
+  /** Parent slot: the slot before, or the one before a fork slot that was left behind. */
+  parent: number;
+  /** Set on a fork slot: how it ends (never confirmed). */
+  fork: ForkKind | null = null;
+  /** Set when a fork slot of kind `dead` ended (SLOT_DEAD sent instead of processed). */
+  dead = false;
   /** Index into the recording of each transaction. */
   readonly templates: Uint16Array;
   /** 64 signature bytes per transaction. */
@@ -65,6 +84,7 @@ export class SlotRecord {
     encodeBase58: (bytes: Uint8Array) => string = bs58.encode,
   ) {
     this.#encodeBase58 = encodeBase58;
+    this.parent = slot - 1;
     this.templates = new Uint16Array(capacity);
     this.signatures = Buffer.allocUnsafe(capacity * SIGNATURE_BYTES);
     this.createdMs = new Float64Array(capacity);
@@ -90,6 +110,8 @@ export interface ChainListener {
   transactions(rec: SlotRecord, from: number, to: number): void;
   /** `rec` ended (all its transactions produced, block time set) and is processed. */
   slotProcessed(rec: SlotRecord): void;
+  /** `rec`, a fork slot of kind `dead`, ended: it is dead, not processed. */
+  slotDead(rec: SlotRecord): void;
   /** `rec` reached confirmed or finalized. */
   slotCommitted(rec: SlotRecord, status: SlotStatus): void;
 }
@@ -108,6 +130,8 @@ export interface SyntheticChainOptions {
   listener: ChainListener;
   /** Clock, ms since the Unix epoch. Default Date.now. */
   now?: () => number;
+  /** Forks: every `everySlots`-th slot (≥ 2) is one, ending as `kind` (module comment). Default none. */
+  forks?: { everySlots: number; kind: ForkKind };
   /** Base58 encoder of signatures (see SlotRecord). Default bs58's. */
   encodeBase58?: (bytes: Uint8Array) => string;
 }
@@ -131,6 +155,8 @@ export class SyntheticChain {
   constructor(options: SyntheticChainOptions) {
     if (options.originals.length === 0) throw new Error('the chain needs at least one recorded transaction');
     if (options.originals.length > 0xffff) throw new RangeError('at most 65,535 recorded transactions');
+    if (options.forks && !(Number.isInteger(options.forks.everySlots) && options.forks.everySlots >= 2))
+      throw new RangeError(`forks.everySlots must be an integer ≥ 2, got ${options.forks.everySlots}`);
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#passSignatures = passSignatures(options.originals, options.firstSlot, 0);
@@ -212,6 +238,11 @@ export class SyntheticChain {
     const endMs = startMs + this.#o.slotMs;
     const capacity = producedBy(this.#o.profile, endMs - this.#t0) - producedBy(this.#o.profile, startMs - this.#t0);
     const rec = new SlotRecord(slot, capacity, startMs, endMs, this.#o.encodeBase58);
+    // The slot before, unless that one is a fork left behind: then its parent.
+    const previous = this.#current;
+    if (previous && previous.slot === slot - 1 && previous.fork !== null) rec.parent = previous.parent;
+    const forks = this.#o.forks;
+    if (forks && (slot - this.#o.firstSlot) % forks.everySlots === forks.everySlots - 1) rec.fork = forks.kind;
     this.#recent.push(rec);
     while (this.#recent.length > this.#o.retainSlots + 1) this.#recent.shift();
     this.#current = rec;
@@ -239,19 +270,25 @@ export class SyntheticChain {
 
   #close(rec: SlotRecord, now: number): void {
     rec.blockTime = Math.floor(now / 1000);
-    rec.progress = SlotProgress.processed;
-    this.#lastProcessed = rec.slot;
-    this.#o.listener.slotProcessed(rec);
-    // Slots from before the stand-in started have no record; their statuses still move on.
-    this.#lastConfirmed = rec.slot - CONFIRMATION_DEPTH_SLOTS;
-    const confirmed = this.find(this.#lastConfirmed);
-    if (confirmed) {
+    if (rec.fork === 'dead') {
+      rec.dead = true;
+      this.#o.listener.slotDead(rec);
+    } else {
+      rec.progress = SlotProgress.processed;
+      this.#lastProcessed = rec.slot;
+      this.#o.listener.slotProcessed(rec);
+    }
+    // Slots from before the stand-in started have no record; their statuses still move on. A fork slot is
+    // never confirmed or finalized, and the highest slot at a status stays at the last one that reached it.
+    const confirmed = this.find(rec.slot - CONFIRMATION_DEPTH_SLOTS);
+    if (!confirmed || confirmed.fork === null) this.#lastConfirmed = rec.slot - CONFIRMATION_DEPTH_SLOTS;
+    if (confirmed && confirmed.fork === null) {
       confirmed.progress = SlotProgress.confirmed;
       this.#o.listener.slotCommitted(confirmed, SlotStatus.SLOT_CONFIRMED);
     }
-    this.#lastFinalized = rec.slot - FINALIZATION_DEPTH_SLOTS;
-    const finalized = this.find(this.#lastFinalized);
-    if (finalized) {
+    const finalized = this.find(rec.slot - FINALIZATION_DEPTH_SLOTS);
+    if (!finalized || finalized.fork === null) this.#lastFinalized = rec.slot - FINALIZATION_DEPTH_SLOTS;
+    if (finalized && finalized.fork === null) {
       finalized.progress = SlotProgress.finalized;
       this.#o.listener.slotCommitted(finalized, SlotStatus.SLOT_FINALIZED);
     }

@@ -14,7 +14,7 @@ export {
   type MainnetGeyserStats,
 } from './mainnet-server.js';
 export { producedBy, phaseAt, validateRateProfile, defaultFirstSlot, passSignatures, SOLANA_MS_PER_SLOT } from './profile.js';
-export { CONFIRMATION_DEPTH_SLOTS, FINALIZATION_DEPTH_SLOTS } from './chain.js';
+export { CONFIRMATION_DEPTH_SLOTS, FINALIZATION_DEPTH_SLOTS, DEAD_SLOT_ERROR, type ForkKind } from './chain.js';
 export {
   GEYSER_SERVICE,
   GEYSER_PING_INTERVAL_MS,

@@ -20,7 +20,7 @@ import {
   type PingRequest,
   type SubscribeRequest,
 } from '@triton-one/yellowstone-grpc';
-import { FINALIZATION_DEPTH_SLOTS, SlotProgress, SyntheticChain, syntheticBlockhash, type ChainListener, type SlotRecord } from './chain.js';
+import { FINALIZATION_DEPTH_SLOTS, SlotProgress, SyntheticChain, syntheticBlockhash, type ChainListener, type ForkKind, type SlotRecord } from './chain.js';
 import { DEFAULT_GEYSER_RATE_PROFILE, defaultFirstSlot, validateRateProfile, type GeyserRateProfile } from './profile.js';
 import {
   DEFAULT_GEYSER_CHANNEL_CAPACITY,
@@ -79,6 +79,11 @@ export interface MainnetGeyserOptions {
   replayStoredSlots?: number;
   /** Period of the send timer, ms; default {@link DEFAULT_GEYSER_SEND_INTERVAL_MS}. */
   sendIntervalMs?: number;
+  /**
+   * Forks: every `everySlots`-th slot (≥ 2) is produced and then left behind, never confirmed, ending as
+   * `kind` (chain.ts: `abandoned`, a minority fork; `dead`, SLOT_DEAD with an error). Default none.
+   */
+  forks?: { everySlots: number; kind: ForkKind };
 }
 
 /** A snapshot of what the stand-in serves. */
@@ -221,17 +226,20 @@ export async function startMainnetGeyser(options: MainnetGeyserOptions): Promise
 
   const listener: ChainListener = {
     slotStarted: (rec) => {
-      for (const s of subscribers) s.slotStatus(rec.slot, SlotStatus.SLOT_CREATED_BANK);
+      for (const s of subscribers) s.slotStatus(rec, SlotStatus.SLOT_CREATED_BANK);
     },
     transactions: (rec, from, to) => {
       for (const s of subscribers) if (s.commitment === CommitmentLevel.PROCESSED) s.transactions(rec, from, to);
     },
     slotProcessed: (rec) => {
       for (const s of subscribers) {
-        s.slotStatus(rec.slot, SlotStatus.SLOT_COMPLETED);
+        s.slotStatus(rec, SlotStatus.SLOT_COMPLETED);
         if (s.commitment === CommitmentLevel.PROCESSED) s.blockMeta(rec);
-        s.slotStatus(rec.slot, SlotStatus.SLOT_PROCESSED);
+        s.slotStatus(rec, SlotStatus.SLOT_PROCESSED);
       }
+    },
+    slotDead: (rec) => {
+      for (const s of subscribers) s.slotStatus(rec, SlotStatus.SLOT_DEAD);
     },
     slotCommitted: (rec, status) => {
       const level = status === SlotStatus.SLOT_CONFIRMED ? CommitmentLevel.CONFIRMED : CommitmentLevel.FINALIZED;
@@ -240,7 +248,7 @@ export async function startMainnetGeyser(options: MainnetGeyserOptions): Promise
           s.transactions(rec, 0, rec.count);
           s.blockMeta(rec);
         }
-        s.slotStatus(rec.slot, status);
+        s.slotStatus(rec, status);
       }
     },
   };
@@ -253,6 +261,7 @@ export async function startMainnetGeyser(options: MainnetGeyserOptions): Promise
     sendIntervalMs,
     listener,
     encodeBase58: recording.encodeBase58,
+    ...(options.forks ? { forks: options.forks } : {}),
   });
 
   /** Oldest completed slot `fromSlot` may name, or null when none is kept yet. */
@@ -296,12 +305,19 @@ export async function startMainnetGeyser(options: MainnetGeyserOptions): Promise
       return false;
     }
     for (const rec of chain.recent) {
-      if (rec.slot < fromSlot || rec.progress < progress) continue;
+      if (rec.slot < fromSlot) continue;
+      if (rec.dead) {
+        // A dead fork slot: its transactions went out at processed, then SLOT_DEAD.
+        if (progress === SlotProgress.processed) sub.transactions(rec, 0, rec.count);
+        sub.slotStatus(rec, SlotStatus.SLOT_DEAD);
+        continue;
+      }
+      if (rec.progress < progress) continue;
       sub.transactions(rec, 0, rec.count);
       sub.blockMeta(rec);
-      sub.slotStatus(rec.slot, SlotStatus.SLOT_PROCESSED);
-      if (rec.progress >= SlotProgress.confirmed) sub.slotStatus(rec.slot, SlotStatus.SLOT_CONFIRMED);
-      if (rec.progress >= SlotProgress.finalized) sub.slotStatus(rec.slot, SlotStatus.SLOT_FINALIZED);
+      sub.slotStatus(rec, SlotStatus.SLOT_PROCESSED);
+      if (rec.progress >= SlotProgress.confirmed) sub.slotStatus(rec, SlotStatus.SLOT_CONFIRMED);
+      if (rec.progress >= SlotProgress.finalized) sub.slotStatus(rec, SlotStatus.SLOT_FINALIZED);
     }
     return true;
   };

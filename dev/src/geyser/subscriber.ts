@@ -14,7 +14,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { CommitmentLevel, SlotStatus, SubscribeUpdate, type SubscribeRequest, type SubscribeRequestFilterTransactions } from '@triton-one/yellowstone-grpc';
-import { SlotProgress, syntheticBlockhash, type SlotRecord } from './chain.js';
+import { DEAD_SLOT_ERROR, SlotProgress, syntheticBlockhash, type SlotRecord } from './chain.js';
 import { GEYSER_LAGGED_MESSAGE, SLOT_STATUS_OF_COMMITMENT, transactionFilterError, transactionMatches, type SubscribeResponse } from './protocol.js';
 import { encodeFilterNames, encodeTransactionUpdate, SIGNATURE_BYTES, type TransactionTemplate } from './wire.js';
 
@@ -182,8 +182,8 @@ export class GeyserSubscriber {
           rewards: undefined,
           blockTime: rec.blockTime === null ? undefined : { timestamp: String(rec.blockTime) },
           blockHeight: { blockHeight: String(rec.slot) },
-          parentSlot: String(rec.slot - 1),
-          parentBlockhash: syntheticBlockhash(rec.slot - 1),
+          parentSlot: String(rec.parent),
+          parentBlockhash: syntheticBlockhash(rec.parent),
           executedTransactionCount: String(rec.count),
           entriesCount: '0',
         },
@@ -196,13 +196,23 @@ export class GeyserSubscriber {
    * `filterByCommitment` only the status of the subscription's commitment; the intermediate
    * statuses only with `interslotUpdates`).
    */
-  slotStatus(slot: number, status: SlotStatus): void {
+  slotStatus(rec: SlotRecord, status: SlotStatus): void {
     const r = this.#request;
     if (!r || r.slots.length === 0 || this.#state !== 'open') return;
     const own = SLOT_STATUS_OF_COMMITMENT[r.commitment];
     const names = r.slots.filter((f) => (!f.byCommitment || status === own) && (f.interslot || COMMITTED.has(status))).map((f) => f.name);
     if (names.length === 0) return;
-    this.#enqueue(this.#encode({ filters: names, slot: { slot: String(slot), parent: String(slot - 1), status } }));
+    this.#enqueue(
+      this.#encode({
+        filters: names,
+        slot: {
+          slot: String(rec.slot),
+          parent: String(rec.parent),
+          status,
+          ...(status === SlotStatus.SLOT_DEAD ? { deadError: DEAD_SLOT_ERROR } : {}),
+        },
+      }),
+    );
   }
 
   /** Ends the stream with a status (not counted as lagged); `reason` says why. */
