@@ -552,6 +552,12 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       stopLiveness?.();
       for (const sub of accountSubs) sub.unsubscribe();
       accountSubs = [];
+      // Connection slots are freed before the 1001 goes out: a client reconnects the moment it reads it, and
+      // its new connection (on another pod) must not find its own old slot still taken (connection_limit;
+      // `npm run chaos` rolling class, a Starter client with its one slot).
+      await Promise.all(
+        [...sessions].map((session) => limiter.release(session.id).catch((err: unknown) => logger.warn({ err }, 'releasing connection slot failed'))),
+      );
       for (const session of sessions) {
         subscriptions.detach(session);
         session.close(1001, 'server shutting down', config.WS_CLOSE_TIMEOUT_MS);
