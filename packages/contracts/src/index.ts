@@ -40,6 +40,15 @@ export {
   TRADE_MINT_FIELDS,
 } from './subjects.js';
 export {
+  SLOTS_SUBJECT,
+  SLOT_MESSAGE_SCHEMA_VERSION,
+  SLOT_STATUSES,
+  slotMessageId,
+  type SlotStatusName,
+  type SlotStatusMessage,
+  type DeadSlotReason,
+} from './slots.js';
+export {
   EVENTS_STREAM,
   DEAD_LETTER_STREAM,
   EVENT_SUBJECTS,

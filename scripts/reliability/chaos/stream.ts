@@ -27,7 +27,7 @@
 import { resolve } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS } from '@tradewind/contracts';
+import { SLOTS_SUBJECT, TRADES_STREAM, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS } from '@tradewind/contracts';
 import { freePort } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, messageId } from '@tradewind/ingest';
 import { connectNats, createLogger, type NatsConnection } from '@tradewind/lib';
@@ -145,7 +145,7 @@ export async function placeReplicatedTrades(jsm: JetStreamManager, sysNc: NatsCo
 export async function createReplicatedTrades(jsm: JetStreamManager, replicas: number): Promise<void> {
   await jsm.streams.add({
     name: TRADES_STREAM,
-    subjects: [...TRADE_SUBJECTS],
+    subjects: [...TRADE_SUBJECTS, SLOTS_SUBJECT],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
@@ -167,7 +167,9 @@ async function startObserver(nc: NatsConnection, ledger: TradeLedger): Promise<R
       ledger.record({
         seq: m.seq,
         msgId: m.headers?.get('Nats-Msg-Id') ?? '',
-        publishedMs: Number(m.headers?.get(TRADE_PUBLISHED_MS_HEADER) ?? Number.NaN),
+        // A slot status message (subject `slots`) is stored in TRADES too: recorded (its sequence counts), never
+        // taken as a trade that shows recovery.
+        publishedMs: m.subject === SLOTS_SUBJECT ? Number.NaN : Number(m.headers?.get(TRADE_PUBLISHED_MS_HEADER) ?? Number.NaN),
         receivedMs: Date.now(),
       }),
     onRestart: (reason, detail) => {

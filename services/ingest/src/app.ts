@@ -19,6 +19,7 @@ import { leaderMetrics, openLeaderLease, type LeaderLease } from './leader-lease
 import { loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
 import { OrderedPublisher, publisherMetrics } from './publisher.js';
+import { SlotTracker } from './live/slot-tracker.js';
 
 export interface IngestDeps {
   logger: Logger;
@@ -67,6 +68,7 @@ type AppConfig = Pick<
       | 'PUBLISH_DRAIN_TIMEOUT_MS'
       | 'INGEST_LEASE_MS'
       | 'INGEST_LEASE_RENEW_MS'
+      | 'INGEST_SLOT_TRACK_MAX'
     >
   >;
 
@@ -222,8 +224,20 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     // acknowledged transaction is saved when it is newer than the saved one (a restart after a long quiet would
     // otherwise re-publish the whole burst, caught only by the duplicate window).
     const saver = setInterval(save, config.LIVE_CHECKPOINT_INTERVAL_MS);
+    // Slot messages (src/live/slot-tracker.ts): each status after the trades of its slot, in the same window.
+    const slots = new SlotTracker({
+      source: source.name,
+      commitment: source.commitment,
+      ...(config.INGEST_SLOT_TRACK_MAX ? { maxSlots: config.INGEST_SLOT_TRACK_MAX } : {}),
+    });
+    const items = source.updates ? source.updates(term.sourceAbort.signal) : source.transactions(term.sourceAbort.signal);
     try {
-      for await (const tx of source.transactions(term.sourceAbort.signal)) {
+      for await (const tx of items) {
+        if ('kind' in tx) {
+          const outgoingSlots = slots.onStatus(tx);
+          if (outgoingSlots.length > 0 && !(await publisher.enqueue(outgoingSlots))) return;
+          continue;
+        }
         let messages: TradeMessage[];
         try {
           messages = decodeNormalized(tx, decodeOptions);
@@ -235,6 +249,11 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
         }
         const outgoing = messages.map((message) => ({ subject: subjectOf(message), msgId: messageId(message), message }));
         const slot = tx.slot;
+        if (slot !== null)
+          slots.countTrades(
+            slot,
+            outgoing.map((o) => o.subject),
+          );
         const onDone =
           slot === null
             ? undefined

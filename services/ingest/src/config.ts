@@ -6,6 +6,7 @@ import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
 import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
 import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, DEFAULT_SOL_USD_WINDOW_SIZE } from './decode/derived.js';
 import { DEFAULT_BACKOFF } from './live/source.js';
+import { DEFAULT_SLOT_TRACK_MAX } from './live/slot-tracker.js';
 
 /**
  * Default publish window (PUBLISH_MAX_IN_FLIGHT), trades: measured with `npm run bench -- ingest --publish-window
@@ -99,6 +100,11 @@ export const IngestConfigSchema = CommonConfig.extend({
   LIVE_RECONNECT_MAX_MS: PositiveInt.default(DEFAULT_BACKOFF.maxMs),
   /** How often the live source's resume point is written to JetStream KV `ingest_checkpoints`, ms. */
   LIVE_CHECKPOINT_INTERVAL_MS: PositiveInt.default(1_000),
+  /**
+   * Slots whose trades and statuses a live source's slot messages keep track of at most (src/live/slot-tracker.ts);
+   * the oldest are forgotten past it. Default DEFAULT_SLOT_TRACK_MAX (4,096 ≈ 27 min of chain).
+   */
+  INGEST_SLOT_TRACK_MAX: PositiveInt.default(DEFAULT_SLOT_TRACK_MAX),
   /**
    * LaunchLab PlatformConfig accounts that are LetsBonk.fun (comma-separated base58), setting
    * `is_letsbonk` on basic.bonk messages. Default: FfYek5vEz23cMkWsdJwG2oa6EphsvXSHrGpdALN4g6W1,

@@ -36,10 +36,17 @@
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { TRADE_PUBLISHED_MS_HEADER } from '@tradewind/contracts';
+import { SLOTS_SUBJECT, TRADE_PUBLISHED_MS_HEADER } from '@tradewind/contracts';
 import { watchStreamLeader, type Logger, type StreamLeaderWatch } from '@tradewind/lib';
 import { mintSubjectsOf } from './mint-subjects.js';
 import type { OutgoingTrade } from './replay/replay-source.js';
+import type { OutgoingSlotMessage } from './live/slot-tracker.js';
+
+/**
+ * What the publisher stores in TRADES: a trade on its subject, or a slot status message on `slots`
+ * (./live/slot-tracker.ts), chained in the same order.
+ */
+export type OutgoingMessage = OutgoingTrade | OutgoingSlotMessage;
 
 /** JetStream's dedup header (nats.js sets it from `msgID` too); set here first so the mint copies carry it. */
 const MSG_ID_HEADER = 'Nats-Msg-Id';
@@ -129,7 +136,7 @@ export function publisherMetrics(registry: Registry): PublisherMetrics {
  */
 function publishMintCopies(
   nc: Pick<NatsConnection, 'publish'>,
-  trade: OutgoingTrade,
+  trade: OutgoingMessage,
   subjects: readonly string[],
   data: Uint8Array,
   headers: MsgHdrs,
@@ -218,7 +225,7 @@ export interface OrderedPublisherOptions {
 
 /** One trade in the window. */
 interface Entry {
-  readonly trade: OutgoingTrade;
+  readonly trade: OutgoingMessage;
   readonly data: Uint8Array;
   readonly mintSubjects: readonly string[];
   acked: boolean;
@@ -311,7 +318,7 @@ export class OrderedPublisher {
    *   Never runs after `signal` aborted.
    * @returns false when `signal` aborted first (nothing of this unit was taken).
    */
-  async enqueue(trades: readonly OutgoingTrade[], onDone?: () => void): Promise<boolean> {
+  async enqueue(trades: readonly OutgoingMessage[], onDone?: () => void): Promise<boolean> {
     if (this.#o.signal.aborted) return false;
     if (trades.length === 0) {
       if (onDone) this.#attachDone(onDone);
@@ -329,7 +336,8 @@ export class OrderedPublisher {
       this.#q.push({
         trade,
         data: encoder.encode(JSON.stringify(trade.message)),
-        mintSubjects: mintSubjectsOf(trade.subject, trade.message),
+        // Slot messages have no per-mint copies.
+        mintSubjects: trade.subject === SLOTS_SUBJECT ? [] : mintSubjectsOf(trade.subject, trade.message),
         acked: false,
         onDone: null,
       });

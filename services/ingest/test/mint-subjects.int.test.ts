@@ -131,7 +131,7 @@ describe('ingest copies each trade to its per-mint subjects', () => {
     const info = await jsm.streams.info(TRADES_STREAM);
     // One stored message per trade: the copies are core NATS messages the stream's exact subjects do not capture.
     expect(info.state.messages).toBe(perPass);
-    expect([...info.config.subjects].sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium']);
+    expect([...info.config.subjects].sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium', 'slots']);
     const someCopy = copies[0]!.subject;
     await expect(jsm.streams.find(someCopy)).rejects.toThrow(/no stream matches subject/);
 

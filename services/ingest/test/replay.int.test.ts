@@ -118,7 +118,7 @@ describe('ingest app (JetStream)', () => {
 
     const info = await jsm.streams.info(TRADES_STREAM);
     expect(info.state.messages).toBe(perPass * 2);
-    expect(info.config.subjects.sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium']);
+    expect(info.config.subjects.sort()).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium', 'slots']);
 
     const ajv = new Ajv2020.default({ allErrors: true, strict: false });
     const schemaDir = join(BUNDLED_RECORDING_DIR, '..', '..', '..', 'packages', 'contracts', 'schemas');

@@ -289,7 +289,7 @@ describe('yellowstone source against a local geyser server', () => {
     expect(await h.gauge('tradewind_ingest_source_connected')).toBe(1);
     const request = server.subscribeCalls[0]!.requests[0]!;
     expect(request.commitment).toBe(CommitmentLevel.CONFIRMED);
-    expect(request.slots).toEqual({ tip: { filterByCommitment: true } });
+    expect(request.slots).toEqual({ tip: { filterByCommitment: true }, slot_status: { filterByCommitment: false, interslotUpdates: true } });
     expect(Object.keys(request.blocksMeta)).toEqual(['block_time']);
     expect(SlotStatus.SLOT_CONFIRMED).toBe(1);
   });

@@ -123,7 +123,7 @@ describe('buildSubscribeRequest', () => {
     expect(r.transactions).toEqual({
       tradewind: { vote: false, failed: false, accountInclude: [...TRADE_PROGRAM_IDS], accountExclude: [], accountRequired: [] },
     });
-    expect(r.slots).toEqual({ tip: { filterByCommitment: true } });
+    expect(r.slots).toEqual({ tip: { filterByCommitment: true }, slot_status: { filterByCommitment: false, interslotUpdates: true } });
     expect(Object.keys(r.blocksMeta)).toEqual(['block_time']);
     expect(r.commitment).toBe(CommitmentLevel.PROCESSED);
     expect(r.fromSlot).toBeUndefined();

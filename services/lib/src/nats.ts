@@ -8,7 +8,7 @@ import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, 
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from './logger.js';
 import { retryStartup } from './startup.js';
-import { TRADES_STREAM, TRADE_SUBJECTS } from '@tradewind/contracts';
+import { SLOTS_SUBJECT, TRADES_STREAM, TRADE_SUBJECTS } from '@tradewind/contracts';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 
@@ -86,7 +86,7 @@ export const DEFAULT_TRADES_STREAM: TradesStreamOptions = {
 export async function ensureTradesStream(jsm: JetStreamManager, options: TradesStreamOptions = DEFAULT_TRADES_STREAM): Promise<void> {
   const config = {
     name: TRADES_STREAM,
-    subjects: [...TRADE_SUBJECTS],
+    subjects: [...TRADE_SUBJECTS, SLOTS_SUBJECT],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,

@@ -12,7 +12,7 @@ import { createClient } from 'redis';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Registry } from 'prom-client';
-import { PriceServiceClient, UsdSource, type ListTokensResponse } from '@tradewind/contracts';
+import { PriceServiceClient, SLOTS_SUBJECT, UsdSource, type ListTokensResponse } from '@tradewind/contracts';
 import { createLogger, ensureTradesStream, grpcCredentials } from '@tradewind/lib';
 import { startNatsServer, type TestNatsServer } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, replayCopy, subjectOf, type TradeMessage } from '@tradewind/ingest';
@@ -527,9 +527,25 @@ describe('when TRADES carries bad messages', () => {
     await publish({ ...b1, price_sol: -1 });
     await publish({ ...b1, sol_amount_ui: 'a lot' });
     await publishRaw('basic.pumpfun', Buffer.from([0xff, 0xfe, 0x00]).toString('latin1'));
+    // A slot status message (TRADES subject `slots`): not a trade and not bad, passed over as ignored.
+    await publishRaw(
+      SLOTS_SUBJECT,
+      JSON.stringify({
+        type: 'slot',
+        slot: 9,
+        parent: 8,
+        status: 'processed',
+        trades: { 'basic.pumpfun': 1 },
+        source: 'yellowstone',
+        observed_at_ms: clock.now,
+        schema_version: 1,
+      }),
+    );
     await publish({ ...b1, block_time_ms: clock.now });
     await svc.app.consumer.caughtUp(10_000);
     expect(await svc.metric('tradewind_token_price_messages_total', { outcome: 'invalid' })).toBe(6);
+    expect(await svc.metric('tradewind_token_price_messages_skipped_total', { reason: 'slot_status' })).toBe(1);
+    expect(await svc.metric('tradewind_token_price_messages_total', { outcome: 'ignored' })).toBe(1);
     expect(await svc.metric('tradewind_token_price_messages_skipped_total', { reason: 'not_json' })).toBe(2);
     expect(await svc.metric('tradewind_token_price_messages_skipped_total', { reason: 'not_object' })).toBe(1);
     expect(await svc.metric('tradewind_token_price_messages_skipped_total', { reason: 'missing_fields' })).toBe(1);

@@ -15,6 +15,7 @@ import type { Counter, Gauge, Registry } from 'prom-client';
 import { counterOnce, gaugeOnce } from '@tradewind/lib';
 import type { NormalizedTransaction } from '../decode/transaction.js';
 import type { Commitment } from '../decode/types.js';
+import type { SlotUpdate } from './slot-tracker.js';
 
 /** The four program ids ingest decodes (defined beside the prefilter that uses them). */
 export { TRADE_PROGRAM_IDS } from '../decode/prefilter.js';
@@ -39,6 +40,12 @@ export interface TransactionSource {
    * transaction the consumer took. Ends (returns) only when `signal` aborts.
    */
   transactions(signal: AbortSignal): AsyncIterable<NormalizedTransaction>;
+  /**
+   * The same transactions with the source's slot updates among them, in the order the source delivered them
+   * (a slot's status after its transactions), for the slot messages (./slot-tracker.ts). A source without
+   * slot updates leaves it out; `transactions` is then what ingest reads.
+   */
+  updates?(signal: AbortSignal): AsyncIterable<NormalizedTransaction | SlotUpdate>;
 }
 
 /** Reconnect policy: exponential, 1 s doubling to a 30 s cap by default (issue 3 §6). */

@@ -29,6 +29,7 @@ import {
   type TransactionSource,
 } from './source.js';
 import { normalizeYellowstoneTransaction } from './yellowstone-normalize.js';
+import type { SlotUpdate } from './slot-tracker.js';
 
 /**
  * Default bound of the in-memory queue between the gRPC stream and the consumer,
@@ -53,6 +54,11 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
  * block the cluster later skips is published anyway, with `commitment: "processed"` saying so.
  */
 export const DEFAULT_YELLOWSTONE_COMMITMENT: Commitment = 'processed';
+
+/** The slots filter of the slot-lag metric (the subscription's own commitment only). */
+const TIP_FILTER = 'tip';
+/** The slots filter of the slot messages (every status). */
+const SLOT_STATUS_FILTER = 'slot_status';
 
 /** Solana's target slot duration (solana-clock `DEFAULT_MS_PER_SLOT`), for the seconds-behind estimate. */
 const MS_PER_SLOT = 400;
@@ -158,7 +164,10 @@ export function yellowstoneMetrics(registry: Registry): YellowstoneMetrics {
  * The SubscribeRequest the source sends: one transactions filter `tradewind`
  * (accountInclude = `programIds`, vote false, failed false unless
  * `includeFailed`), a slots filter `tip` (filterByCommitment, for the slot-lag
- * metric), a blocksMeta filter `block_time` (block times for the slot), the
+ * metric), a slots filter `slot_status` (every status, interslot ones included:
+ * the real server sends SLOT_DEAD only with `interslotUpdates`; processed,
+ * confirmed, finalized and dead become slot messages), a blocksMeta filter
+ * `block_time` (block times for the slot), the
  * commitment, and `fromSlot` when resuming (u64 as a decimal string).
  */
 export function buildSubscribeRequest(options: {
@@ -177,7 +186,7 @@ export function buildSubscribeRequest(options: {
         accountRequired: [],
       },
     },
-    slots: { tip: { filterByCommitment: true } },
+    slots: { [TIP_FILTER]: { filterByCommitment: true }, [SLOT_STATUS_FILTER]: { filterByCommitment: false, interslotUpdates: true } },
     blocksMeta: { block_time: {} },
     commitment: COMMITMENT_LEVEL[options.commitment],
     fromSlot: options.fromSlot === null ? undefined : String(options.fromSlot),
@@ -226,16 +235,25 @@ function errorMessage(err: unknown): string {
   return causes.join(': ');
 }
 
+/** The slot statuses that become slot messages (./slot-tracker.ts), by Yellowstone's enum. */
+const PUBLISHED_SLOT_STATUS: ReadonlyMap<SlotStatus, SlotUpdate['status']> = new Map([
+  [SlotStatus.SLOT_PROCESSED, 'processed'],
+  [SlotStatus.SLOT_CONFIRMED, 'confirmed'],
+  [SlotStatus.SLOT_FINALIZED, 'finalized'],
+  [SlotStatus.SLOT_DEAD, 'dead'],
+]);
+
 /**
- * One Subscribe stream: a bounded FIFO of its transaction updates, filled from
- * the stream's `data` events and drained by {@link take}. At the bound the
- * stream is paused (Node stream back-pressure reaches the native reader and
- * HTTP/2 flow control); it resumes at half the bound. Slot, block-meta and
- * ping updates are handled on arrival.
+ * One Subscribe stream: a bounded FIFO of its transaction updates and the slot
+ * statuses among them (their order kept: a slot's status after its
+ * transactions), filled from the stream's `data` events and drained by
+ * {@link take}. At the bound the stream is paused (Node stream back-pressure
+ * reaches the native reader and HTTP/2 flow control); it resumes at half the
+ * bound. Block-meta and ping updates are handled on arrival.
  */
 class Session {
   readonly #stream: ClientDuplexStream;
-  readonly #items: (SubscribeUpdateTransaction | undefined)[] = [];
+  readonly #items: (SubscribeUpdateTransaction | SlotUpdate | undefined)[] = [];
   #head = 0;
   #paused = false;
   #failure: Error | null = null;
@@ -280,8 +298,8 @@ class Session {
     return this.#items.length - this.#head;
   }
 
-  /** Next transaction update; null when `signal` aborted; throws the stream's error once the queue is empty. */
-  async take(): Promise<SubscribeUpdateTransaction | null> {
+  /** Next transaction update or slot status; null when `signal` aborted; throws the stream's error once the queue is empty. */
+  async take(): Promise<SubscribeUpdateTransaction | SlotUpdate | null> {
     for (;;) {
       if (this.ctx.signal.aborted) return null;
       if (this.#head < this.#items.length) {
@@ -333,8 +351,19 @@ class Session {
       this.received = true;
       this.ctx.onFirstData();
     }
-    if (u.transaction !== undefined) {
-      this.#items.push(u.transaction);
+    if (u.transaction !== undefined || (u.slot !== undefined && u.filters.includes(SLOT_STATUS_FILTER) && PUBLISHED_SLOT_STATUS.has(u.slot.status))) {
+      if (u.transaction !== undefined) this.#items.push(u.transaction);
+      else {
+        const s = u.slot!;
+        this.#items.push({
+          kind: 'slot',
+          slot: Number(s.slot),
+          parent: s.parent === undefined ? null : Number(s.parent),
+          status: PUBLISHED_SLOT_STATUS.get(s.status)!,
+          ...(s.deadError ? { deadError: s.deadError } : {}),
+        });
+        if (s.status !== SlotStatus.SLOT_DEAD && u.filters.includes(TIP_FILTER)) this.ctx.onSlot(Number(s.slot));
+      }
       const depth = this.depth;
       this.ctx.onDepth(depth);
       if (depth >= this.ctx.max && !this.#paused) {
@@ -344,7 +373,7 @@ class Session {
       }
       this.#wakeUp();
     } else if (u.slot !== undefined) {
-      if (u.slot.status !== SlotStatus.SLOT_DEAD) this.ctx.onSlot(Number(u.slot.slot));
+      if (u.slot.status !== SlotStatus.SLOT_DEAD && u.filters.includes(TIP_FILTER)) this.ctx.onSlot(Number(u.slot.slot));
     } else if (u.blockMeta !== undefined) {
       const slot = Number(u.blockMeta.slot);
       const t = u.blockMeta.blockTime?.timestamp;
@@ -429,6 +458,10 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
   const channelOptions: ChannelOptions = { grpcConnectTimeout: 10_000, grpcMaxDecodingMessageSize: 64 * 1024 * 1024, ...options.channelOptions };
 
   async function* transactions(signal: AbortSignal): AsyncGenerator<NormalizedTransaction> {
+    for await (const u of updates(signal)) if (!('kind' in u)) yield u;
+  }
+
+  async function* updates(signal: AbortSignal): AsyncGenerator<NormalizedTransaction | SlotUpdate> {
     const resume = new ResumeState(options.fromSlot);
     const lag = new LagTracker(metrics, name, now);
     const blockTimes = new Map<number, number>();
@@ -528,6 +561,10 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
         for (;;) {
           const update = await session.take();
           if (update === null) return;
+          if ('kind' in update) {
+            yield update;
+            continue;
+          }
           let tx: NormalizedTransaction;
           const slot = Number(update.slot);
           startSlot ??= slot;
@@ -575,5 +612,5 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Tran
     }
   }
 
-  return { name, commitment, transactions };
+  return { name, commitment, transactions, updates };
 }

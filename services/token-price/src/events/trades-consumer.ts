@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { Counter, Gauge } from 'prom-client';
-import { TRADES_STREAM } from '@tradewind/contracts';
+import { SLOTS_SUBJECT, TRADES_STREAM } from '@tradewind/contracts';
 import { watchStreamLeader, type Logger, type NatsConnection, type StreamLeaderWatch } from '@tradewind/lib';
 import { InvalidTradeMessage, interpretTrade } from '../domain/trade.js';
 import type { TokenStore } from '../store/redis-store.js';
@@ -96,7 +96,16 @@ export interface TradesConsumer {
   caughtUp(timeoutMs: number): Promise<void>;
 }
 
-const IGNORED_REASONS = new Set(['no_sol_side', 'stablecoin_pool', 'unpriced', 'rate_pool_too_small', 'quote_asset', 'unsupported_quote', 'no_sol_usd_rate']);
+const IGNORED_REASONS = new Set([
+  'slot_status',
+  'no_sol_side',
+  'stablecoin_pool',
+  'unpriced',
+  'rate_pool_too_small',
+  'quote_asset',
+  'unsupported_quote',
+  'no_sol_usd_rate',
+]);
 
 /** Creates the TRADES consumer. Nothing runs until `start()`. */
 /** A start attempt gave way to a newer one (a restart signal) or to one rebuilding the store: not a failure. */
@@ -191,6 +200,13 @@ export function createTradesConsumer(options: TradesConsumerOptions): TradesCons
 
   async function handle(msg: JsMsg): Promise<void> {
     let update;
+    // Slot status messages (TRADES subject `slots`, @tradewind/contracts slots.ts) say nothing of prices: passed over.
+    if (msg.subject === SLOTS_SUBJECT) {
+      await store.apply(msg.seq, { kind: 'ignored', reason: 'slot_status' }, options.now());
+      metrics.messages.inc({ outcome: 'ignored' });
+      metrics.skipped.inc({ reason: 'slot_status' });
+      return;
+    }
     try {
       update = interpretTrade(msg.data, {
         solUsd,
