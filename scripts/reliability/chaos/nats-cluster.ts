@@ -250,6 +250,9 @@ export async function startNatsCluster(
   };
 }
 
+/** How long {@link waitForMetaGroup} lets the meta leader leave a node out before it restarts that node, ms. */
+export const META_GROUP_RESTART_AFTER_MS = 15_000;
+
 /** The JetStream meta group as a node's monitoring endpoint shows it (`/jsz`, `meta_cluster`). */
 interface MetaCluster {
   leader?: string;
@@ -265,14 +268,20 @@ interface MetaCluster {
  * Polls every 250 ms over HTTP (no credentials needed), calling `announce` before each poll: in operator mode a
  * ping on the system account that makes every node broadcast its statistics, from which the meta leader adds
  * a peer (`npm run chaos`, 29 Nov 15:20: a node left out of the meta group for 60 s while nobody pinged).
+ * A cluster without accounts has no system user to ping with: there `restart` (kill and start again) is called for
+ * a node the meta leader has not counted for {@link META_GROUP_RESTART_AFTER_MS}, at most once per that
+ * period; a restarted node announces itself to the meta leader as it joins (`npm run chaos`, 29 Nov 17:38: the
+ * stream class's no-auth cluster formed with `cluster_size` 2 and left n3 out for the whole 60 s).
  * @throws Error after `deadlineMs` naming each node's last view of the meta group.
  */
 export async function waitForMetaGroup(
   nodes: readonly Pick<NatsClusterNode, 'name' | 'monitorUrl'>[],
   deadlineMs: number,
   announce: () => void = () => undefined,
+  restart?: (name: string) => Promise<void>,
 ): Promise<void> {
   const end = Date.now() + deadlineMs;
+  const leftOutSince = new Map<string, number>();
   const view = async (n: Pick<NatsClusterNode, 'monitorUrl'>): Promise<MetaCluster | null> =>
     fetch(`${n.monitorUrl}/jsz`, { signal: AbortSignal.timeout(1_000) })
       .then((r) => r.json() as Promise<{ meta_cluster?: MetaCluster }>)
@@ -287,6 +296,22 @@ export async function waitForMetaGroup(
     const peers = leaderView?.replicas ?? [];
     if (leaderView && peers.length >= nodes.length - 1 && peers.every((p) => p.current && !p.offline)) return;
     if (Date.now() > end) break;
+    if (restart && leaderName) {
+      const counted = new Set(peers.filter((p) => p.current && !p.offline).map((p) => p.name));
+      for (const n of nodes) {
+        if (n.name === leaderName || counted.has(n.name)) {
+          leftOutSince.delete(n.name);
+          continue;
+        }
+        const since = leftOutSince.get(n.name) ?? Date.now();
+        leftOutSince.set(n.name, since);
+        if (Date.now() - since >= META_GROUP_RESTART_AFTER_MS) {
+          process.stderr.write(`chaos: ${n.name} left out of the JetStream meta group by ${leaderName} for ${Date.now() - since} ms: restarting it\n`);
+          await restart(n.name);
+          leftOutSince.set(n.name, Date.now());
+        }
+      }
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(

@@ -344,7 +344,10 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     nc = await until('the cluster to accept clients', 20_000, () => connectNats({ url: c.urls, name: 'chaos-observer' }));
     const jsm = await jetstreamManager(nc, { checkAPI: false });
     // The meta group must know every node before an R3 stream or bucket can be placed on all of them (waitForMetaGroup).
-    await waitForMetaGroup(c.nodes, 60_000);
+    await waitForMetaGroup(c.nodes, 60_000, undefined, async (name) => {
+      await c.kill(name);
+      await c.restart(name);
+    });
     await until(
       'JetStream meta leader and TRADES R3',
       30_000,
