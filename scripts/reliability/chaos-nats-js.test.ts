@@ -11,7 +11,7 @@ import { TRADES_STREAM } from '@tradewind/contracts';
 import { startNatsServer, type TestNatsServer } from '@tradewind/dev';
 import { createLogger, ensureTradesStream } from '@tradewind/lib';
 import { FEED_CONSUMER_PREFIX, TradeFeeds } from '@tradewind/ws-fanout';
-import { startNatsCluster, type NatsCluster } from './chaos/nats-cluster.js';
+import { restartNode, startNatsCluster, waitForMetaGroup, type NatsCluster } from './chaos/nats-cluster.js';
 import { createReplicatedTrades, until } from './chaos/stream.js';
 
 const SUBJECT = 'basic.pumpfun';
@@ -64,6 +64,7 @@ describe('nats.js ordered consumer when the node hosting it dies (3-node cluster
     const c = cluster;
     nc = await until('the cluster', 20_000, () => connect({ servers: c.urls.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 }));
     jsm = await until('JetStream', 30_000, () => jetstreamManager(nc, { checkAPI: false }));
+    await waitForMetaGroup(c.nodes, 60_000, undefined, (name) => restartNode(c, name));
     await until('TRADES R3', 30_000, () => createReplicatedTrades(jsm, 3).then(() => true), 500);
     publisher = publishLoop(nc);
     await until('the first trade', 15_000, () => publisher.state.acked > 0);

@@ -19,7 +19,7 @@ import { connectNats, type NatsConnection } from '@tradewind/lib';
 import type { ReliabilityRow, ReliabilityScale } from '../report.js';
 import { awaitAll, createCustomer, errText, maxSeq, Publisher, subscribe, tallyAll, type Subscriber } from './edge.js';
 import { type FanoutProcess, sleep, startFanout } from './edge-ws.js';
-import { startNatsCluster, waitForMetaGroup, type NatsCluster } from './nats-cluster.js';
+import { restartNode, startNatsCluster, waitForMetaGroup, type NatsCluster } from './nats-cluster.js';
 import { startRestartableRedis, type RestartableRedis } from './redis-server.js';
 import {
   placeReplicatedTrades,
@@ -93,7 +93,12 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
     cleanup.push(() => sysNc.close());
     const jsm = await jetstreamManager(nc, { checkAPI: false });
     // The meta group must know every node before an R3 stream or bucket can be placed on all of them (waitForMetaGroup).
-    await waitForMetaGroup(c.nodes, 60_000, () => sysNc.publish('$SYS.REQ.SERVER.PING.STATSZ'));
+    await waitForMetaGroup(
+      c.nodes,
+      60_000,
+      () => sysNc.publish('$SYS.REQ.SERVER.PING.STATSZ'),
+      (name) => restartNode(c, name),
+    );
     await until('JetStream meta leader and TRADES R3', 30_000, () => placeReplicatedTrades(jsm, sysNc, c.nodes.length).then(() => true), 500);
     const js = jetstream(nc);
     redis = await startRestartableRedis();

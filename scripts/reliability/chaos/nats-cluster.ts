@@ -250,6 +250,12 @@ export async function startNatsCluster(
   };
 }
 
+/** Kills node `name` of `cluster` (SIGKILL) and starts it again on its ports and store: {@link waitForMetaGroup}'s remedy. */
+export async function restartNode(cluster: Pick<NatsCluster, 'kill' | 'restart'>, name: string): Promise<void> {
+  await cluster.kill(name);
+  await cluster.restart(name);
+}
+
 /** How long {@link waitForMetaGroup} lets the meta leader leave a node out before it restarts that node, ms. */
 export const META_GROUP_RESTART_AFTER_MS = 15_000;
 
@@ -268,7 +274,8 @@ interface MetaCluster {
  * Polls every 250 ms over HTTP (no credentials needed), calling `announce` before each poll: in operator mode a
  * ping on the system account that makes every node broadcast its statistics, from which the meta leader adds
  * a peer (`npm run chaos`, 29 Nov 15:20: a node left out of the meta group for 60 s while nobody pinged).
- * A cluster without accounts has no system user to ping with: there `restart` (kill and start again) is called for
+ * When the ping is not enough, or there is no system user to ping with (a cluster without accounts), `restart`
+ * ({@link restartNode}) is called for
  * a node the meta leader has not counted for {@link META_GROUP_RESTART_AFTER_MS}, at most once per that
  * period; a restarted node announces itself to the meta leader as it joins (`npm run chaos`, 29 Nov 17:38: the
  * stream class's no-auth cluster formed with `cluster_size` 2 and left n3 out for the whole 60 s).
