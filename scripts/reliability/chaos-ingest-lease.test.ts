@@ -14,7 +14,7 @@ import { Kvm } from '@nats-io/kv';
 import { Registry } from 'prom-client';
 import { createLogger } from '@tradewind/lib';
 import { LEADER_BUCKET, leaderMetrics, openLeaderLease, type LeaderLease, type LeaseValue } from '@tradewind/ingest';
-import { startNatsCluster, waitForMetaGroup, type NatsCluster } from './chaos/nats-cluster.js';
+import { restartNode, startNatsCluster, waitForMetaGroup, type NatsCluster } from './chaos/nats-cluster.js';
 import { until } from './chaos/stream.js';
 
 const LEASE_MS = 1_500;
@@ -61,10 +61,7 @@ describe('ingest leader lease when the node leading its bucket is killed (3-node
     connections.push(admin);
     const jsm = await until('JetStream', 30_000, () => jetstreamManager(admin, { checkAPI: false }));
     // The meta group must know every node before an R3 stream or bucket can be placed on all of them (waitForMetaGroup).
-    await waitForMetaGroup(cluster.nodes, 60_000, undefined, async (name) => {
-      await cluster.kill(name);
-      await cluster.restart(name);
-    });
+    await waitForMetaGroup(cluster.nodes, 60_000, undefined, (name) => restartNode(cluster, name));
     // Create the bucket, then put both contenders on the two nodes that do not lead it.
     await until('the R3 lease bucket', 30_000, () => new Kvm(admin).create(LEADER_BUCKET, { history: 1, replicas: 3 }).then(() => true), 500);
     const stream = `KV_${LEADER_BUCKET}`;

@@ -32,7 +32,7 @@ import { freePort } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, messageId } from '@tradewind/ingest';
 import { connectNats, createLogger, type NatsConnection } from '@tradewind/lib';
 import type { ReliabilityRow, ReliabilityScale } from '../report.js';
-import { startNatsCluster, waitForMetaGroup, type NatsCluster } from './nats-cluster.js';
+import { restartNode, startNatsCluster, waitForMetaGroup, type NatsCluster } from './nats-cluster.js';
 import { clusterNatsServerBin } from '../../lib/cluster-nats-server.js';
 import { startTcpProxy, type TcpProxy } from './proxy-tcp.js';
 import { READER_STALL_MS, startResumableReader, type ResumableReader } from './resumable-reader.js';
@@ -344,10 +344,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
     nc = await until('the cluster to accept clients', 20_000, () => connectNats({ url: c.urls, name: 'chaos-observer' }));
     const jsm = await jetstreamManager(nc, { checkAPI: false });
     // The meta group must know every node before an R3 stream or bucket can be placed on all of them (waitForMetaGroup).
-    await waitForMetaGroup(c.nodes, 60_000, undefined, async (name) => {
-      await c.kill(name);
-      await c.restart(name);
-    });
+    await waitForMetaGroup(c.nodes, 60_000, undefined, (name) => restartNode(c, name));
     await until(
       'JetStream meta leader and TRADES R3',
       30_000,
