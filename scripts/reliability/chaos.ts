@@ -7,7 +7,11 @@
  *   npm run -s chaos                          all faults, full size
  *   RELIABILITY_SCALE=test npm run -s chaos   the sizes npm test runs
  *   CHAOS_ONLY=stream,rolling npm run -s chaos  only those classes (stream, edge-cluster, edge, rolling), e.g. while fixing one
+ *
+ * Each NATS cluster's node logs are kept in `artifacts/chaos-nats-logs/<cluster>-<time>/` (CHAOS_NATS_LOG_DIR):
+ * when a round fails, the broker's own account of it stays.
  */
+import { join } from 'node:path';
 import { ensureClusterNatsServer, natsServerVersion } from '../lib/cluster-nats-server.js';
 import { reliabilityScale, writeReliabilityReport, type ReliabilityRow } from './report.js';
 import { runStreamChaos } from './chaos/stream.js';
@@ -15,6 +19,7 @@ import { runEdgeChaos } from './chaos/edge.js';
 import { runClusterEdgeChaos } from './chaos/edge-cluster.js';
 import { runRollingChaos } from './chaos/rolling.js';
 
+process.env.CHAOS_NATS_LOG_DIR ??= join(import.meta.dirname, '../../artifacts/chaos-nats-logs');
 const scale = reliabilityScale({ RELIABILITY_SCALE: 'full', ...process.env });
 // The clusters run nats-server 2.10 (below 2.14), fetched and verified from Debian once (scripts/lib/cluster-nats-server.ts).
 const natsBin = await ensureClusterNatsServer((line) => process.stderr.write(`chaos: ${line}\n`));

@@ -62,12 +62,19 @@ export async function probeMessage(jsm: JetStreamManager): Promise<ProbeMessage 
  */
 async function probePublish(js: ReturnType<typeof jetstream>, probe: ProbeMessage): Promise<void> {
   const ack = await js.publish(probe.subject, probe.data, { msgID: probe.msgId, timeout: PROBE_ATTEMPT_TIMEOUT_MS });
-  if (!ack.duplicate) throw new ProbeStoredError(`the broker probe's re-publish of seq ${probe.seq} was stored at seq ${ack.seq}`);
+  if (!ack.duplicate) throw new ProbeStoredError(`the broker probe's re-publish of seq ${probe.seq} was stored at seq ${ack.seq}`, ack.seq);
 }
 
 /** The probe's re-publish was stored: the measurement itself wrote to TRADES. Never retried. */
 export class ProbeStoredError extends Error {
   override name = 'ProbeStoredError';
+  constructor(
+    message: string,
+    /** Where TRADES stored the copy. */
+    readonly storedSeq: number,
+  ) {
+    super(message);
+  }
 }
 
 /** When the cluster could serve again, ms after the fault (null: not within the deadline). */
@@ -80,6 +87,13 @@ export interface BrokerRecovery {
    * own (the same 4–9 s), so this is seconds later than `publishMs` when the killed node led both.
    */
   readonly consumerMs: number | null;
+  /**
+   * Set when the probe's re-publish was stored instead of answered as a duplicate: TRADES no longer held the
+   * probed message's id, i.e. the new leader's stream had lost it (acknowledged messages gone, a broker defect
+   * seen on 2.9 and 2.10, docs/reliability.md). `publishMs` is then the time of that store. The copy is one
+   * more message in TRADES: the round's readers count it as a duplicate of the probed message.
+   */
+  readonly stored?: { readonly probeSeq: number; readonly storedSeq: number };
 }
 
 /**
@@ -88,7 +102,7 @@ export interface BrokerRecovery {
  * at once), each attempt with a PROBE_ATTEMPT_TIMEOUT_MS timeout, PROBE_INTERVAL_MS apart.
  * @param servers the client URLs of the nodes still running.
  * @param options.creds a `.creds` text for an operator-mode cluster (the account that owns TRADES).
- * @throws ProbeStoredError when a probe publish was stored; nothing else (connection failures count as attempts).
+ * Never throws (connection failures count as attempts; a stored probe ends the publish probe, {@link BrokerRecovery.stored}).
  */
 export async function brokerRecoveryMs(
   servers: readonly string[],
@@ -121,7 +135,12 @@ export async function brokerRecoveryMs(
     const js = jetstream(nc, { timeout: PROBE_ATTEMPT_TIMEOUT_MS });
     const jsmSlow = await jetstreamManager(nc, { timeout: CONSUMER_ATTEMPT_TIMEOUT_MS, checkAPI: false });
     let n = 0;
-    const publishMs = await until(() => probePublish(js, probe));
+    let stored: BrokerRecovery['stored'];
+    const publishMs = await until(() => probePublish(js, probe)).catch((err: unknown) => {
+      if (!(err instanceof ProbeStoredError)) throw err;
+      stored = { probeSeq: probe.seq, storedSeq: err.storedSeq };
+      return Date.now() - faultMs;
+    });
     // From then on (a consumer created before the cluster noticed the death says nothing): the first creation that works.
     // Hedged: a creation takes a meta-leader proposal, longer than one publish; an attempt starts every
     // PROBE_INTERVAL_MS, each given CONSUMER_ATTEMPT_TIMEOUT_MS, and the first to succeed gives the time.
@@ -160,7 +179,7 @@ export async function brokerRecoveryMs(
           });
     // Let the attempts still in flight answer before the connection closes.
     await new Promise((r) => setTimeout(r, CONSUMER_ATTEMPT_TIMEOUT_MS));
-    return { publishMs, consumerMs };
+    return { publishMs, consumerMs, ...(stored ? { stored } : {}) };
   } finally {
     await nc.close().catch(() => undefined);
   }

@@ -146,6 +146,10 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
           const broker = await brokerMs;
           const kill: KillRecovery = { brokerMs: broker.publishMs, consumerMs: broker.consumerMs, subscriberMs: ms, publisherMs: null };
           kills.push(kill);
+          if (broker.stored)
+            acc.notes.push(
+              `round ${round}: the broker probe's re-publish of seq ${broker.stored.probeSeq} was stored at seq ${broker.stored.storedSeq}: the new TRADES leader had lost acknowledged messages`,
+            );
           const base = readerBaseline(kill);
           if (base !== null && ms - base > RECOVERY_OVER_BROKER_MS) {
             crashed++;
@@ -153,12 +157,18 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
           }
         } else {
           crashed++;
+          const broker = await brokerMs;
+          if (broker.stored)
+            acc.notes.push(
+              `round ${round}: the broker probe's re-publish of seq ${broker.stored.probeSeq} was stored at seq ${broker.stored.storedSeq}: the new TRADES leader had lost acknowledged messages`,
+            );
           acc.notes.push(
             `round ${round}: no ${target === null ? 'publish acknowledged' : `delivery of seq ${target} to every subscriber`} within ${RECOVERY_DEADLINE_MS} ms of killing ${leader} (hang); subscribers at ${subs.map(maxSeq).join(',')}`,
           );
         }
         await c.restart(leader);
-        if (!(await tradesReplicasCurrent(jsm, c.nodes.length))) acc.notes.push(`round ${round}: ${leader} not current within 30 s of its restart`);
+        if (!(await tradesReplicasCurrent(jsm, c.nodes.length, { nodes: c.nodes, account: identities.tradewind.identity.public_key })))
+          acc.notes.push(`round ${round}: ${leader} not current within 30 s of its restart`);
         await sleep(sizes.streamMs);
       } catch (err) {
         crashed++;

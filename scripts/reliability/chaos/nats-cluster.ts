@@ -9,7 +9,7 @@
  * through the system account), each node with its own full-resolver directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from '@tradewind/dev';
@@ -177,6 +177,7 @@ export async function startNatsCluster(
 
   const stop = async (): Promise<void> => {
     for (const s of states) await killState(s).catch(() => undefined);
+    await keepLogs(states, options.name ?? 'cluster').catch(() => undefined);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   };
 
@@ -248,6 +249,51 @@ export async function startNatsCluster(
     },
     stop,
   };
+}
+
+/**
+ * Copies each node's log to `$CHAOS_NATS_LOG_DIR/<cluster name>-<time>/<node>.log` before the cluster's directory
+ * goes (`npm run chaos` sets it: a failed run keeps the broker's own account of what happened). Nothing when unset.
+ */
+async function keepLogs(states: readonly Pick<NodeState, 'name' | 'logPath'>[], clusterName: string): Promise<void> {
+  const root = process.env.CHAOS_NATS_LOG_DIR;
+  if (!root) return;
+  const dest = join(root, `${clusterName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  await mkdir(dest, { recursive: true });
+  for (const s of states) await copyFile(s.logPath, join(dest, `${s.name}.log`)).catch(() => undefined);
+}
+
+/** One node's own copy of a stream (its store, as its monitoring `/jsz` reports it). */
+export interface NodeStreamState {
+  readonly node: string;
+  /** Its store's last sequence; null when the node did not answer or holds no copy. */
+  readonly lastSeq: number | null;
+  /** The leader it names for the stream, if any. */
+  readonly leader: string | null;
+}
+
+/**
+ * Every node's own copy of stream `stream` (account `account`, `$G` without accounts): `/jsz?accounts=true&streams=true`
+ * answered by each node from its store. Raft's `current` flag (stream info `cluster.replicas[].current`) says a
+ * follower's log is current; this says what its store holds. Never throws (a node that does not answer: lastSeq null).
+ */
+export async function nodeStreamStates(
+  nodes: readonly Pick<NatsClusterNode, 'name' | 'monitorUrl'>[],
+  stream: string,
+  account = '$G',
+): Promise<NodeStreamState[]> {
+  interface Jsz {
+    account_details?: { name: string; stream_detail?: { name: string; state?: { last_seq: number }; cluster?: { leader?: string } }[] }[];
+  }
+  return Promise.all(
+    nodes.map(async (n) => {
+      const jsz = (await fetch(`${n.monitorUrl}/jsz?accounts=true&streams=true&acc=${encodeURIComponent(account)}`, { signal: AbortSignal.timeout(2_000) })
+        .then((r) => (r.ok ? r.json() : null))
+        .catch(() => null)) as Jsz | null;
+      const detail = jsz?.account_details?.find((a) => a.name === account)?.stream_detail?.find((d) => d.name === stream);
+      return { node: n.name, lastSeq: detail?.state?.last_seq ?? null, leader: detail?.cluster?.leader ?? null };
+    }),
+  );
 }
 
 /** Kills node `name` of `cluster` (SIGKILL) and starts it again on its ports and store: {@link waitForMetaGroup}'s remedy. */

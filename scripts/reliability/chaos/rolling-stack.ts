@@ -188,7 +188,7 @@ export class Stack {
       (await until(`${name} healthy`, READY_DEADLINE_MS, () => this.nats.healthy(name), 200).then(
         () => true,
         () => false,
-      )) && (await tradesReplicasCurrent(this.jsm, this.nats.nodes.length));
+      )) && (await tradesReplicasCurrent(this.jsm, this.nats.nodes.length, { nodes: this.nats.nodes, account: this.identities.tradewind.identity.public_key }));
     if (!current) {
       out.crashed++;
       out.notes.push(`${name} not current within ${READY_DEADLINE_MS} ms of its restart: ${await this.nats.nodes.find((n) => n.name === name)!.logTail(4)}`);

@@ -32,7 +32,7 @@ import { freePort } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, loadRecording, messageId } from '@tradewind/ingest';
 import { connectNats, createLogger, type NatsConnection } from '@tradewind/lib';
 import type { ReliabilityRow, ReliabilityScale } from '../report.js';
-import { restartNode, startNatsCluster, waitForMetaGroup, type NatsCluster } from './nats-cluster.js';
+import { nodeStreamStates, restartNode, startNatsCluster, waitForMetaGroup, type NatsCluster, type NatsClusterNode } from './nats-cluster.js';
 import { clusterNatsServerBin } from '../../lib/cluster-nats-server.js';
 import { startTcpProxy, type TcpProxy } from './proxy-tcp.js';
 import { READER_STALL_MS, startResumableReader, type ResumableReader } from './resumable-reader.js';
@@ -107,17 +107,29 @@ export async function until<T>(what: string, deadlineMs: number, probe: () => Pr
 }
 
 /**
- * Waits until TRADES has a leader and the other `nodes - 1` replicas are current and online (a
- * restarted node caught up), polling every 250 ms. @returns false when that takes more than 30 s.
+ * Waits until TRADES has a leader, the other `nodes - 1` replicas are current and online (a restarted node
+ * caught up), and, given `stores`, every node's own store holds the leader's last sequence as it was once raft
+ * said current ({@link nodeStreamStates}: raft's `current` is about the follower's log, not what its store
+ * holds). Polls every 250 ms. @returns false when that takes more than 30 s.
+ * @param stores the cluster's nodes (monitoring URLs) and the account owning TRADES (`$G` without accounts).
  */
-export async function tradesReplicasCurrent(jsm: JetStreamManager, nodes: number): Promise<boolean> {
+export async function tradesReplicasCurrent(
+  jsm: JetStreamManager,
+  nodes: number,
+  stores?: { nodes: readonly Pick<NatsClusterNode, 'name' | 'monitorUrl'>[]; account?: string },
+): Promise<boolean> {
+  let leaderLastSeq = 0;
   return until(
     'every TRADES replica current',
     30_000,
     async () => {
       const info = await jsm.streams.info(TRADES_STREAM);
       const replicas = info.cluster?.replicas ?? [];
-      return info.cluster?.leader && replicas.length === nodes - 1 && replicas.every((r) => r.current && !r.offline);
+      if (!(info.cluster?.leader && replicas.length === nodes - 1 && replicas.every((r) => r.current && !r.offline))) return false;
+      if (!stores) return true;
+      leaderLastSeq ||= info.state.last_seq;
+      const states = await nodeStreamStates(stores.nodes, TRADES_STREAM, stores.account);
+      return states.every((st) => st.lastSeq !== null && st.lastSeq >= leaderLastSeq);
     },
     250,
   ).then(
@@ -505,6 +517,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
         })();
         const tokenPriceAt = (seq: number): number | null => positions.find((p) => p.seq >= seq)?.atMs ?? null;
         const survivors = c.nodes.filter((n) => n.name !== leader).map((n) => n.url);
+        const storesBefore = await nodeStreamStates(c.nodes, TRADES_STREAM);
         const killMs = Date.now();
         await c.kill(leader);
         t.tried++;
@@ -557,13 +570,22 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
             `round ${round}: token-price resumed ${tokenPriceResumeMs - tpBase} ms after the broker (target ${RECOVERY_OVER_BROKER_MS} ms, not held)`,
           );
         if (brokerMs === null) t.notes.push(`round ${round}: TRADES accepted no publish within ${RECOVERY_DEADLINE_MS} ms`);
+        if (broker.stored) {
+          const stores = await nodeStreamStates(c.nodes, TRADES_STREAM);
+          t.notes.push(
+            `round ${round}: the broker probe's re-publish of seq ${broker.stored.probeSeq} was stored at seq ${broker.stored.storedSeq} (one duplicate of the probe's making): the new TRADES leader had lost acknowledged messages; stores now ${stores.map((x) => `${x.node} ${x.lastSeq}`).join(', ')}`,
+          );
+        }
         step(
-          `round ${round}: killed ${leader}; ms after the kill: broker ${broker.publishMs} (consumer ${broker.consumerMs}), ingest ${publisherMs}, subscriber ${subscriberMs}, token-price resumed ${tokenPriceResumeMs}, caught up ${tokenPriceMs}`,
+          `round ${round}: killed ${leader} (stores before: ${storesBefore.map((x) => `${x.node} ${x.lastSeq}`).join(', ')}); ms after the kill: broker ${broker.publishMs} (consumer ${broker.consumerMs}), ingest ${publisherMs}, subscriber ${subscriberMs}, token-price resumed ${tokenPriceResumeMs}, caught up ${tokenPriceMs}`,
         );
         await c.restart(leader);
         // The restarted node must be current again before the next fault, or two nodes could be behind at once.
         if (round === size.leaderKills - 1) continue;
-        if (!(await tradesReplicasCurrent(jsm, c.nodes.length))) t.notes.push(`${leader} not current within 30 s of its restart`);
+        if (!(await tradesReplicasCurrent(jsm, c.nodes.length, { nodes: c.nodes }))) {
+          const stores = await nodeStreamStates(c.nodes, TRADES_STREAM);
+          t.notes.push(`${leader} not current within 30 s of its restart (stores: ${stores.map((x) => `${x.node} ${x.lastSeq}`).join(', ')})`);
+        }
       }
       t.notes.push(recoverySummary(kills));
       await finish(
