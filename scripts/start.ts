@@ -3,7 +3,9 @@
  *
  * Installs what is missing (nats-server, redis-server through apt when run as root on
  * Debian/Ubuntu; otherwise prints the exact command), creates the NATS operator keys in the
- * state directory on first run, starts nats-server (operator mode, JetStream), a private
+ * state directory on first run, starts nats-server (operator mode, JetStream; 2.10 or newer, as production runs
+ * 2.11: the system's when it is one, else Debian 13's package fetched and verified once into ~/.cache/tradewind,
+ * scripts/lib/cluster-nats-server.ts — slot status on the WebSocket needs it), a private
  * redis-server (unless REDIS_URL is set), an embedded PostgreSQL (unless DATABASE_URL is set;
  * dev/bin/local-postgres.ts), the local OpenID Connect provider (unless GOOGLE_CLIENT_ID is set;
  * dev/bin/local-oidc.ts) and the labelled local Stripe stand-in (unless STRIPE_SECRET_KEY is set;
@@ -41,6 +43,7 @@ import { issueUserCredentials } from '@tradewind/credential-issuer';
 import { startLocalNats, type LocalNats } from '@tradewind/dev';
 import { ensureAccessTokenKeyFile } from './lib/access-token-key.js';
 import { ensureSystemPrograms } from './lib/system-packages.js';
+import { ensureClusterNatsServer, natsServerVersion } from './lib/cluster-nats-server.js';
 import { loadRouteTable, startIngressProxy, type IngressProxy } from '@tradewind/dev';
 
 const root = resolve(import.meta.dirname, '..');
@@ -533,9 +536,18 @@ async function main(): Promise<void> {
   oidcIssuer.catch(() => undefined);
   geyserEndpoint.catch(() => undefined);
 
-  if (natsClusterSize > 1) say(`Starting a ${natsClusterSize}-node nats-server cluster (operator mode, JetStream, streams with ${natsClusterSize} replicas)…`);
-  else say('Starting nats-server (operator mode, JetStream)…');
+  // 2.10+ (production runs 2.11): one consumer on two subjects, which slot status on the WebSocket needs. Without
+  // it (no package reachable) the system's server runs and a subscription with "slots" is refused as unavailable.
+  const natsBin = await ensureClusterNatsServer(say).catch((err: unknown) => {
+    say(`WARNING: no nats-server 2.10 or newer (${(err as Error).message}); using the system's, without slot status on the WebSocket`);
+    return undefined;
+  });
+  const natsVersion = natsServerVersion(natsBin ?? process.env.NATS_SERVER_BIN ?? 'nats-server');
+  if (natsClusterSize > 1)
+    say(`Starting a ${natsClusterSize}-node nats-server ${natsVersion} cluster (operator mode, JetStream, streams with ${natsClusterSize} replicas)…`);
+  else say(`Starting nats-server ${natsVersion} (operator mode, JetStream)…`);
   nats = await startLocalNats({
+    ...(natsBin ? { bin: natsBin } : {}),
     stateDir,
     port: PORTS.nats,
     monitorPort: PORTS.natsMonitor,

@@ -71,6 +71,8 @@ export async function startLocalNats(options: {
    * ephemeral range, where e.g. npm start's gRPC ports 50051-50054 also lie).
    */
   reservedPorts?: readonly number[];
+  /** The nats-server binary (default {@link NATS_SERVER_BIN}). */
+  bin?: string;
 }): Promise<LocalNats> {
   const identities = await ensureNatsIdentities(options.stateDir);
   const dir = join(options.stateDir, 'nats');
@@ -128,7 +130,7 @@ export async function startLocalNats(options: {
   }
   const nodes: RunningNode[] = [];
   try {
-    for (const plan of plans) nodes.push(await startNode(plan, host, options.detached ?? false));
+    for (const plan of plans) nodes.push(await startNode(plan, host, options.detached ?? false, options.bin ?? NATS_SERVER_BIN));
   } catch (err) {
     await Promise.all(nodes.map((n) => n.stop()));
     throw err;
@@ -253,8 +255,8 @@ interface RunningNode {
 }
 
 /** Spawns one nats-server with `plan`'s config and waits (15 s) until it accepts clients. @throws Error when it does not. */
-async function startNode(plan: NodePlan, host: string, detached: boolean): Promise<RunningNode> {
-  const child = spawn(NATS_SERVER_BIN, ['-c', plan.configPath, '-l', plan.logFile], { stdio: ['ignore', 'ignore', 'pipe'], detached });
+async function startNode(plan: NodePlan, host: string, detached: boolean, bin: string): Promise<RunningNode> {
+  const child = spawn(bin, ['-c', plan.configPath, '-l', plan.logFile], { stdio: ['ignore', 'ignore', 'pipe'], detached });
   let exited = false;
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {

@@ -36,6 +36,11 @@ const ERROR_CODES = [
   { code: 'unavailable', when: 'the resolver or Redis (connection slots) cannot be reached during authentication; never let past a plan limit', close: 4503 },
   { code: 'unavailable', when: 'a subscribe, unsubscribe or filter change while Redis cannot be reached (its request count cannot be kept)', close: null },
   { code: 'unavailable', when: 'a replay cannot be started or stops because TRADES history cannot be read', close: null },
+  {
+    code: 'unavailable',
+    when: 'a subscription with `"slots": true` where the NATS server behind ws-fanout is older than 2.10 (one consumer cannot read two subjects)',
+    close: null,
+  },
   { code: 'auth_timeout', when: 'no credentials within `WS_AUTH_TIMEOUT_MS`', close: 4408 },
   { code: 'not_authenticated', when: 'subscribe / unsubscribe before authenticating', close: 4401 },
   { code: 'already_authenticated', when: 'a second authentication on the connection', close: null },

@@ -37,6 +37,7 @@ import type { RequestRateLimiter } from './domain/request-rate-limiter.js';
 import { TradesReplayer } from './trades-replay.js';
 import { FlushScheduler, Outbox } from './delivery/outbox.js';
 import { TradeFeeds, type FeedDelivery } from './delivery/subject-feed.js';
+import { DEFAULT_WS_SLOT_TRACK_MAX } from './domain/slot-watch.js';
 import { Subscriptions } from './subscriptions.js';
 import { Session } from './session.js';
 import { createMetrics } from './metrics.js';
@@ -95,13 +96,13 @@ export type WsFanoutAppConfig = Pick<
   | 'WS_TRUST_FORWARDED_FOR'
   | 'WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS'
 > &
-  Partial<Pick<WsFanoutConfig, 'WS_FEED_STALL_CHECK_MS' | 'WS_FEED_IDLE_HEARTBEAT_MS' | 'WS_FEED_RETRY_MS'>>;
+  Partial<Pick<WsFanoutConfig, 'WS_FEED_STALL_CHECK_MS' | 'WS_FEED_IDLE_HEARTBEAT_MS' | 'WS_FEED_RETRY_MS' | 'WS_SLOT_TRACK_MAX'>>;
 
 /** The cheapest plan that includes replay (for messages). */
 const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
 
 /** Keys a subscribe request may carry. */
-const SUBSCRIBE_KEYS = new Set(['subject', 'filter', 'replay', 'resume_after']);
+const SUBSCRIBE_KEYS = new Set(['subject', 'filter', 'replay', 'resume_after', 'slots']);
 
 /** Addresses the login guard tracks at most (about 150 bytes each). */
 const LOGIN_GUARD_MAX_ADDRESSES = 100_000;
@@ -167,7 +168,15 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     onDelivered,
   );
   const replayer = new TradesReplayer(nc, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, inactiveMs: 60_000 });
-  const subscriptions = new Subscriptions(config, nc, feeds, replayer, metrics, logger, (session) => disconnectSlow(session));
+  const subscriptions = new Subscriptions(
+    { ...config, WS_SLOT_TRACK_MAX: config.WS_SLOT_TRACK_MAX ?? DEFAULT_WS_SLOT_TRACK_MAX },
+    nc,
+    feeds,
+    replayer,
+    metrics,
+    logger,
+    (session) => disconnectSlow(session),
+  );
 
   /** Moves `session` in the connections gauge to `plan` (undefined: not counted); a closed session is never counted again. */
   const countAs = (session: Session, plan: PlanId | undefined) => {
@@ -356,7 +365,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   };
 
   /**
-   * `{"subject", "filter"?, "replay"? | "resume_after"?}`.
+   * `{"subject", "filter"?, "replay"? | "resume_after"?, "slots"?}`.
    * Check order: unknown keys (bad_request), unknown_subject, replay_not_in_plan, subject_not_in_plan,
    * bad_filter, bad_replay / bad_resume, replay_limit; all leave the connection open.
    */
@@ -367,7 +376,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       throw new WsProtocolError(
         'invalid_argument',
         'bad_request',
-        `unknown key${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} in a subscribe request; allowed: subject, filter, replay, resume_after`,
+        `unknown key${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} in a subscribe request; allowed: subject, filter, replay, resume_after, slots`,
       );
     }
     if ('replay' in msg && 'resume_after' in msg) {
@@ -375,6 +384,17 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
         'invalid_argument',
         'bad_request',
         'send either "replay" (Pro: from a time or sequence) or "resume_after" (the last seq you received), not both',
+      );
+    }
+    if ('slots' in msg && typeof msg.slots !== 'boolean') {
+      throw new WsProtocolError('invalid_argument', 'bad_request', `"slots" must be true or false, got ${JSON.stringify(msg.slots)}`);
+    }
+    const slots = msg.slots === true;
+    if (slots && !slotsSupported()) {
+      throw new WsProtocolError(
+        'unavailable',
+        'unavailable',
+        `slot status needs nats-server 2.10 or newer behind this endpoint (it runs ${nc.info?.version ?? 'an unknown version'}); subscribe without "slots"`,
       );
     }
     const requested = tradeSubject(msg.subject);
@@ -399,7 +419,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           `a connection runs at most ${config.WS_MAX_REPLAYS_PER_CONNECTION} replay${config.WS_MAX_REPLAYS_PER_CONNECTION === 1 ? '' : 's'} at once; unsubscribe one first`,
         );
       }
-      return subscriptions.replay(session, subject, (msg.replay as { from: string | number }).from, start, filter ?? null);
+      return subscriptions.replay(session, subject, (msg.replay as { from: string | number }).from, start, filter ?? null, slots);
     }
     if ('resume_after' in msg) {
       const after = msg.resume_after;
@@ -410,9 +430,18 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           `resume_after must be the last "seq" you received (an integer ≥ 0), got ${JSON.stringify(after)}`,
         );
       }
-      return subscriptions.resume(session, subject, after, plan.id, filter ?? null);
+      return subscriptions.resume(session, subject, after, plan.id, filter ?? null, slots);
     }
-    subscriptions.subscribe(session, subject, filter);
+    subscriptions.subscribe(session, subject, filter, slots);
+  };
+
+  /**
+   * Whether the NATS server can merge a subject with `slots` in one consumer (`filter_subjects`, nats-server 2.10+;
+   * an older server ignores the field and would deliver every subject).
+   */
+  const slotsSupported = (): boolean => {
+    const [major = 0, minor = 0] = (nc.info?.version ?? '0.0').split('.').map((x) => Number.parseInt(x, 10));
+    return major > 2 || (major === 2 && minor >= 10);
   };
 
   const onUnsubscribe = (session: Session, subject: unknown) => {

@@ -77,6 +77,12 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
   WS_FILTER_MAX_ITEMS: PositiveInt.default(1000),
   /** How far back every plan may resume with `resume_after` (Pro may replay all retention), ms. */
   WS_RESUME_WINDOW_MS: PositiveInt.default(5 * 60_000),
+  /**
+   * Slots a subscription with slot status (`"slots": true`) remembers having sent trades from, awaiting their
+   * `finalized` or `dead` status (default 1 024, about 7 minutes of chain at 400 ms a slot; a slot is forgotten once
+   * finalized or dead). Past it the oldest is forgotten and its later statuses are not sent.
+   */
+  WS_SLOT_TRACK_MAX: PositiveInt.max(1_000_000).default(1_024),
   /** Longest silence on a subscribed connection before the server sends a heartbeat, ms. */
   WS_HEARTBEAT_INTERVAL_MS: PositiveInt.default(5_000),
   /** Interval of WebSocket pings; a connection that misses two pongs is terminated, ms. */

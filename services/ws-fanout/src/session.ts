@@ -15,7 +15,11 @@ import type { VerifiedUser } from './domain/verifier.js';
 
 /** A catch-up read of stored history (Pro replay or resume_after) before the subscription joins the live feed. */
 export interface CatchUp {
-  readonly kind: 'replay' | 'resume';
+  /**
+   * `join`: a subscription with slot status started while its feed was not running yet reads from where it
+   * started until it can join (no `replay_caught_up`: the client asked for neither).
+   */
+  readonly kind: 'replay' | 'resume' | 'join';
   /** Replay: `from` as the client sent it (echoed in `subscribed`); resume: the `resume_after` sequence. */
   readonly from: string | number;
   handle: TradesReplay | undefined;

@@ -10,12 +10,12 @@
  * on sends only sequences above `member.lastSeq`, and the catch-up consumer is deleted.
  */
 import { AckPolicy, DeliverPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { PLANS, TRADES_STREAM, cheapestPlanWhere, type PlanId, type TradeSubject } from '@tradewind/contracts';
+import { PLANS, SLOTS_SUBJECT, TRADES_STREAM, cheapestPlanWhere, type PlanId, type TradeSubject } from '@tradewind/contracts';
 import type { Logger, NatsConnection } from '@tradewind/lib';
-import { tradeFrame } from './delivery/frame.js';
-import type { TradeFeeds } from './delivery/subject-feed.js';
-import { factsOf } from './delivery/subject-feed.js';
-import { matchesFilter, tradeFilterJson, type TradeFilter } from './domain/trade-filter.js';
+import { slotFrame, tradeFrame } from './delivery/frame.js';
+import { parseObject, type FeedMember, type SubjectFeed, type TradeFeeds } from './delivery/subject-feed.js';
+import { matchesFilter, tradeFacts, tradeFilterJson, type TradeFilter } from './domain/trade-filter.js';
+import { SlotWatch, slotMessageFacts, tradeSlot } from './domain/slot-watch.js';
 import { WsProtocolError } from './domain/errors.js';
 import type { ReplayStart } from './domain/replay-request.js';
 import type { TradesReplay, TradesReplayer } from './trades-replay.js';
@@ -30,6 +30,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The config keys subscriptions read. */
 export interface SubscriptionsConfig {
   readonly WS_RESUME_WINDOW_MS: number;
+  /** Slots a subscription with slot status remembers at most (domain/slot-watch.ts). */
+  readonly WS_SLOT_TRACK_MAX: number;
   readonly WS_REPLAY_PAUSE_BYTES: number;
   readonly WS_REPLAY_STALL_MS: number;
   readonly WS_MAX_BUFFERED_BYTES: number;
@@ -59,17 +61,22 @@ export class Subscriptions {
    * A plain subscribe on a subject being replayed replaces the replay with the live feed.
    * @param filter undefined: the request had no `filter` key (an existing filter stays).
    */
-  subscribe(session: Session, subject: TradeSubject, filter: TradeFilter | null | undefined): void {
+  subscribe(session: Session, subject: TradeSubject, filter: TradeFilter | null | undefined, slots = false): void {
     const existing = session.subscriptions.get(subject);
-    const feed = this.feeds.get(subject);
+    if (existing) this.sameSlots(existing, slots);
     if (existing && (filter !== undefined || !existing.catchUp)) {
       if (filter !== undefined && existing.catchUp) existing.member.filter = filter;
-      else if (filter !== undefined) feed.setFilter(existing.member, filter);
-      session.send({ type: 'subscribed', subject, filter: tradeFilterJson(existing.member.filter), seq: existing.member.lastSeq || null });
+      else if (filter !== undefined) this.feedOf(existing).setFilter(existing.member, filter);
+      session.send({ type: 'subscribed', subject, filter: tradeFilterJson(existing.member.filter), seq: existing.member.lastSeq || null, ...slotsKey(slots) });
       return;
     }
     const keep = existing?.member.filter ?? null;
     if (existing) this.remove(session, existing);
+    if (slots) {
+      this.subscribeWithSlots(session, subject, filter ?? keep);
+      return;
+    }
+    const feed = this.feeds.get(subject);
     const sub: Subscription = { subject, member: { outbox: session.outbox, filter: filter ?? keep, lastSeq: feed.lastSeq }, catchUp: undefined };
     session.subscriptions.set(subject, sub);
     session.send({ type: 'subscribed', subject, filter: tradeFilterJson(sub.member.filter), seq: feed.lastSeq || null });
@@ -77,20 +84,85 @@ export class Subscriptions {
   }
 
   /**
+   * A live subscription with slot status: on the subject's feed with slot status when it runs; else (its first
+   * use in this process, or while it restarts) read from the subject's current last sequence through a catch-up
+   * that joins that feed once it runs, so nothing is missed meanwhile.
+   */
+  private subscribeWithSlots(session: Session, subject: TradeSubject, filter: TradeFilter | null): void {
+    const feed = this.feeds.withSlots(subject);
+    const running = this.feeds.isRunning(feed) && feed.lastSeq > 0;
+    const from = running ? feed.lastSeq : this.feeds.get(subject).lastSeq;
+    const member: FeedMember = { outbox: session.outbox, filter, lastSeq: from, slots: new SlotWatch(subject, null, this.config.WS_SLOT_TRACK_MAX) };
+    if (running) {
+      session.subscriptions.set(subject, { subject, member, catchUp: undefined });
+      session.send({ type: 'subscribed', subject, filter: tradeFilterJson(filter), seq: from || null, slots: true });
+      feed.add(member);
+      return;
+    }
+    const catchUp: CatchUp = { kind: 'join', from, handle: undefined, stopped: false };
+    const sub: Subscription = { subject, member, catchUp };
+    session.subscriptions.set(subject, sub);
+    session.send({ type: 'subscribed', subject, filter: tradeFilterJson(filter), seq: from || null, slots: true });
+    void (async () => {
+      try {
+        const handle = await this.open(subject, { kind: 'sequence', sequence: from + 1 }, catchUp, true);
+        if (!handle) return;
+        if (!session.open) {
+          this.stopCatchUp(catchUp);
+          this.closeHandle(handle);
+          return;
+        }
+        this.start(catchUp, handle);
+        await this.pump(session, sub, catchUp, handle);
+      } catch (err) {
+        if (session.subscriptions.get(subject) === sub) session.subscriptions.delete(subject);
+        this.logger.warn({ err, connection_id: session.id, subject }, 'subscription with slot status could not start');
+        session.send({
+          type: 'error',
+          code: 'unavailable',
+          subject,
+          message: `${subject} with slot status could not start: TRADES cannot be read right now; subscribe again shortly`,
+        });
+      }
+    })();
+  }
+
+  /** @throws WsProtocolError bad_request when `existing` differs from the request in slot status (module docs: unsubscribe first). */
+  private sameSlots(existing: Subscription, slots: boolean): void {
+    if ((existing.member.slots !== undefined) === slots) return;
+    throw new WsProtocolError(
+      'invalid_argument',
+      'bad_request',
+      `already subscribed to ${existing.subject} ${slots ? 'without' : 'with'} slot status; to change that, unsubscribe and subscribe again with "resume_after": ${existing.member.lastSeq} and "slots": ${slots}`,
+    );
+  }
+
+  /** The live feed `sub` takes (the subject's, or the subject's with slot status). */
+  private feedOf(sub: Subscription): SubjectFeed {
+    return sub.member.slots ? this.feeds.withSlots(sub.subject) : this.feeds.get(sub.subject);
+  }
+
+  /**
    * Pro replay from a time or stream sequence into the live feed; replaces a subscription of the same
    * subject once the consumer exists. Plan and limits are checked by the caller.
    * @throws WsProtocolError bad_replay / unavailable from the replayer (connection stays open).
    */
-  async replay(session: Session, subject: TradeSubject, from: string | number, start: ReplayStart, filter: TradeFilter | null): Promise<void> {
+  async replay(session: Session, subject: TradeSubject, from: string | number, start: ReplayStart, filter: TradeFilter | null, slots = false): Promise<void> {
     const catchUp: CatchUp = { kind: 'replay', from, handle: undefined, stopped: false };
-    const handle = await this.replayer.open(subject, start);
+    const handle = await this.replayer.open(subject, start, { slots });
     if (!session.open) {
       this.closeHandle(handle);
       return;
     }
     const existing = session.subscriptions.get(subject);
     if (existing) this.remove(session, existing);
-    const sub: Subscription = { subject, member: { outbox: session.outbox, filter, lastSeq: 0 }, catchUp };
+    const member: FeedMember = {
+      outbox: session.outbox,
+      filter,
+      lastSeq: 0,
+      ...(slots ? { slots: new SlotWatch(subject, null, this.config.WS_SLOT_TRACK_MAX) } : {}),
+    };
+    const sub: Subscription = { subject, member, catchUp };
     session.subscriptions.set(subject, sub);
     this.start(catchUp, handle);
     void this.pump(session, sub, catchUp, handle);
@@ -102,17 +174,23 @@ export class Subscriptions {
    * @throws WsProtocolError bad_resume (beyond the stream), resume_too_old (with `oldest_seq`),
    *   unavailable; the connection stays open and an existing subscription is untouched.
    */
-  async resume(session: Session, subject: TradeSubject, afterSeq: number, plan: PlanId, filter: TradeFilter | null): Promise<void> {
-    const feed = this.feeds.get(subject);
+  async resume(session: Session, subject: TradeSubject, afterSeq: number, plan: PlanId, filter: TradeFilter | null, slots = false): Promise<void> {
+    const feed = slots ? this.feeds.withSlots(subject) : this.feeds.get(subject);
     await this.checkResumable(afterSeq, plan);
+    const resumeSlot = slots ? await this.slotAt(afterSeq) : null;
     if (!session.open) return;
     const existing = session.subscriptions.get(subject);
     if (existing) this.remove(session, existing);
-    const member = { outbox: session.outbox, filter, lastSeq: afterSeq };
-    if (this.feeds.ready && afterSeq >= feed.lastSeq) {
+    const member: FeedMember = {
+      outbox: session.outbox,
+      filter,
+      lastSeq: afterSeq,
+      ...(slots ? { slots: new SlotWatch(subject, resumeSlot, this.config.WS_SLOT_TRACK_MAX) } : {}),
+    };
+    if (this.feeds.isRunning(feed) && (slots ? feed.lastSeq > 0 : this.feeds.ready) && afterSeq >= feed.lastSeq) {
       this.metrics.resumes.inc({ outcome: 'live' });
       session.subscriptions.set(subject, { subject, member, catchUp: undefined });
-      session.send({ type: 'subscribed', subject, resume_after: afterSeq, filter: tradeFilterJson(filter) });
+      session.send({ type: 'subscribed', subject, resume_after: afterSeq, filter: tradeFilterJson(filter), ...slotsKey(slots) });
       session.send({ type: 'replay_caught_up', subject, seq: null });
       feed.add(member);
       return;
@@ -121,10 +199,10 @@ export class Subscriptions {
     const catchUp: CatchUp = { kind: 'resume', from: afterSeq, handle: undefined, stopped: false };
     const sub: Subscription = { subject, member, catchUp };
     session.subscriptions.set(subject, sub);
-    session.send({ type: 'subscribed', subject, resume_after: afterSeq, filter: tradeFilterJson(filter) });
+    session.send({ type: 'subscribed', subject, resume_after: afterSeq, filter: tradeFilterJson(filter), ...slotsKey(slots) });
     let handle: TradesReplay | undefined;
     try {
-      handle = await this.open(subject, { kind: 'sequence', sequence: afterSeq + 1 }, catchUp);
+      handle = await this.open(subject, { kind: 'sequence', sequence: afterSeq + 1 }, catchUp, slots);
     } catch (err) {
       if (session.subscriptions.get(subject) === sub) session.subscriptions.delete(subject);
       throw err;
@@ -174,7 +252,7 @@ export class Subscriptions {
 
   private remove(session: Session, sub: Subscription): void {
     if (session.subscriptions.get(sub.subject) === sub) session.subscriptions.delete(sub.subject);
-    this.feeds.get(sub.subject).remove(sub.member);
+    this.feedOf(sub).remove(sub.member);
     if (sub.catchUp) this.stopCatchUp(sub.catchUp);
   }
 
@@ -196,8 +274,8 @@ export class Subscriptions {
    * Opens the catch-up consumer. @returns undefined when the catch-up was stopped meanwhile (unsubscribed,
    * replaced, session closed): the consumer is closed again and the client was answered by whatever stopped it.
    */
-  private async open(subject: TradeSubject, start: ReplayStart, catchUp: CatchUp): Promise<TradesReplay | undefined> {
-    const handle = await this.replayer.open(subject, start);
+  private async open(subject: TradeSubject, start: ReplayStart, catchUp: CatchUp, slots = false): Promise<TradesReplay | undefined> {
+    const handle = await this.replayer.open(subject, start, { slots });
     if (!catchUp.stopped) return handle;
     this.closeHandle(handle);
     return undefined;
@@ -206,6 +284,23 @@ export class Subscriptions {
   private closeHandle(handle: TradesReplay): void {
     const closing = handle.close().finally(() => this.closing.delete(closing));
     this.closing.add(closing);
+  }
+
+  /**
+   * The slot of the message at `afterSeq` (a trade or a slot message): a resumed subscription with slot status is
+   * sent the statuses of slots up to it (domain/slot-watch.ts). null for 0 (nothing was received); the largest
+   * slot when the message cannot be read (then every status of a slot with trades of the subject is sent).
+   */
+  private async slotAt(afterSeq: number): Promise<number | null> {
+    if (afterSeq === 0) return null;
+    try {
+      this.jsm ??= await jetstreamManager(this.nc);
+      const m = await this.jsm.streams.getMessage(TRADES_STREAM, { seq: afterSeq });
+      const value: unknown = m ? JSON.parse(Buffer.from(m.data).toString('utf8')) : null;
+      return tradeSlot(value) ?? Number.MAX_SAFE_INTEGER;
+    } catch {
+      return Number.MAX_SAFE_INTEGER;
+    }
   }
 
   /**
@@ -295,7 +390,7 @@ export class Subscriptions {
    */
   private async pump(session: Session, sub: Subscription, catchUp: CatchUp, handle: TradesReplay): Promise<void> {
     const { subject, member } = sub;
-    const feed = this.feeds.get(subject);
+    const feed = this.feedOf(sub);
     const announce =
       catchUp.kind === 'replay'
         ? (firstSeq: number | null) =>
@@ -304,9 +399,12 @@ export class Subscriptions {
     let announced = false;
     let caughtUp = false;
     let lastSent: number | null = null;
+    const caughtUpMessage = (seq: number | null) => {
+      if (catchUp.kind !== 'join') session.send({ type: 'replay_caught_up', subject, seq });
+    };
     if (handle.pendingAtStart === 0) {
       announce(null);
-      session.send({ type: 'replay_caught_up', subject, seq: null });
+      caughtUpMessage(null);
       announced = caughtUp = true;
     }
     try {
@@ -324,19 +422,33 @@ export class Subscriptions {
         }
         member.lastSeq = m.seq;
         const filter = member.filter;
-        const facts = filter ? factsOf(subject, m.data) : null;
-        if (!filter || (facts !== null && matchesFilter(filter, facts))) {
-          const frame = tradeFrame(m.seq, m.data);
-          if (!session.outbox.push(frame)) break;
-          lastSent = m.seq;
-          this.metrics.sent.inc({ subject });
-          this.metrics.sentBytes.inc(frame.byteLength);
+        if (m.subject === SLOTS_SUBJECT) {
+          // Only subscriptions with slot status read `slots` (their consumer's second filter subject).
+          const facts = slotMessageFacts(m.data);
+          if (facts && member.slots?.admit(facts)) {
+            const frame = slotFrame(m.seq, subject, m.data);
+            if (!session.outbox.push(frame)) break;
+            lastSent = m.seq;
+            this.metrics.sent.inc({ subject: SLOTS_SUBJECT });
+            this.metrics.sentBytes.inc(frame.byteLength);
+          }
+        } else {
+          const value = filter || member.slots ? parseObject(m.data) : null;
+          const facts = filter && value ? tradeFacts(subject, value) : null;
+          if (!filter || (facts !== null && matchesFilter(filter, facts))) {
+            const frame = tradeFrame(m.seq, m.data);
+            if (!session.outbox.push(frame)) break;
+            lastSent = m.seq;
+            member.slots?.noteTrade(tradeSlot(value));
+            this.metrics.sent.inc({ subject });
+            this.metrics.sentBytes.inc(frame.byteLength);
+          }
         }
         if (!caughtUp && m.info.pending === 0) {
           caughtUp = true;
-          session.send({ type: 'replay_caught_up', subject, seq: catchUp.kind === 'replay' ? m.seq : lastSent });
+          caughtUpMessage(catchUp.kind === 'replay' ? m.seq : lastSent);
         }
-        if (caughtUp && member.lastSeq >= feed.lastSeq && this.feeds.ready) {
+        if (caughtUp && member.lastSeq >= feed.lastSeq && this.feeds.isRunning(feed) && (member.slots ? true : this.feeds.ready)) {
           // The seam: everything the live feed has seen is sent; from here on the feed sends only later sequences.
           this.stopCatchUp(catchUp);
           sub.catchUp = undefined;
@@ -359,4 +471,9 @@ export class Subscriptions {
     if (session.subscriptions.get(subject) === sub) session.subscriptions.delete(subject);
     this.stopCatchUp(catchUp);
   }
+}
+
+/** `{slots: true}` for answers about a subscription with slot status; nothing otherwise (answers stay as they were). */
+function slotsKey(slots: boolean): { slots?: true } {
+  return slots ? { slots: true } : {};
 }

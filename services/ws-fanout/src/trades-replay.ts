@@ -19,7 +19,7 @@ import {
   type JsMsg,
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
-import { TRADES_STREAM } from '@tradewind/contracts';
+import { SLOTS_SUBJECT, TRADES_STREAM } from '@tradewind/contracts';
 import type { NatsConnection } from '@tradewind/lib';
 import type { ReplayStart } from './domain/replay-request.js';
 import { WsProtocolError } from './domain/errors.js';
@@ -53,11 +53,12 @@ export class TradesReplayer {
   ) {}
 
   /**
-   * Creates the consumer for `subject` from `start`.
+   * Creates the consumer for `subject` from `start`; with `how.slots` for `subject` and the `slots` messages
+   * merged in stream order (two filter subjects: nats-server 2.10 or newer).
    * @throws WsProtocolError bad_replay when a start sequence lies beyond the stream's next sequence;
    *   unavailable (connection stays open) when JetStream or the TRADES stream cannot be reached.
    */
-  async open(subject: string, start: ReplayStart): Promise<TradesReplay> {
+  async open(subject: string, start: ReplayStart, how: { slots?: boolean } = {}): Promise<TradesReplay> {
     try {
       this.jsm ??= await jetstreamManager(this.nc);
       this.js ??= jetstream(this.nc);
@@ -73,7 +74,7 @@ export class TradesReplayer {
       }
       const options: Partial<OrderedConsumerOptions> = {
         name_prefix: `${CATCH_UP_CONSUMER_PREFIX}${randomBytes(8).toString('hex')}`,
-        filter_subjects: subject,
+        filter_subjects: how.slots ? [subject, SLOTS_SUBJECT] : subject,
         inactive_threshold: this.options.inactiveMs,
         ...(start.kind === 'time'
           ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(start.ms).toISOString() }

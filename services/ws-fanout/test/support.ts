@@ -33,10 +33,13 @@ export interface TestEnv {
   stop(): Promise<void>;
 }
 
-/** Starts an operator-mode nats-server in a fresh state directory and connects to it and to Redis. */
-export async function startTestEnv(): Promise<TestEnv> {
+/**
+ * Starts an operator-mode nats-server in a fresh state directory and connects to it and to Redis.
+ * @param options.natsBin the nats-server binary (default the system's; slot status needs 2.10+: the cluster tests' one).
+ */
+export async function startTestEnv(options: { natsBin?: string } = {}): Promise<TestEnv> {
   const stateDir = await mkdtemp(join(tmpdir(), 'tw-ws-'));
-  const nats = await startLocalNats({ stateDir, port: await freePort(), monitorPort: await freePort() });
+  const nats = await startLocalNats({ stateDir, port: await freePort(), monitorPort: await freePort(), ...(options.natsBin ? { bin: options.natsBin } : {}) });
   const nc = await connectNats({ url: nats.url, creds: nats.identities.service_user_creds, name: 'ws-fanout-test' });
   const sysNc = await connectNats({ url: nats.url, creds: nats.identities.system_user_creds, name: 'ws-fanout-test-sys' });
   // ws-fanout reads the TRADES stream; trades published with nc.publish on its subjects are stored in it.

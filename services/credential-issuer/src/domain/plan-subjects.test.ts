@@ -27,8 +27,8 @@ afterAll(async () => {
 });
 
 describe('subjects per plan, natively', () => {
-  it('when a plan includes a TRADES subject, then its users may subscribe to it and to its per-mint subjects, and to nothing of other subjects', () => {
-    expect(planSubscribeSubjects(PLANS.starter)).toEqual(['basic.pumpfun', 'basic.pumpfun.mint.>', 'basic.bonk', 'basic.bonk.mint.>']);
+  it('when a plan includes a TRADES subject, then its users may subscribe to it and to its per-mint subjects, and to nothing of other subjects; every plan to slots', () => {
+    expect(planSubscribeSubjects(PLANS.starter)).toEqual(['basic.pumpfun', 'basic.pumpfun.mint.>', 'basic.bonk', 'basic.bonk.mint.>', 'slots']);
     expect(planSubscribeSubjects(PLANS.plus)).toEqual([
       'basic.pumpfun',
       'basic.pumpfun.mint.>',
@@ -38,12 +38,14 @@ describe('subjects per plan, natively', () => {
       'premium.pumpswap.mint.>',
       'premium.raydium',
       'premium.raydium.mint.>',
+      'slots',
     ]);
     expect(tradeImports(PLANS.starter, 'AX').map((i) => [i.subject, i.account, i.type])).toEqual([
       ['basic.pumpfun', 'AX', 'stream'],
       ['basic.pumpfun.mint.>', 'AX', 'stream'],
       ['basic.bonk', 'AX', 'stream'],
       ['basic.bonk.mint.>', 'AX', 'stream'],
+      ['slots', 'AX', 'stream'],
     ]);
     expect(tradeExports().map((e) => e.subject)).toEqual(planSubscribeSubjects(PLANS.pro));
   });
@@ -51,13 +53,14 @@ describe('subjects per plan, natively', () => {
   it("when the identities are signed, then TRADEWIND exports the per-mint subjects and each per-plan account imports its plan's", () => {
     const claims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as { nats: Account };
     expect(claims(identities.tradewind.jwt).nats.exports?.map((e) => e.subject)).toEqual(
-      expect.arrayContaining(['basic.pumpfun.mint.>', 'premium.raydium.mint.>']),
+      expect.arrayContaining(['basic.pumpfun.mint.>', 'premium.raydium.mint.>', 'slots']),
     );
     expect(claims(identities.customers.starter.jwt).nats.imports?.map((i) => i.subject)).toEqual([
       'basic.pumpfun',
       'basic.pumpfun.mint.>',
       'basic.bonk',
       'basic.bonk.mint.>',
+      'slots',
     ]);
   });
 
@@ -77,6 +80,14 @@ describe('subjects per plan, natively', () => {
     };
     const oldJwt = await encodeAccount(spec.name, spec.accountPublicKey, old, { signer: keyPairFromSeed(identities.operator.identity.seed) });
     expect(customerAccountIsCurrent(identities, spec, oldJwt)).toBe(false);
+    // Signed before slot status: no `slots` import or permission.
+    const noSlots = {
+      ...current,
+      imports: current.imports!.filter((i) => i.subject !== 'slots'),
+      default_permissions: { ...current.default_permissions!, sub: { allow: current.default_permissions!.sub!.allow!.filter((x) => x !== 'slots') } },
+    };
+    const noSlotsJwt = await encodeAccount(spec.name, spec.accountPublicKey, noSlots, { signer: keyPairFromSeed(identities.operator.identity.seed) });
+    expect(customerAccountIsCurrent(identities, spec, noSlotsJwt)).toBe(false);
     expect(customerAccountIsCurrent(identities, spec, 'not.a.jwt')).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlFrame, textFrame, tradeFrame } from './frame.js';
+import { controlFrame, slotFrame, textFrame, tradeFrame } from './frame.js';
 
 /** Decodes unmasked server frames as RFC 6455 §5.2 lays them out: the text messages they carry. */
 function parse(frame: Buffer): string[] {
@@ -59,5 +59,13 @@ describe('frame', () => {
     expect(parse(tradeFrame(7, Buffer.from('[1]')))).toEqual(['[1]']);
     expect(parse(controlFrame({ type: 'heartbeat', seq: 3 }))).toEqual(['{"type":"heartbeat","seq":3}']);
     expect(parse(textFrame(Buffer.from('ü')))).toEqual(['ü']);
+  });
+
+  it('when a slot message is framed for a subscription, then seq and the subscription subject come first and the rest is the published message', () => {
+    const body = '{"type":"slot","slot":301,"parent":300,"status":"confirmed","trades":{"basic.pumpfun":2}}';
+    const [text] = parse(slotFrame(512, 'basic.pumpfun', Buffer.from(body)));
+    expect(text).toBe(`{"seq":512,"subject":"basic.pumpfun",${body.slice(1)}`);
+    expect(JSON.parse(text!)).toMatchObject({ seq: 512, subject: 'basic.pumpfun', type: 'slot', status: 'confirmed' });
+    expect(parse(slotFrame(3, 'basic.bonk', Buffer.from('{}')))).toEqual(['{"seq":3,"subject":"basic.bonk"}']);
   });
 });

@@ -55,9 +55,24 @@ const CLOSE_BRACE = 0x7d;
  * @param data the message's bytes as published on NATS.
  */
 export function tradeFrame(seq: number, data: Uint8Array): Buffer {
+  return splicedFrame(`{"seq":${seq}`, data);
+}
+
+/**
+ * A slot status message (`slots`, @tradewind/contracts slots.ts) for the subscription of `subject` that asked for
+ * it, as one text frame: `{"type":"slot",…}` becomes `{"seq":<seq>,"subject":"<subject>","type":"slot",…}`, so a
+ * client with several such subscriptions knows whose resume point the `seq` moves (the same message reaches each).
+ * @param subject a TRADES trade subject (`basic.pumpfun`…: no character JSON would escape).
+ */
+export function slotFrame(seq: number, subject: string, data: Uint8Array): Buffer {
+  return splicedFrame(`{"seq":${seq},"subject":${JSON.stringify(subject)}`, data);
+}
+
+/** `head` (an open JSON object's first keys, without a trailing comma) followed by the keys of `data`, framed. */
+function splicedFrame(head: string, data: Uint8Array): Buffer {
   if (data[0] !== OPEN_BRACE) return textFrame(data);
   const empty = data.byteLength === 2 && data[1] === CLOSE_BRACE;
-  const prefix = empty ? `{"seq":${seq}` : `{"seq":${seq},`;
+  const prefix = empty ? head : `${head},`;
   const length = prefix.length + data.byteLength - 1;
   const frame = Buffer.allocUnsafe(headerLength(length) + length);
   const at = writeHeader(frame, length);

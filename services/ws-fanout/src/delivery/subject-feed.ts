@@ -10,12 +10,13 @@
  * only when some member has a filter; metrics are counted once per message, not per member.
  */
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import { TRADES_STREAM, type TradeSubject } from '@tradewind/contracts';
+import { SLOTS_SUBJECT, TRADES_STREAM, type TradeSubject } from '@tradewind/contracts';
 import { isJetStreamNotFound, watchStreamLeader, type LeaderEvent, type Logger, type NatsConnection, type StreamLeaderWatch } from '@tradewind/lib';
 import { randomBytes } from 'node:crypto';
-import { tradeFrame } from './frame.js';
+import { slotFrame, tradeFrame } from './frame.js';
 import type { Outbox } from './outbox.js';
 import { matchesFilter, tradeFacts, type TradeFacts, type TradeFilter } from '../domain/trade-filter.js';
+import { slotMessageFacts, tradeSlot, type SlotWatch } from '../domain/slot-watch.js';
 
 /** Name prefix of the live feeds' consumers on TRADES (operators tell them from catch-up consumers by it). */
 export const FEED_CONSUMER_PREFIX = 'ws_feed_';
@@ -30,18 +31,28 @@ export interface FeedMember {
    * sends only later ones, which is how a catching-up client joins without a duplicate.
    */
   lastSeq: number;
+  /**
+   * Set on subscriptions with slot status (`"slots": true`, docs/websocket.md "Slot status"): their feed also
+   * carries the `slots` messages, and this decides which are sent.
+   */
+  readonly slots?: SlotWatch;
 }
 
 /** What the feed reports once per message that reached at least one member. */
 export interface FeedDelivery {
-  readonly subject: TradeSubject;
+  /** The trade subject, or `slots` for a slot status message. */
+  readonly subject: TradeSubject | typeof SLOTS_SUBJECT;
   readonly seq: number;
   readonly recipients: number;
   readonly bytes: number;
   readonly msg: JsMsg;
 }
 
-/** One subject's live feed. */
+/**
+ * One subject's live feed: the subject's messages, or with `withSlots` the subject's and the `slots` messages
+ * merged in stream order (one consumer with both filter subjects, nats-server 2.10+), for subscriptions with slot
+ * status.
+ */
 export class SubjectFeed {
   /** Stream sequence of the last message of this subject the feed has seen (0: none yet). */
   lastSeq = 0;
@@ -53,7 +64,18 @@ export class SubjectFeed {
   constructor(
     readonly subject: TradeSubject,
     private readonly onDelivered: (delivery: FeedDelivery) => void,
+    readonly withSlots = false,
   ) {}
+
+  /** The feed's key among a process's feeds: the subject, or `<subject>+slots`. */
+  get key(): string {
+    return feedKey(this.subject, this.withSlots);
+  }
+
+  /** The consumer's filter subjects. */
+  get filterSubjects(): string | string[] {
+    return this.withSlots ? [this.subject, SLOTS_SUBJECT] : this.subject;
+  }
 
   /** Members receiving the feed. */
   get size(): number {
@@ -110,6 +132,10 @@ export class SubjectFeed {
   deliver(msg: JsMsg): void {
     const seq = msg.seq;
     if (seq <= this.lastSeq) return;
+    if (this.withSlots) {
+      this.deliverWithSlots(msg);
+      return;
+    }
     this.lastSeq = seq;
     this.lastData = msg.data;
     if (this.members.size === 0) return;
@@ -125,6 +151,59 @@ export class SubjectFeed {
       if (member.outbox.push(frame)) recipients++;
     }
     if (recipients > 0) this.onDelivered({ subject: this.subject, seq, recipients, bytes: frame.byteLength * recipients, msg });
+  }
+
+  /** {@link deliver} on a feed with slot status: a slot message goes to the members whose watch admits it; a trade as usual, noted by slot. */
+  private deliverWithSlots(msg: JsMsg): void {
+    const seq = msg.seq;
+    this.lastSeq = seq;
+    if (msg.subject === SLOTS_SUBJECT) {
+      if (this.members.size === 0) return;
+      const facts = slotMessageFacts(msg.data);
+      let frame: Buffer | undefined;
+      let recipients = 0;
+      for (const member of this.members) {
+        if (seq <= member.lastSeq) continue;
+        member.lastSeq = seq;
+        if (!facts || !member.slots?.admit(facts)) continue;
+        frame ??= slotFrame(seq, this.subject, msg.data);
+        if (member.outbox.push(frame)) recipients++;
+      }
+      if (recipients > 0 && frame) this.onDelivered({ subject: SLOTS_SUBJECT, seq, recipients, bytes: frame.byteLength * recipients, msg });
+      return;
+    }
+    this.lastData = msg.data;
+    if (this.members.size === 0) return;
+    const frame = tradeFrame(seq, msg.data);
+    const value = parseObject(msg.data);
+    const facts = value && this.filtered > 0 ? tradeFacts(this.subject, value) : null;
+    const slot = tradeSlot(value);
+    let recipients = 0;
+    for (const member of this.members) {
+      if (seq <= member.lastSeq) continue;
+      member.lastSeq = seq;
+      if (member.filter && (!facts || !matchesFilter(member.filter, facts))) continue;
+      if (member.outbox.push(frame)) {
+        recipients++;
+        member.slots?.noteTrade(slot);
+      }
+    }
+    if (recipients > 0) this.onDelivered({ subject: this.subject, seq, recipients, bytes: frame.byteLength * recipients, msg });
+  }
+}
+
+/** The key of a feed among a process's feeds: `subject`, or `<subject>+slots` for the feed with slot status. */
+export function feedKey(subject: TradeSubject, withSlots: boolean): string {
+  return withSlots ? `${subject}+slots` : subject;
+}
+
+/** The message's JSON object, or null when it is not one. */
+export function parseObject(data: Uint8Array): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -169,29 +248,33 @@ export type FeedRecreateReason = 'stream_leader_elected' | 'reconnect' | 'heartb
  * consumer ends (JetStream restarted, stream re-created), so a feed never skips a stored message.
  */
 export class TradeFeeds {
-  private readonly feeds = new Map<TradeSubject, SubjectFeed>();
-  private readonly running = new Map<TradeSubject, ConsumerMessages>();
+  /** By {@link SubjectFeed.key}: every subject's feed from the start, a feed with slot status once first asked for. */
+  private readonly feeds = new Map<string, SubjectFeed>();
+  private readonly running = new Map<string, ConsumerMessages>();
   private jsm: JetStreamManager | undefined;
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private watchdog: NodeJS.Timeout | undefined;
   /** Each running feed's last sequence at the previous silence check. */
-  private readonly seenAtCheck = new Map<TradeSubject, number>();
+  private readonly seenAtCheck = new Map<string, number>();
   /** Feeds recreated because they fell silent while TRADES held newer messages (metric and tests). */
   stallsRecovered = 0;
   /** Feeds recreated, by reason (metric `tradewind_ws_feed_recreated_total` and tests). */
   readonly recreated: Record<FeedRecreateReason, number> = { stream_leader_elected: 0, reconnect: 0, heartbeats_missed: 0, silent: 0 };
   private leaderWatch: StreamLeaderWatch | undefined;
   /** Per subject, the newest attempt to start its consumer (see {@link TradeFeeds.open}). */
-  private readonly attempts = new Map<TradeSubject, number>();
+  private readonly attempts = new Map<string, number>();
+  private readonly subjects: readonly TradeSubject[];
+  private started = false;
 
   constructor(
     private readonly nc: NatsConnection,
     subjects: readonly TradeSubject[],
     private readonly options: TradeFeedsOptions,
     private readonly logger: Logger,
-    onDelivered: (delivery: FeedDelivery) => void,
+    private readonly onDelivered: (delivery: FeedDelivery) => void,
   ) {
+    this.subjects = [...subjects];
     for (const subject of subjects) this.feeds.set(subject, new SubjectFeed(subject, onDelivered));
   }
 
@@ -200,9 +283,29 @@ export class TradeFeeds {
     return this.feeds.get(subject)!;
   }
 
-  /** Whether every feed's consumer is running (readiness). */
+  /**
+   * The feed of `subject` with slot status (its messages and `slots`, merged), started on first use: until its
+   * consumer runs ({@link isRunning}) a subscription reads the same through a catch-up and joins it after.
+   */
+  withSlots(subject: TradeSubject): SubjectFeed {
+    const key = feedKey(subject, true);
+    let feed = this.feeds.get(key);
+    if (!feed) {
+      feed = new SubjectFeed(subject, this.onDelivered, true);
+      this.feeds.set(key, feed);
+      if (this.started && !this.stopped) void this.open(feed);
+    }
+    return feed;
+  }
+
+  /** Whether `feed`'s consumer is running. */
+  isRunning(feed: SubjectFeed): boolean {
+    return this.running.has(feed.key);
+  }
+
+  /** Whether every subject's feed (not counting those with slot status, started on demand) is running (readiness). */
   get ready(): boolean {
-    return this.running.size === this.feeds.size;
+    return this.subjects.every((subject) => this.running.has(subject));
   }
 
   /** Starts every feed; resolves once each has tried once (feeds that could not start keep retrying). */
@@ -211,6 +314,7 @@ export class TradeFeeds {
     // another node): every feed is recreated from its last sequence at once, instead of waiting for
     // nats.js to notice (it may not: docs/reliability.md "nats.js after a leader kill").
     this.leaderWatch = watchStreamLeader(this.nc, TRADES_STREAM, (event) => this.onLeaderEvent(event), { logger: this.logger });
+    this.started = true;
     await Promise.all([...this.feeds.values()].map((feed) => this.open(feed)));
     if (this.options.stallCheckMs > 0 && !this.stopped) {
       this.watchdog = setInterval(() => void this.checkStalls(), this.options.stallCheckMs);
@@ -224,13 +328,17 @@ export class TradeFeeds {
    * fails (JetStream unavailable) is retried at the next check.
    */
   private async checkStalls(): Promise<void> {
-    for (const [subject, messages] of this.running) {
-      const feed = this.feeds.get(subject)!;
-      const before = this.seenAtCheck.get(subject);
-      this.seenAtCheck.set(subject, feed.lastSeq);
+    for (const [key, messages] of this.running) {
+      const feed = this.feeds.get(key)!;
+      const before = this.seenAtCheck.get(key);
+      this.seenAtCheck.set(key, feed.lastSeq);
       if (before === undefined || before !== feed.lastSeq || !this.jsm) continue;
-      const newest = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: subject }).catch(() => null);
-      if (this.stopped || this.running.get(subject) !== messages || !newest || newest.seq <= feed.lastSeq) continue;
+      let newest = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: feed.subject }).catch(() => null);
+      if (feed.withSlots) {
+        const slot = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: SLOTS_SUBJECT }).catch(() => null);
+        if (slot && (!newest || slot.seq > newest.seq)) newest = slot;
+      }
+      if (this.stopped || this.running.get(key) !== messages || !newest || newest.seq <= feed.lastSeq) continue;
       this.stallsRecovered += 1;
       this.recreate(feed, messages, 'silent', { stream_seq: newest.seq });
     }
@@ -240,9 +348,8 @@ export class TradeFeeds {
     if (this.stopped) return;
     const reason: FeedRecreateReason = event.signal === 'reconnect' ? 'reconnect' : 'stream_leader_elected';
     // Feeds still trying to start: try again now, when it can succeed.
-    const starting = [...this.feeds.values()].filter((feed) => !this.running.has(feed.subject));
-    for (const [subject, messages] of [...this.running])
-      this.recreate(this.feeds.get(subject)!, messages, reason, event.leader ? { leader: event.leader } : {});
+    const starting = [...this.feeds.values()].filter((feed) => !this.running.has(feed.key));
+    for (const [key, messages] of [...this.running]) this.recreate(this.feeds.get(key)!, messages, reason, event.leader ? { leader: event.leader } : {});
     for (const feed of starting) void this.open(feed);
   }
 
@@ -252,12 +359,15 @@ export class TradeFeeds {
    * end (its close is bounded and its late messages are dropped by sequence in {@link SubjectFeed.deliver}).
    */
   private recreate(feed: SubjectFeed, messages: ConsumerMessages, reason: FeedRecreateReason, extra: Record<string, unknown>): void {
-    if (this.stopped || this.running.get(feed.subject) !== messages) return;
-    this.running.delete(feed.subject);
-    this.seenAtCheck.delete(feed.subject);
+    if (this.stopped || this.running.get(feed.key) !== messages) return;
+    this.running.delete(feed.key);
+    this.seenAtCheck.delete(feed.key);
     this.recreated[reason] += 1;
     this.options.onRecreated?.(reason);
-    this.logger.warn({ subject: feed.subject, last_seq: feed.lastSeq, reason, ...extra }, 'recreating the trade feed from its last sequence');
+    this.logger.warn(
+      { subject: feed.subject, slots: feed.withSlots, last_seq: feed.lastSeq, reason, ...extra },
+      'recreating the trade feed from its last sequence',
+    );
     void Promise.race([messages.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
     void this.open(feed);
   }
@@ -285,7 +395,7 @@ export class TradeFeeds {
 
   private async open(feed: SubjectFeed): Promise<void> {
     if (this.stopped) return;
-    const subject = feed.subject;
+    const subject = feed.key;
     const gen = (this.attempts.get(subject) ?? 0) + 1;
     this.attempts.set(subject, gen);
     // Hedged: a JetStream request sent while the cluster elects a leader gets no answer until nats.js' timeout
@@ -311,10 +421,14 @@ export class TradeFeeds {
         const last = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: feed.subject }).catch(() => null);
         // A message stored after the info call is delivered by the consumer, not primed.
         if (last && last.seq <= info.state.last_seq) feed.primeLastSeq(last.seq, last.data);
+        if (feed.withSlots) {
+          const slot = await this.jsm.streams.getMessage(TRADES_STREAM, { last_by_subj: SLOTS_SUBJECT }).catch(() => null);
+          if (slot && slot.seq <= info.state.last_seq) feed.primeLastSeq(slot.seq, last?.data);
+        }
       }
       const consumer = await jetstream(this.nc).consumers.get(TRADES_STREAM, {
         name_prefix: `${FEED_CONSUMER_PREFIX}${randomBytes(8).toString('hex')}`,
-        filter_subjects: feed.subject,
+        filter_subjects: feed.filterSubjects,
         deliver_policy: DeliverPolicy.StartSequence,
         opt_start_seq: Math.max(from, 1),
         inactive_threshold: 60_000,
@@ -332,7 +446,7 @@ export class TradeFeeds {
         await messages.close().catch(() => undefined);
         return;
       }
-      this.running.set(feed.subject, messages);
+      this.running.set(subject, messages);
       void (async () => {
         for await (const status of messages.status()) {
           if (status.type === 'heartbeats_missed') {
@@ -342,8 +456,8 @@ export class TradeFeeds {
         }
       })().catch(() => undefined);
       void messages.closed().then((err) => {
-        if (this.running.get(feed.subject) !== messages) return;
-        this.running.delete(feed.subject);
+        if (this.running.get(subject) !== messages) return;
+        this.running.delete(subject);
         if (this.stopped) return;
         this.logger.warn({ err, subject: feed.subject, last_seq: feed.lastSeq }, 'trade feed consumer ended; recreating it from the last sequence');
         this.retry(feed);
