@@ -9,6 +9,9 @@
  *   and drops any trade with `seq` ≤ the last one delivered; a resume the server refuses is a `gap` event.
  * - Watchdog: no frame at all for `watchdogMs` (3 × the server's 5 s heartbeat) → the link is
  *   treated as dead, dropped and reconnected.
+ * - Slot status (`subscribe(subject, { slots: true })`): `slot` events, and `waitForSlot(trade)`, which resolves
+ *   when the trade's slot is confirmed (or finalized) and rejects with SlotDeadError when it dies
+ *   (docs/websocket.md "Slot status").
  */
 import { AsyncQueue } from './async-queue.js';
 import { createNonceSigner, type NonceSigner } from './credentials.js';
@@ -24,8 +27,9 @@ import {
   type TradeFilter,
 } from './domain/protocol.js';
 import { RequestQueue, type QueueEntry } from './domain/request-queue.js';
+import { SlotBook, reaches, type WantedCommitment } from './domain/slot-book.js';
 import { SubscriptionTable } from './domain/subscriptions.js';
-import { CredentialsRefusedError, ReconnectFailedError, SubscriptionError, TradewindError, TradewindOptionsError } from './errors.js';
+import { CredentialsRefusedError, ReconnectFailedError, SlotDeadError, SubscriptionError, TradewindError, TradewindOptionsError } from './errors.js';
 import type { ClientEvent, ClientEventOf } from './events.js';
 import type { TradeSubject } from './generated/trades.js';
 import { subjectOfTrade, type TradeMessage } from './trades.js';
@@ -72,7 +76,22 @@ export interface SubscribeOptions {
    * `positions()`): the server sends every later message still within its resume window, then live.
    */
   resumeAfter?: number;
+  /**
+   * Ask for slot status (`"slots": true`, needs a server on nats-server 2.10+): after the trades of each slot it
+   * receives that slot's `confirmed`, `finalized` or `dead` status, as `slot` events; `waitForSlot` needs it.
+   * Default false. Cannot be changed on an existing subscription (unsubscribe first).
+   */
+  slots?: boolean;
 }
+
+/** Options of {@link TradewindClient.waitForSlot}. */
+export interface WaitForSlotOptions {
+  /** Give up after this long (rejects with TradewindError `slot_timeout`), ms. Default 60000 (finalization takes about 13 s); Infinity waits for ever. */
+  timeoutMs?: number;
+}
+
+/** Default of {@link WaitForSlotOptions.timeoutMs}, ms. */
+export const DEFAULT_SLOT_WAIT_MS = 60_000;
 
 /** Counters of one client, for logs and tests. */
 export interface ClientStats {
@@ -173,6 +192,9 @@ export class TradewindClient {
   #rejectReady!: (error: unknown) => void;
   #authenticatedOnce = false;
   readonly #stats: ClientStats = { tradesDelivered: 0, duplicatesDropped: 0, sessions: 0 };
+  readonly #slots = new SlotBook();
+  /** Rejects every waitForSlot still pending (on close). */
+  readonly #slotWaits = new Set<(error: TradewindError) => void>();
 
   /** @throws TradewindOptionsError on a bad URL, missing or mismatched credentials, or bad limits. */
   constructor(options: TradewindClientOptions) {
@@ -233,13 +255,17 @@ export class TradewindClient {
     if (resumeAfter !== undefined && !(Number.isSafeInteger(resumeAfter) && resumeAfter >= 0)) {
       throw new TradewindOptionsError(`resumeAfter must be a non-negative integer (a TRADES stream sequence), got ${String(resumeAfter)}`);
     }
+    if (options.slots !== undefined && typeof options.slots !== 'boolean')
+      throw new TradewindOptionsError(`slots must be true or false, got ${String(options.slots)}`);
     const existing = this.#subscriptions.get(subject) as Subscription<S> | undefined;
     if (existing) {
       if (resumeAfter !== undefined) throw new TradewindOptionsError(`${subject} is already subscribed; resumeAfter applies to a new subscription only`);
+      if (options.slots !== undefined && options.slots !== this.#table.get(subject)!.slots)
+        throw new TradewindOptionsError(`${subject} is already subscribed ${options.slots ? 'without' : 'with'} slot status; unsubscribe first`);
       if (options.filter !== undefined) this.setFilter(subject, filter);
       return existing;
     }
-    this.#table.add(subject, filter, resumeAfter);
+    this.#table.add(subject, filter, resumeAfter, options.slots === true);
     const subscription = new Subscription(subject, this);
     this.#subscriptions.set(subject, subscription);
     this.#request({ kind: 'subscribe', subject, retries: 0 });
@@ -317,6 +343,63 @@ export class TradewindClient {
     if (!set) this.#listeners.set(type, (set = new Set()));
     set.add(listener as (event: never) => void);
     return () => set.delete(listener as (event: never) => void);
+  }
+
+  /**
+   * Resolves when the slot of `trade` reaches `commitment` (default `confirmed`; a slot already finalized counts for
+   * both), at once when the trade itself was streamed at that commitment or its slot's status has arrived.
+   * @returns the slot and the status that settled it (`confirmed` or `finalized`).
+   * @throws (rejects) SlotDeadError when the slot dies (every trade in it never happened); TradewindError
+   *   `slot_timeout` after `timeoutMs`; the client's final error (or `closed`) when it closes first.
+   *   TradewindOptionsError (thrown) when the trade's subject is not subscribed with `slots: true` (no status would come)
+   *   or the trade has no slot.
+   */
+  waitForSlot(
+    trade: { readonly slot?: unknown; readonly commitment?: unknown; readonly source?: unknown },
+    commitment: WantedCommitment = 'confirmed',
+    options: WaitForSlotOptions = {},
+  ): Promise<{ slot: number; status: 'confirmed' | 'finalized' }> {
+    if (commitment !== 'confirmed' && commitment !== 'finalized')
+      throw new TradewindOptionsError(`commitment must be confirmed or finalized, got ${String(commitment)}`);
+    const slot = trade?.slot;
+    if (typeof slot !== 'number' || !Number.isSafeInteger(slot)) throw new TradewindOptionsError('the trade has no slot');
+    const subject = subjectOfTrade(trade);
+    if (subject === undefined || !this.#table.get(subject)?.slots)
+      throw new TradewindOptionsError(`waitForSlot needs the trade's subject (${subject ?? 'unknown'}) subscribed with { slots: true }`);
+    const timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULT_SLOT_WAIT_MS, true);
+    if (typeof trade.commitment === 'string' && reaches(trade.commitment, commitment)) {
+      return Promise.resolve({ slot, status: trade.commitment === 'finalized' ? 'finalized' : commitment });
+    }
+    const known = this.#slots.status(slot);
+    if (known === 'dead') return Promise.reject(new SlotDeadError(slot, this.#slots.deadReason(slot)));
+    if (reaches(known, commitment)) return Promise.resolve({ slot, status: known === 'finalized' ? 'finalized' : commitment });
+    if (this.#phase === 'closed') return Promise.reject(this.#finalError ?? new TradewindError('closed', 'the client is closed'));
+    return new Promise((resolve, reject) => {
+      let timer: unknown;
+      // Not settled synchronously: the slot's status is not known yet (checked above).
+      const cancel = this.#slots.wait(slot, commitment, (outcome) => {
+        done();
+        if (outcome.status === 'dead') reject(new SlotDeadError(slot, outcome.reason));
+        else resolve({ slot, status: outcome.status });
+      });
+      const onClose = (error: TradewindError) => {
+        done();
+        reject(error);
+      };
+      const done = () => {
+        if (timer !== undefined) this.#timers.clearTimeout(timer);
+        timer = undefined;
+        this.#slotWaits.delete(onClose);
+        cancel();
+      };
+      this.#slotWaits.add(onClose);
+      if (Number.isFinite(timeoutMs))
+        timer = this.#timers.setTimeout(() => {
+          timer = undefined;
+          done();
+          reject(new TradewindError('slot_timeout', `slot ${slot} did not reach ${commitment} within ${timeoutMs} ms`));
+        }, timeoutMs);
+    });
   }
 
   /** Resume position per subject (the sequence a resume would start after): persist it to resume in a later process with `resumeAfter`. */
@@ -462,6 +545,7 @@ export class TradewindClient {
     }
     if (!this.#authenticatedOnce) this.#rejectReady(error ?? new TradewindError('closed', 'the client was closed before it authenticated'));
     this.#emit({ type: 'closed', error });
+    for (const reject of [...this.#slotWaits]) reject(error ?? new TradewindError('closed', 'the client was closed'));
     for (const q of [...this.#eventSinks]) q.end();
     for (const q of [...this.#tradeSinks]) q.end(error ?? undefined);
     for (const subject of [...this.#subjectSinks.keys()]) this.#endSubjectSinks(subject, error ?? undefined);
@@ -502,6 +586,27 @@ export class TradewindClient {
       case 'trade':
         this.#onTrade(frame.seq, frame.trade);
         return;
+      case 'slot': {
+        if (!this.#table.has(frame.subject)) return; // unsubscribed meanwhile
+        if (!this.#table.accept(frame.subject, frame.seq)) {
+          this.#stats.duplicatesDropped++;
+          return;
+        }
+        const m = frame.message;
+        this.#slots.record(m);
+        this.#emit({
+          type: 'slot',
+          subject: frame.subject,
+          seq: frame.seq,
+          slot: m.slot,
+          parent: m.parent ?? null,
+          status: m.status,
+          trades: m.trades ?? {},
+          reason: m.reason ?? null,
+          deadError: m.dead_error ?? null,
+        });
+        return;
+      }
       case 'challenge':
         if (this.#phase === 'connecting') this.#send({ jwt: this.#jwt, sig: this.#signer.sign(frame.nonce) });
         return;

@@ -63,6 +63,19 @@ export class SubscriptionError extends TradewindError {
 }
 
 /**
+ * The slot of a trade died (`waitForSlot`): it will never be confirmed and every trade in it never happened.
+ * `reason`: `replay_failed` (the node's replay of the block failed) or `skipped` (left on an abandoned fork), when known.
+ */
+export class SlotDeadError extends TradewindError {
+  constructor(
+    readonly slot: number,
+    readonly reason: string | null,
+  ) {
+    super('slot_dead', `slot ${slot} is dead${reason ? ` (${reason})` : ''}: its trades never happened`);
+  }
+}
+
+/**
  * An iterator was not read for so long that more than its buffer limit queued up
  * (`maxBufferedTrades` / `maxBufferedEvents`); it ends with this error instead of growing without bound.
  */

@@ -23,6 +23,21 @@ export type ClientEvent =
   | { type: 'unsubscribed'; subject: string; reason: string | null; message: string | null }
   /** The account's plan or its subjects changed on the live connection. */
   | { type: 'plan_changed'; plan: string; subjects: string[] }
+  /**
+   * A slot's status on a subscription with slot status, after that slot's trades: `confirmed`, `finalized` or
+   * `dead` (its trades never happened). `trades`: trades ingest published from the slot per subject.
+   */
+  | {
+      type: 'slot';
+      subject: string;
+      seq: number;
+      slot: number;
+      parent: number | null;
+      status: 'processed' | 'confirmed' | 'finalized' | 'dead';
+      trades: Record<string, number>;
+      reason: string | null;
+      deadError: string | null;
+    }
   /** The server's keep-alive (every 5 s without trades): newest slot seen and last sequence of the connection's subjects. */
   | { type: 'heartbeat'; slot: number | null; seq: number | null }
   /**

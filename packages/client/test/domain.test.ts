@@ -213,3 +213,36 @@ describe('credentials', () => {
     expect(Buffer.from(sig, 'base64url')).toHaveLength(64);
   });
 });
+
+describe('SlotBook', () => {
+  it('when statuses arrive, then waiters settle on the commitment they want, a finalized slot counts as confirmed, and dead rejects', async () => {
+    const { SlotBook } = await import('../src/domain/slot-book.js');
+    const book = new SlotBook(2);
+    const got: string[] = [];
+    book.wait(10, 'confirmed', (o) => got.push(`10:${o.status}`));
+    book.wait(10, 'finalized', (o) => got.push(`10f:${o.status}`));
+    book.wait(11, 'confirmed', (o) => got.push(`11:${o.status}${'reason' in o ? `:${o.reason}` : ''}`));
+    book.record({ slot: 10, status: 'processed' });
+    expect(got).toEqual([]);
+    book.record({ slot: 10, status: 'confirmed' });
+    expect(got).toEqual(['10:confirmed']);
+    book.record({ slot: 11, status: 'dead', reason: 'skipped' });
+    book.record({ slot: 10, status: 'finalized' });
+    expect(got).toEqual(['10:confirmed', '11:dead:skipped', '10f:finalized']);
+    expect(book.waiting).toBe(0);
+    // Known already: settled at once; a lower status never downgrades.
+    book.record({ slot: 10, status: 'confirmed' });
+    expect(book.status(10)).toBe('finalized');
+    book.wait(10, 'confirmed', (o) => got.push(`again:${o.status}`));
+    expect(got.at(-1)).toBe('again:finalized');
+    // Bounded: the slot least recently moved (11: dead before 10 was finalized) is forgotten.
+    book.record({ slot: 12, status: 'confirmed' });
+    expect(book.status(11)).toBeUndefined();
+    expect(book.status(10)).toBe('finalized');
+    // A waiter removed (timeout) is not called.
+    const cancel = book.wait(13, 'confirmed', () => got.push('13'));
+    cancel();
+    book.record({ slot: 13, status: 'confirmed' });
+    expect(got).not.toContain('13');
+  });
+});

@@ -389,8 +389,9 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     if ('slots' in msg && typeof msg.slots !== 'boolean') {
       throw new WsProtocolError('invalid_argument', 'bad_request', `"slots" must be true or false, got ${JSON.stringify(msg.slots)}`);
     }
-    const slots = msg.slots === true;
-    if (slots && !slotsSupported()) {
+    // Absent: off for a new subscription, unchanged for an existing one (a filter change need not repeat it).
+    const slots: boolean | undefined = 'slots' in msg ? msg.slots === true : undefined;
+    if (slots === true && !slotsSupported()) {
       throw new WsProtocolError(
         'unavailable',
         'unavailable',
@@ -419,7 +420,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           `a connection runs at most ${config.WS_MAX_REPLAYS_PER_CONNECTION} replay${config.WS_MAX_REPLAYS_PER_CONNECTION === 1 ? '' : 's'} at once; unsubscribe one first`,
         );
       }
-      return subscriptions.replay(session, subject, (msg.replay as { from: string | number }).from, start, filter ?? null, slots);
+      return subscriptions.replay(session, subject, (msg.replay as { from: string | number }).from, start, filter ?? null, slots ?? false);
     }
     if ('resume_after' in msg) {
       const after = msg.resume_after;
@@ -430,7 +431,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           `resume_after must be the last "seq" you received (an integer ≥ 0), got ${JSON.stringify(after)}`,
         );
       }
-      return subscriptions.resume(session, subject, after, plan.id, filter ?? null, slots);
+      return subscriptions.resume(session, subject, after, plan.id, filter ?? null, slots ?? false);
     }
     subscriptions.subscribe(session, subject, filter, slots);
   };

@@ -60,10 +60,14 @@ export class Subscriptions {
    * Live subscription, or a filter change of an existing one (in place: no gap, no duplicate).
    * A plain subscribe on a subject being replayed replaces the replay with the live feed.
    * @param filter undefined: the request had no `filter` key (an existing filter stays).
+   * @param slots slot status (docs/websocket.md "Slot status"); undefined: the request had no `slots` key (off for a
+   *   new subscription, unchanged for an existing one).
+   * @throws WsProtocolError bad_request when `slots` differs from an existing subscription's.
    */
-  subscribe(session: Session, subject: TradeSubject, filter: TradeFilter | null | undefined, slots = false): void {
+  subscribe(session: Session, subject: TradeSubject, filter: TradeFilter | null | undefined, slotsAsked?: boolean): void {
     const existing = session.subscriptions.get(subject);
-    if (existing) this.sameSlots(existing, slots);
+    if (existing && slotsAsked !== undefined) this.sameSlots(existing, slotsAsked);
+    const slots = slotsAsked ?? existing?.member.slots !== undefined;
     if (existing && (filter !== undefined || !existing.catchUp)) {
       if (filter !== undefined && existing.catchUp) existing.member.filter = filter;
       else if (filter !== undefined) this.feedOf(existing).setFilter(existing.member, filter);

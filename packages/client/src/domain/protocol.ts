@@ -5,6 +5,7 @@
  * `type`, or `"type": "trade"` (basic.pumpfun messages since message schema version 2, product
  * spec §3; docs/websocket.md).
  */
+import type { SlotStatusMessage } from '../generated/slots.js';
 
 /**
  * A subscription filter (protocol v2 §3); every given key must match. Sent as is; the server
@@ -22,7 +23,7 @@ export interface TradeFilter {
 }
 
 /** A request the client sends after authenticating. */
-export type ClientRequest = { subject: string; filter?: TradeFilter | null; resume_after?: number } | { unsubscribe: string };
+export type ClientRequest = { subject: string; filter?: TradeFilter | null; resume_after?: number; slots?: true } | { unsubscribe: string };
 
 /** Server frames, parsed and checked. `trade` carries the parsed object and its `seq` (undefined from a v1 server). */
 export type ServerFrame =
@@ -35,6 +36,8 @@ export type ServerFrame =
   | { kind: 'heartbeat'; slot: number | null; seq: number | null; subjects: Record<string, number | null> }
   | { kind: 'error'; code: string; message: string; subject: string | null; oldestSeq: number | null }
   | { kind: 'trade'; seq: number | undefined; trade: Record<string, unknown> }
+  /** A slot status message of a subscription with slot status (docs/websocket.md "Slot status"). */
+  | { kind: 'slot'; seq: number; subject: string; message: SlotStatusMessage & { seq: number; subject: string } }
   | { kind: 'other'; type: string; message: Record<string, unknown> }
   | { kind: 'invalid'; reason: string };
 
@@ -116,6 +119,14 @@ export function parseServerFrame(text: string): ServerFrame {
       if (isObject(value.subjects)) for (const [s, v] of Object.entries(value.subjects)) subjects[s] = seqOrNull(v);
       return { kind: 'heartbeat', slot: typeof value.slot === 'number' ? value.slot : null, seq: seqOrNull(value.seq), subjects };
     }
+    case 'slot': {
+      const seq = value.seq;
+      if (!(isSeq(seq) && seq > 0)) return { kind: 'invalid', reason: `slot message with a bad seq ${JSON.stringify(seq)}` };
+      if (typeof subject !== 'string') return { kind: 'invalid', reason: 'slot message without subject' };
+      if (!isSeq(value.slot) || !SLOT_STATUS_NAMES.has(value.status as string))
+        return { kind: 'invalid', reason: 'slot message without slot or a known status' };
+      return { kind: 'slot', seq, subject, message: value as unknown as SlotStatusMessage & { seq: number; subject: string } };
+    }
     case 'error':
       return {
         kind: 'error',
@@ -138,15 +149,25 @@ function oldestSeqFromMessage(message: unknown): number | null {
 
 /**
  * The subscribe request: `{"subject"}`, plus `"filter"` when one is set and `"resume_after"` when
- * a position is known. A null filter is omitted, except when `clearFilter` (a filter being removed
- * from a live subscription, which needs `"filter": null`).
+ * a position is known, `"slots": true` for a subscription with slot status. A null filter is omitted, except
+ * when `clearFilter` (a filter being removed from a live subscription, which needs `"filter": null`).
  */
-export function subscribeRequest(subject: string, filter: TradeFilter | null, resumeAfter: number | undefined, clearFilter = false): ClientRequest {
-  const request: { subject: string; filter?: TradeFilter | null; resume_after?: number } = { subject };
+export function subscribeRequest(
+  subject: string,
+  filter: TradeFilter | null,
+  resumeAfter: number | undefined,
+  clearFilter = false,
+  slots = false,
+): ClientRequest {
+  const request: { subject: string; filter?: TradeFilter | null; resume_after?: number; slots?: true } = { subject };
   if (filter !== null || clearFilter) request.filter = filter;
   if (resumeAfter !== undefined) request.resume_after = resumeAfter;
+  if (slots) request.slots = true;
   return request;
 }
+
+/** The `status` values of a slot message (slots.schema.json). */
+const SLOT_STATUS_NAMES: ReadonlySet<string> = new Set(['processed', 'confirmed', 'finalized', 'dead']);
 
 /**
  * Checks a filter's shape before it is sent (the server checks values: mints, types of the subject).

@@ -24,6 +24,8 @@ export interface SubjectState {
   status: 'idle' | 'requested' | 'catching_up' | 'live';
   /** The resume_after of the request in flight or of the catch-up running (for `gap` / `resumed` events). */
   resumingAfter: number | undefined;
+  /** Whether the subscription asks for slot status (`"slots": true`): its slot messages move `lastSeq` and `position` like trades. */
+  readonly slots: boolean;
 }
 
 /** A gap the client could not avoid; always surfaced to the user as a `gap` event. */
@@ -62,11 +64,12 @@ export class SubscriptionTable {
   /**
    * Adds a subject.
    * @param resumeAfter start after this sequence (e.g. one saved by a previous process); it is also the dedupe watermark.
+   * @param slots ask for slot status on this subject.
    * @throws Error when the subject is already wanted.
    */
-  add(subject: string, filter: TradeFilter | null, resumeAfter: number | undefined): SubjectState {
+  add(subject: string, filter: TradeFilter | null, resumeAfter: number | undefined, slots = false): SubjectState {
     if (this.subjects.has(subject)) throw new Error(`${subject} is already subscribed (use setFilter to change its filter)`);
-    const state: SubjectState = { subject, filter, lastSeq: resumeAfter, position: resumeAfter, status: 'idle', resumingAfter: undefined };
+    const state: SubjectState = { subject, filter, lastSeq: resumeAfter, position: resumeAfter, status: 'idle', resumingAfter: undefined, slots };
     this.subjects.set(subject, state);
     return state;
   }
@@ -113,7 +116,7 @@ export class SubscriptionTable {
     const s = this.mustGet(subject);
     s.status = 'requested';
     s.resumingAfter = s.position;
-    return subscribeRequest(subject, s.filter, s.position);
+    return subscribeRequest(subject, s.filter, s.position, false, s.slots);
   }
 
   /** The server answered `subscribed`: catching up when it echoed resume_after, else live. */
