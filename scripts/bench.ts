@@ -44,6 +44,10 @@
  *           of what ingest stored (reordered / duplicated / gaps). Options: `--publish-window N[,N…]`
  *           (PUBLISH_MAX_IN_FLIGHT values to sweep, default: unset, ingest's own), `--ingest-cpu-prof DIR`
  *           (ingest writes V8 CPU profiles there). Two rounds per case; about 2 minutes with --seconds 5.
+ *   slots   slot status from the Yellowstone stand-in through ingest, NATS and ws-fanout to a
+ *           `@tradewind/client` with `slots: true` (scripts/bench/slots.ts): the stand-in's status send →
+ *           the client, beside the same path's trade latency (the baseline), and a slot's first trade →
+ *           its `confirmed`; lost statuses must be 0. --seconds measured (at least 10), plus 6 s.
  *
  * Output: human-readable lines, then ONE final line of JSON with the figures
  * (`decode_tx_per_s`, `filter_tx_per_s`, ...), for CI and for comparisons.
@@ -58,6 +62,7 @@ import { BUNDLED_RECORDING_DIR, createDeriver, decodeNormalized, loadRecording, 
 import { TokenStore, WINDOW_MS, interpretTrade, type TradeUpdate } from '@tradewind/token-price';
 import { fanoutSuite } from './bench/fanout.js';
 import { ingestSuite } from './bench/ingest.js';
+import { slotsSuite } from './bench/slots.js';
 import { interleavedRates, rateCase } from './bench/decode-rate.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -346,6 +351,7 @@ const SUITES: Record<string, Suite> = {
   'token-price': ({ seconds }) => tokenPriceSuite(seconds),
   fanout: ({ seconds, wsWorkers, clientProcs, wsCpuProfDir }) => fanoutSuite({ seconds, wsWorkers, clientProcesses: clientProcs, wsCpuProfDir }),
   ingest: ({ seconds, publishWindows, ingestCpuProfDir }) => ingestSuite({ seconds, publishWindows, cpuProfDir: ingestCpuProfDir }),
+  slots: ({ seconds }) => slotsSuite({ seconds: Math.max(seconds, 10) }),
 };
 
 const opts = args();

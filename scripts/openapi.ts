@@ -10,7 +10,7 @@
  *   npx tsx scripts/openapi.ts            write web/server/openapi.json
  *   npx tsx scripts/openapi.ts --check    exit 1 when the committed file is out of date
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildOpenApiDocument, type ApiDeclaration, type OpenApiDocument } from '@tradewind/lib';
@@ -46,17 +46,32 @@ export async function loadApiDeclarations(): Promise<ApiDeclaration[]> {
   return out;
 }
 
+/**
+ * The stream's message schemas as the web server serves them at their `$id` paths: `{name: "/schemas/<name>.schema.json"}`
+ * for every file in packages/contracts/schemas (the four trade subjects and `slots`), by name. The document's
+ * `x-tradewind-message-schemas` (an OpenAPI extension: the messages are not HTTP bodies).
+ */
+export function messageSchemaList(): Record<string, string> {
+  const suffix = '.schema.json';
+  const names = readdirSync(join(ROOT, 'packages/contracts/schemas'))
+    .filter((f) => f.endsWith(suffix))
+    .map((f) => f.slice(0, -suffix.length))
+    .sort();
+  return Object.fromEntries(names.map((n) => [n, `/schemas/${n}${suffix}`]));
+}
+
 /** The merged document (info.version: the repository's package.json version). */
 export async function buildTradewindOpenApi(): Promise<OpenApiDocument> {
   const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  return buildOpenApiDocument({
+  const doc = await buildOpenApiDocument({
     title: 'Tradewind HTTP API',
     version,
     description:
-      "The public HTTP APIs of the Tradewind origin: sign-in and the account (/auth, /api/newsletter), billing (/api/checkout-sessions, /api/upgrade-preview, /api/create-portal-session, /api/get-subscription, /api/stripe/webhook), NATS credentials (/api/nats) and the token ticker (/api/birdeye/tokens). Errors are JSON {status, code?, message} (/api/nats: {error, message}). Trade messages are described by the JSON Schemas at /schemas/<subject>.schema.json. Generated from the services' route declarations (docs/openapi.md).",
+      "The public HTTP APIs of the Tradewind origin: sign-in and the account (/auth, /api/newsletter), billing (/api/checkout-sessions, /api/upgrade-preview, /api/create-portal-session, /api/get-subscription, /api/stripe/webhook), NATS credentials (/api/nats) and the token ticker (/api/birdeye/tokens). Errors are JSON {status, code?, message} (/api/nats: {error, message}). Stream messages (trades per subject, and slot status on `slots`) are described by the JSON Schemas at /schemas/<name>.schema.json, listed in x-tradewind-message-schemas. Generated from the services' route declarations (docs/openapi.md).",
     servers: ['/'],
     apis: await loadApiDeclarations(),
   });
+  return { ...doc, 'x-tradewind-message-schemas': messageSchemaList() };
 }
 
 /** The file's text: two-space JSON and a final newline. */

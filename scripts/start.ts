@@ -608,7 +608,13 @@ async function main(): Promise<void> {
   const issuer = await oidcIssuer;
   if (issuer) authEnv.LOCAL_OIDC_ISSUER = issuer;
   else delete authEnv.LOCAL_OIDC_ISSUER; // auth refuses it next to GOOGLE_CLIENT_ID
-  const ingestEnv: NodeJS.ProcessEnv = { ...common, ADMIN_PORT: String(PORTS.admin.ingest), NATS_CREDS: join(natsDir, 'service.creds') };
+  const ingestEnv: NodeJS.ProcessEnv = {
+    ...common,
+    ADMIN_PORT: String(PORTS.admin.ingest),
+    NATS_CREDS: join(natsDir, 'service.creds'),
+    // The replay's slots say what the recording says (confirmed), so slot status on the WebSocket works locally.
+    REPLAY_SLOT_STATUS: process.env.REPLAY_SLOT_STATUS ?? 'true',
+  };
   const geyser = await geyserEndpoint;
   if (geyser) {
     // The production path (INGEST_SOURCE=yellowstone) against the local stand-in; a real provider's token stays here.

@@ -37,6 +37,16 @@ describe('the OpenAPI document', () => {
     expect(serialise(await buildTradewindOpenApi())).toBe(committed);
   });
 
+  it('when the stream message schemas are listed, then every schema file is there at its $id path, slots included', async () => {
+    const doc = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as { 'x-tradewind-message-schemas': Record<string, string> };
+    const list = doc['x-tradewind-message-schemas'];
+    expect(Object.keys(list)).toEqual(['basic.bonk', 'basic.pumpfun', 'premium.pumpswap', 'premium.raydium', 'slots']);
+    for (const [name, path] of Object.entries(list)) {
+      const schema = JSON.parse(readFileSync(join(DEFAULT_SCHEMAS_DIR, `${name}.schema.json`), 'utf8')) as { $id: string };
+      expect(schema.$id).toBe(`https://tradewind.dev${path}`);
+    }
+  });
+
   it('when checked as OpenAPI 3.1, then it has no problems: version, info, every operation with responses, every $ref resolving', () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
     expect(openApiProblems(doc)).toEqual([]);

@@ -57,6 +57,19 @@ describe('API reference page', () => {
     }
   });
 
+  it('renders the slot status schema (every plan) with each of its fields, and the "slots": true request and slot message in the WebSocket tables', () => {
+    const { container } = renderDocs();
+    const section = container.querySelector<HTMLElement>(`#${schemaSectionId('slots')}`);
+    expect(section).not.toBeNull();
+    expect(within(section!).getByRole('heading', { level: 3 }).textContent).toBe('slots');
+    expect(section!.textContent).toContain('every plan');
+    const schema = JSON.parse(readFileSync(repoFile('packages/contracts/schemas/slots.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+    const rendered = [...section!.querySelectorAll('tr[data-field]')].map((tr) => tr.getAttribute('data-field'));
+    for (const name of Object.keys(schema.properties)) expect(rendered, `slots.${name}`).toContain(name);
+    expect(container.querySelector('#websocket')!.textContent).toContain('{"subject":"basic.pumpfun","slots":true}');
+    expect(WS_CONTROL_MESSAGES.map((m) => m.type)).toContain('slot');
+  });
+
   it('renders the subjects-per-plan table from the plans catalogue', () => {
     const { container } = renderDocs();
     const rows = container.querySelectorAll('#subjects .docs-plan-table tbody tr');

@@ -69,6 +69,11 @@ export interface MainnetGeyserOptions {
   maxQueuedUpdates?: number;
   /** Called once per transaction update written to a subscriber's stream, with the time it was written (Date.now()). */
   onSend?: (sent: { signature: string; slot: number; sentMs: number; subscriber: number }) => void;
+  /**
+   * Called once per slot status update handed to a subscriber's stream (written at once unless that subscriber's
+   * queue is backed up), with the time (Date.now()): what the slot status benchmark measures from.
+   */
+  onSlotStatus?: (sent: { slot: number; status: 'processed' | 'confirmed' | 'finalized' | 'dead'; sentMs: number; subscriber: number }) => void;
   logger?: { info: (...a: unknown[]) => void; warn: (...a: unknown[]) => void };
   /** Server ping period per stream, ms; default {@link GEYSER_PING_INTERVAL_MS} (the real server's 10 s). */
   pingIntervalMs?: number;
@@ -182,6 +187,14 @@ async function loadRecording(dir: string): Promise<LoadedRecording> {
   };
 }
 
+/** The slot statuses {@link MainnetGeyserOptions.onSlotStatus} reports (the interslot ones, created bank and completed, are not). */
+const SLOT_STATUS_NAMES: ReadonlyMap<SlotStatus, 'processed' | 'confirmed' | 'finalized' | 'dead'> = new Map([
+  [SlotStatus.SLOT_PROCESSED, 'processed'],
+  [SlotStatus.SLOT_CONFIRMED, 'confirmed'],
+  [SlotStatus.SLOT_FINALIZED, 'finalized'],
+  [SlotStatus.SLOT_DEAD, 'dead'],
+]);
+
 /**
  * Starts the stand-in (see the module comment) and its chain; resolves once it listens.
  *
@@ -290,6 +303,14 @@ export async function startMainnetGeyser(options: MainnetGeyserOptions): Promise
       counts.transactionsSent++;
       onSend?.({ signature: rec.signature(i), slot: rec.slot, sentMs, subscriber: sub.id });
     },
+    ...(options.onSlotStatus
+      ? {
+          onSlotStatusSent: (sub: GeyserSubscriber, rec: SlotRecord, status: SlotStatus, sentMs: number) => {
+            const name = SLOT_STATUS_NAMES.get(status);
+            if (name) options.onSlotStatus!({ slot: rec.slot, status: name, sentMs, subscriber: sub.id });
+          },
+        }
+      : {}),
     onEnd,
   };
 

@@ -37,6 +37,8 @@ export interface SubscriberContext {
   pingIntervalMs: number;
   /** A transaction update was written (see MainnetGeyserOptions.onSend). */
   onTransactionWritten: (sub: GeyserSubscriber, rec: SlotRecord, i: number, sentMs: number) => void;
+  /** A slot status update was handed to the stream (see MainnetGeyserOptions.onSlotStatus). */
+  onSlotStatusSent?: (sub: GeyserSubscriber, rec: SlotRecord, status: SlotStatus, sentMs: number) => void;
   /** The stream ended (called once). */
   onEnd: (sub: GeyserSubscriber, reason: EndReason, detail?: string) => void;
 }
@@ -213,6 +215,7 @@ export class GeyserSubscriber {
         },
       }),
     );
+    this.#ctx.onSlotStatusSent?.(this, rec, status, Date.now());
   }
 
   /** Ends the stream with a status (not counted as lagged); `reason` says why. */

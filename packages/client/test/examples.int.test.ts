@@ -156,4 +156,47 @@ describe('examples', () => {
     expect(second.lines.map((l) => l.seq)).toEqual([...seqs2, ...seqs3]);
     expect(second.stderr).toContain(`resuming basic.pumpfun after stream sequence ${seqs1.at(-1)}`);
   }, 60_000);
+
+  it('when the native slot example runs, then each trade is printed at once and its slot is later marked confirmed, final or void (starter)', async () => {
+    const user = await (await createCustomer(env, 'starter')).user();
+    const vars = { TRADEWIND_JWT: user.jwt, TRADEWIND_NKEY_SEED: user.seed, TRADEWIND_NATS_URL: env.nats.url };
+    const run = new Run([join(work, 'ts/slots.js'), 'basic.pumpfun'], vars);
+    await run.waitFor(() => run.stderr.includes('connected'), 'connected');
+    const slot = 7_000_000 + (Date.now() % 1_000_000);
+    const trade = async (s: number, signature: string) =>
+      js.publish('basic.pumpfun', JSON.stringify({ source: 'pumpfun', type: 'trade', transaction_type: 'BUY', signature, slot: s, commitment: 'processed' }), {
+        msgID: `examples-slots:${signature}`,
+      });
+    const status = async (s: number, st: string, extra: Record<string, unknown> = {}) =>
+      js.publish(
+        'slots',
+        JSON.stringify({
+          type: 'slot',
+          slot: s,
+          parent: s - 1,
+          status: st,
+          trades: { 'basic.pumpfun': 1 },
+          source: 'yellowstone',
+          observed_at_ms: Date.now(),
+          schema_version: 1,
+          ...extra,
+        }),
+        { msgID: `examples-slots:${s}:${st}` },
+      );
+    await trade(slot, `sigA${slot}`);
+    await trade(slot + 1, `sigB${slot}`);
+    await status(slot, 'processed');
+    await status(slot, 'confirmed');
+    await status(slot + 1, 'dead', { reason: 'skipped' });
+    await status(slot, 'finalized');
+    await run.waitFor(() => run.lines.length >= 5, '2 trades and 3 statuses');
+    expect(await run.stop()).toBe(0);
+    expect(run.lines).toEqual([
+      { event: 'trade', slot, signature: `sigA${slot}` },
+      { event: 'trade', slot: slot + 1, signature: `sigB${slot}` },
+      { event: 'confirmed', slot, signatures: [`sigA${slot}`] },
+      { event: 'void', slot: slot + 1, signatures: [`sigB${slot}`], reason: 'skipped' },
+      { event: 'final', slot, signatures: [`sigA${slot}`] },
+    ]);
+  }, 60_000);
 });

@@ -48,12 +48,18 @@ export interface SlotStatusMessage {
   reason?: DeadSlotReason;
   /** With reason `replay_failed`: the node's error text (Yellowstone `dead_error`), when it gave one. */
   dead_error?: string;
-  /** The live source that reported it: `yellowstone` or `rpc`. */
+  /** The source that reported it: `yellowstone` or `rpc` (live), or `replay` (the recording's commitment, replayed). */
   source: string;
   /** When ingest learned of the status, ms since the Unix epoch. */
   observed_at_ms: number;
   /** {@link SLOT_MESSAGE_SCHEMA_VERSION}. */
   schema_version: typeof SLOT_MESSAGE_SCHEMA_VERSION;
+  /** Replay only (as on replayed trades): always true. */
+  replayed?: true;
+  /** Replay only: the pass over the recording (0 for the first). */
+  replay_loop?: number;
+  /** Replay only: when this copy was emitted, ms since the Unix epoch. */
+  replayed_at_ms?: number;
 }
 
 /** The `Nats-Msg-Id` of a slot message: `slot:<slot>:<status>` (one message per slot and status). */

@@ -27,7 +27,7 @@ import {
   readerBaseline,
   RECOVERY_DEADLINE_MS,
   RECOVERY_OVER_BROKER_MS,
-  tradesReplicasCurrent,
+  settleTradesReplicas,
   until,
   type KillRecovery,
 } from './stream.js';
@@ -167,7 +167,7 @@ export async function runClusterEdgeChaos(scale: ReliabilityScale, seed: number)
           );
         }
         await c.restart(leader);
-        if (!(await tradesReplicasCurrent(jsm, c.nodes.length, { nodes: c.nodes, account: identities.tradewind.identity.public_key })))
+        if (!(await settleTradesReplicas(jsm, c, acc.notes, identities.tradewind.identity.public_key)))
           acc.notes.push(`round ${round}: ${leader} not current within 30 s of its restart`);
         await sleep(sizes.streamMs);
       } catch (err) {

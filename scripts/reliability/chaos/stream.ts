@@ -110,18 +110,19 @@ export async function until<T>(what: string, deadlineMs: number, probe: () => Pr
  * Waits until TRADES has a leader, the other `nodes - 1` replicas are current and online (a restarted node
  * caught up), and, given `stores`, every node's own store holds the leader's last sequence as it was once raft
  * said current ({@link nodeStreamStates}: raft's `current` is about the follower's log, not what its store
- * holds). Polls every 250 ms. @returns false when that takes more than 30 s.
+ * holds). Polls every 250 ms. @returns false when that takes more than `deadlineMs` (default 30 s).
  * @param stores the cluster's nodes (monitoring URLs) and the account owning TRADES (`$G` without accounts).
  */
 export async function tradesReplicasCurrent(
   jsm: JetStreamManager,
   nodes: number,
   stores?: { nodes: readonly Pick<NatsClusterNode, 'name' | 'monitorUrl'>[]; account?: string },
+  deadlineMs = 30_000,
 ): Promise<boolean> {
   let leaderLastSeq = 0;
   return until(
     'every TRADES replica current',
-    30_000,
+    deadlineMs,
     async () => {
       const info = await jsm.streams.info(TRADES_STREAM);
       const replicas = info.cluster?.replicas ?? [];
@@ -136,6 +137,35 @@ export async function tradesReplicasCurrent(
     () => true,
     () => false,
   );
+}
+
+/** How long a node's TRADES store may stay behind while raft calls every replica current before {@link settleTradesReplicas} restarts it, ms. */
+export const STUCK_REPLICA_RESTART_AFTER_MS = 15_000;
+
+/**
+ * The cluster healed before the next fault: {@link tradesReplicasCurrent} with the stores checked. A node whose
+ * TRADES store stays behind the others for {@link STUCK_REPLICA_RESTART_AFTER_MS} while raft calls it current is
+ * restarted (SIGKILL, start on its store: it catches up from the leader), the operator's remedy; each restart is
+ * a note (29 Nov, 19:27 on 2.10.27: n2's store stopped at 1,979 while n1 and n3 went on to 6,178, raft calling it
+ * current, and TRADES took no publish after the next kill). @returns false when it is still not healed 30 s later.
+ */
+export async function settleTradesReplicas(
+  jsm: JetStreamManager,
+  cluster: Pick<NatsCluster, 'nodes' | 'kill' | 'restart'>,
+  notes: string[],
+  account?: string,
+): Promise<boolean> {
+  const stores = { nodes: cluster.nodes, account };
+  if (await tradesReplicasCurrent(jsm, cluster.nodes.length, stores, STUCK_REPLICA_RESTART_AFTER_MS)) return true;
+  const states = await nodeStreamStates(cluster.nodes, TRADES_STREAM, account);
+  const newest = Math.max(0, ...states.map((x) => x.lastSeq ?? 0));
+  for (const st of states.filter((x) => x.lastSeq !== null && x.lastSeq < newest)) {
+    notes.push(
+      `broker remedy: ${st.node}'s TRADES store stayed at seq ${st.lastSeq} (newest ${newest}) for ${STUCK_REPLICA_RESTART_AFTER_MS / 1000} s; restarted`,
+    );
+    await restartNode(cluster, st.node);
+  }
+  return tradesReplicasCurrent(jsm, cluster.nodes.length, stores);
 }
 
 /**
@@ -582,7 +612,7 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
         await c.restart(leader);
         // The restarted node must be current again before the next fault, or two nodes could be behind at once.
         if (round === size.leaderKills - 1) continue;
-        if (!(await tradesReplicasCurrent(jsm, c.nodes.length, { nodes: c.nodes }))) {
+        if (!(await settleTradesReplicas(jsm, c, t.notes))) {
           const stores = await nodeStreamStates(c.nodes, TRADES_STREAM);
           t.notes.push(`${leader} not current within 30 s of its restart (stores: ${stores.map((x) => `${x.node} ${x.lastSeq}`).join(', ')})`);
         }

@@ -16,7 +16,7 @@ import { createDeriver } from './decode/derived.js';
 import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
 import { leaderMetrics, openLeaderLease, type LeaderLease } from './leader-lease.js';
-import { loadRecording } from './replay/recording.js';
+import { RECORDING_COMMITMENT, loadRecording } from './replay/recording.js';
 import { replay } from './replay/replay-source.js';
 import { OrderedPublisher, publisherMetrics } from './publisher.js';
 import { SlotTracker } from './live/slot-tracker.js';
@@ -58,6 +58,7 @@ type AppConfig = Pick<
     Pick<
       IngestConfig,
       | 'NATS_STREAM_REPLICAS'
+      | 'REPLAY_SLOT_STATUS'
       | 'TOKEN_NAME_CACHE_MAX_ENTRIES'
       | 'SOL_USD_FALLBACK'
       | 'SOL_USD_MIN_SWAP_SOL'
@@ -163,6 +164,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       transactionsPerSecond: config.REPLAY_TRANSACTIONS_PER_SECOND,
       loop: config.REPLAY_LOOP,
       signal: term.sourceAbort.signal,
+      ...(config.REPLAY_SLOT_STATUS ? { slotStatus: RECORDING_COMMITMENT } : {}),
     })) {
       if (batch.length > 0) loops.set(batch[0]!.message.replay_loop);
       if (!(await publisher.enqueue(batch))) return;

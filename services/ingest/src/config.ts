@@ -146,6 +146,12 @@ export const IngestConfigSchema = CommonConfig.extend({
   REPLAY_TRANSACTIONS_PER_SECOND: z.coerce.number().positive().max(100_000).default(3),
   /** Start again from the first transaction after the last one. */
   REPLAY_LOOP: Bool.default(true),
+  /**
+   * Publish a slot status message on `slots` after the last replayed trade of each recorded slot, with the
+   * recording's commitment (`confirmed`: getTransaction's; @tradewind/contracts slots.ts), marked replayed
+   * (default false: the decode and ingest benchmarks count trades only; `npm start` turns it on).
+   */
+  REPLAY_SLOT_STATUS: Bool.default(false),
   /** TRADES retention in ms (docs/architecture.md §5 default 24 h): what Pro replay can read. */
   TRADES_MAX_AGE_MS: PositiveInt.default(24 * 60 * 60 * 1000),
   /** Nats-Msg-Id duplicate window of TRADES in ms. */

@@ -52,7 +52,7 @@ describe('replay source', () => {
     for await (const batch of replay(transactions, { transactionsPerSecond: 10_000, loop: true, signal: abort.signal, runId: 'r1' })) {
       for (const t of batch) {
         expect(t.message.replayed).toBe(true);
-        expect(t.message.commitment).toBe(RECORDING_COMMITMENT);
+        expect('commitment' in t.message && t.message.commitment).toBe(RECORDING_COMMITMENT);
         seen.push(t.msgId);
         passes.add(t.message.replay_loop);
       }
@@ -96,6 +96,51 @@ describe('replay source', () => {
     // timers; slept only once the schedule is ≥ 1 ms ahead, they are about 100 (the span is 100 ms).
     expect(calls).toBeGreaterThan(0);
     expect(calls).toBeLessThan(400);
+  });
+});
+
+describe('replay slot status (REPLAY_SLOT_STATUS)', () => {
+  it('when slot status is on, then each pass ends every recorded slot with its confirmed status after its last trade, counted per subject, with an id per pass', async () => {
+    const { transactions } = await loadRecording(BUNDLED_RECORDING_DIR);
+    const abort = new AbortController();
+    const batches: Array<Array<{ subject: string; msgId: string; message: Record<string, unknown> }>> = [];
+    for await (const batch of replay(transactions, {
+      transactionsPerSecond: 100_000,
+      loop: true,
+      signal: abort.signal,
+      runId: 'rs',
+      slotStatus: 'confirmed',
+    })) {
+      batches.push(batch as never);
+      if (batch.some((m) => m.message.replay_loop === 1)) abort.abort();
+    }
+    const flat = batches.flat().filter((m) => m.message.replay_loop === 0);
+    // Captures without a slot (getTransaction answers that lack one) get no status.
+    const slotsInRecording = new Set(transactions.map((t) => t.trades[0]!.slot).filter((slot) => slot !== null));
+    const statuses = flat.filter((m) => m.subject === 'slots');
+    expect(statuses.map((m) => m.message.slot).sort()).toEqual([...slotsInRecording].sort());
+    for (const [i, m] of flat.entries()) {
+      if (m.subject !== 'slots') continue;
+      const slot = m.message.slot as number;
+      // After every trade of its slot in the pass, and none of that slot after it.
+      const trades = flat.filter((t) => t.subject !== 'slots' && t.message.slot === slot);
+      expect(flat.slice(i + 1).some((t) => t.subject !== 'slots' && t.message.slot === slot)).toBe(false);
+      const counts: Record<string, number> = {};
+      for (const t of trades) counts[t.subject] = (counts[t.subject] ?? 0) + 1;
+      expect(m.message).toMatchObject({ type: 'slot', status: 'confirmed', source: 'replay', replayed: true, replay_loop: 0, trades: counts, parent: null });
+      expect(m.msgId).toBe(`slot:${slot}:confirmed:replay:rs:0`);
+    }
+    // The schema holds them.
+    const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(join(BUNDLED_RECORDING_DIR, '..', '..', '..', 'packages', 'contracts', 'schemas', 'slots.schema.json'), 'utf8')) as object,
+    );
+    for (const m of statuses) expect(validate(m.message), JSON.stringify(validate.errors)).toBe(true);
+    // Off by default: trades only.
+    const plain = new AbortController();
+    for await (const batch of replay(transactions, { transactionsPerSecond: 100_000, loop: false, signal: plain.signal })) {
+      expect(batch.every((m) => m.subject !== 'slots')).toBe(true);
+    }
   });
 });
 

@@ -289,6 +289,46 @@ describe('RPC WebSocket source (logsSubscribe + getTransaction)', () => {
   });
 });
 
+describe('RPC WebSocket source slot status (updates)', () => {
+  it('when the node root passes the slots transactions came from, then each such slot is reported finalized once, after all of its transactions, in slot order', async () => {
+    const h = makeSource(server);
+    const abort = new AbortController();
+    const items: Array<NormalizedTransaction | { kind: 'slot'; slot: number; status: string; parent: number | null }> = [];
+    const done = (async () => {
+      for await (const item of h.source.updates!(abort.signal)) items.push(item as never);
+    })();
+    consumers.push({
+      items: [],
+      stop: async () => {
+        abort.abort();
+        await done;
+      },
+    });
+    await server.waitFor(() => server.logSubscriptionCount() === TRADE_PROGRAM_IDS.length);
+    // Slow fetches for the first half: a slot must not be reported before its transactions are out.
+    const firstHalf = new Set(ok.slice(0, ok.length / 2).map((t) => t.signature));
+    server.setGetTransactionDelay((sig) => (firstHalf.has(sig) ? 60 : 0));
+    server.emitAll();
+    // The stand-in's root trails each new slot by 32: after the last transaction, 40 empty slots root everything.
+    await server.waitFor(() => items.filter((i) => !('kind' in i)).length >= ok.length);
+    server.advanceSlots(40);
+    const slotsWithTx = [...new Set(ok.map((t) => t.slot))];
+    await server.waitFor(() => items.filter((i) => 'kind' in i).length >= slotsWithTx.length);
+    await pause(100);
+    const statuses = items.filter((i): i is { kind: 'slot'; slot: number; status: string; parent: number | null } => 'kind' in i);
+    expect(statuses.map((u) => u.slot)).toEqual([...slotsWithTx].sort((a, b) => a - b));
+    expect(statuses.every((u) => u.status === 'finalized' && u.parent === null)).toBe(true);
+    for (const u of statuses) {
+      const at = items.indexOf(u);
+      // Every transaction of that slot came before its status.
+      expect(
+        items.slice(at + 1).some((i) => !('kind' in i) && i.slot === u.slot),
+        `slot ${u.slot}`,
+      ).toBe(false);
+    }
+  });
+});
+
 describe('RPC WebSocket source commitment', () => {
   it('when run at finalized, then every subscription and request asks finalized, and every transaction (back-filled or live) and its trades say finalized', async () => {
     server.emit(...ok.slice(0, 5));

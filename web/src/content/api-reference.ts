@@ -39,6 +39,12 @@ export const WS_CONTROL_MESSAGES: readonly ControlMessage[] = [
   { type: 'replay_caught_up', fields: 'subject, seq', when: 'a replay or resume reached the end of the stored history; live trades follow' },
   { type: 'plan_changed', fields: 'plan, subjects', when: 'the account’s plan or the user’s subjects changed on a live connection' },
   { type: 'error', fields: 'code, message', when: 'a request was refused; when the refusal is fatal the socket is then closed' },
+  {
+    type: 'slot',
+    fields:
+      'seq, subject, slot, parent, status (confirmed | finalized | dead), trades, reason and dead_error when dead, source, observed_at_ms, schema_version',
+    when: 'on a subscription with "slots": true, after the trades of that slot; it has a seq and resumes like a trade',
+  },
 ];
 
 /** A WebSocket limit. `value` is either fixed text from the doc or a field of each plan in the catalogue. */

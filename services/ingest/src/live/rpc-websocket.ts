@@ -11,7 +11,9 @@
  *   `{method: "logsNotification", params: {result: {context: {slot}, value: {signature,
  *   err, logs}}, subscription}}`.
  * - websocket/slotsubscribe: `slotNotification` `{parent, root, slot}`, one per processed
- *   slot: the chain tip for slot lag, and steady traffic for the idle check.
+ *   slot: the chain tip for slot lag, steady traffic for the idle check, and `root` (the node's
+ *   root: rooted slots are never rolled back) for the slot status messages (`updates()`: each slot
+ *   this source delivered transactions from is `finalized` once the root reaches it).
  * - http/gettransaction: commitment confirmed or finalized (`processed` is not supported);
  *   `maxSupportedTransactionVersion` must be at least the transaction's version, else
  *   error -32015; answers null when the node does not have the transaction (yet).
@@ -31,6 +33,7 @@ import { AppError, type ErrorCode } from '@tradewind/contracts';
 import { counterOnce, gaugeOnce, type Logger } from '@tradewind/lib';
 import { DecodeError } from '../decode/errors.js';
 import { normalizeTransaction, type NormalizedTransaction } from '../decode/transaction.js';
+import type { SlotUpdate } from './slot-tracker.js';
 import {
   backoffDelayMs,
   LagTracker,
@@ -292,7 +295,8 @@ function closedOrAborted(closed: Promise<string>, signal: AbortSignal): Promise<
 
 interface ConnectionEvents {
   onLogs(note: LogsNote): void;
-  onSlot(slot: number): void;
+  /** A processed slot; `root` the node's root slot when the notification carried one. */
+  onSlot(slot: number, root: number | null): void;
   onBadMessage(reason: string, detail?: Obj): void;
 }
 
@@ -436,7 +440,7 @@ class PubSubConnection {
     if (!isObj(params) || !isObj(params.result) || !isSlot(params.result.slot)) return this.#events.onBadMessage('bad_slot_notification');
     if (params.subscription !== this.#slotSubscription) return this.#events.onBadMessage('unknown_subscription');
     this.deliveredData = true;
-    this.#events.onSlot(params.result.slot);
+    this.#events.onSlot(params.result.slot, isSlot(params.result.root) ? params.result.root : null);
   }
 }
 
@@ -481,6 +485,12 @@ interface Settings {
  * head once its fetch is done, so output order is notification order whatever order the
  * fetches finish in. The queue survives reconnects.
  */
+/**
+ * Slots delivered from and not yet rooted that the RPC source keeps for their `finalized` status: 4,096, about
+ * 27 minutes of chain at 400 ms a slot (a root that stops moving for longer is a node to replace).
+ */
+const MAX_UNROOTED_SLOTS = 4_096;
+
 class RpcWebSocketSource implements TransactionSource {
   readonly name = 'rpc';
   /** The commitment of logsSubscribe, getSignaturesForAddress and getTransaction: what every yielded transaction carries. */
@@ -504,6 +514,10 @@ class RpcWebSocketSource implements TransactionSource {
   #running = false;
   #fetchSignal: AbortSignal = AbortSignal.abort();
   #rpcId = 0;
+  /** The node's root slot as last notified (0: none yet). */
+  #root = 0;
+  /** Slots this source delivered transactions from, not yet reported finalized (oldest first; at most {@link MAX_UNROOTED_SLOTS}). */
+  readonly #unrooted = new Set<number>();
 
   constructor(options: RpcWebSocketSourceOptions) {
     const d = RPC_WEBSOCKET_DEFAULTS;
@@ -538,6 +552,30 @@ class RpcWebSocketSource implements TransactionSource {
   }
 
   async *transactions(signal: AbortSignal): AsyncGenerator<NormalizedTransaction, void, undefined> {
+    for await (const item of this.#iterate(signal, false)) if (!('kind' in item)) yield item;
+  }
+
+  /**
+   * The transactions, and after them `finalized` for each slot they came from once the node's root reaches it and
+   * no transaction of that slot or an earlier one is still being fetched. The source reads at `confirmed` (or
+   * `finalized`): its transactions are confirmed already (their `commitment`), and a confirmed slot is not
+   * rolled back in practice, so it reports no `processed`, `confirmed` or `dead`. The parent is not given.
+   */
+  async *updates(signal: AbortSignal): AsyncGenerator<NormalizedTransaction | SlotUpdate, void, undefined> {
+    yield* this.#iterate(signal, true);
+  }
+
+  /** Rooted slots delivered from whose transactions are all out, ascending; removed from {@link #unrooted}. */
+  #rootedSlots(): SlotUpdate[] {
+    if (this.#unrooted.size === 0) return [];
+    let pendingFloor = Number.POSITIVE_INFINITY;
+    for (const item of this.#queue) if (item.slot < pendingFloor) pendingFloor = item.slot;
+    const ready = [...this.#unrooted].filter((slot) => slot <= this.#root && slot < pendingFloor).sort((a, b) => a - b);
+    for (const slot of ready) this.#unrooted.delete(slot);
+    return ready.map((slot) => ({ kind: 'slot', slot, parent: null, status: 'finalized' }));
+  }
+
+  async *#iterate(signal: AbortSignal, withSlots: boolean): AsyncGenerator<NormalizedTransaction | SlotUpdate, void, undefined> {
     if (this.#running) throw new AppError('conflict', 'the RPC WebSocket source is already being iterated');
     this.#running = true;
     const stop = new AbortController();
@@ -556,6 +594,7 @@ class RpcWebSocketSource implements TransactionSource {
     let delivered: QueueItem | null = null;
     try {
       while (!stop.signal.aborted) {
+        if (withSlots) for (const update of this.#rootedSlots()) yield update;
         const head = this.#queue[0];
         if (!head?.outcome || (!head.outcome.ok && head.outcome.reason === 'aborted')) {
           await this.#changed(stop.signal);
@@ -568,6 +607,11 @@ class RpcWebSocketSource implements TransactionSource {
           delivered = head;
           this.#lag.processed(outcome.tx.slot ?? head.slot, outcome.tx.blockTimeMs);
           this.#metrics.transactions.inc(this.#labels);
+          const slot = outcome.tx.slot;
+          if (withSlots && slot !== null) {
+            this.#unrooted.add(slot);
+            if (this.#unrooted.size > MAX_UNROOTED_SLOTS) this.#unrooted.delete(this.#unrooted.values().next().value as number);
+          }
           yield outcome.tx;
           delivered = null;
         } else {
@@ -682,7 +726,13 @@ class RpcWebSocketSource implements TransactionSource {
               else this.#accept(note, 'live');
               this.#wake();
             },
-            onSlot: (slot) => this.#lag.tip(slot),
+            onSlot: (slot, root) => {
+              this.#lag.tip(slot);
+              if (root !== null && root > this.#root) {
+                this.#root = root;
+                if (this.#unrooted.size > 0) this.#wake();
+              }
+            },
             onBadMessage: (reason, detail) => {
               this.#rpcMetrics.badMessages.inc({ ...this.#labels, reason });
               this.#log.warn({ reason, ...detail }, 'unexpected message from the RPC WebSocket ignored');

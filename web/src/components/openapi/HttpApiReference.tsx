@@ -252,7 +252,11 @@ export function HttpApiReference({ url = OPENAPI_URL }: { url?: string }) {
         <a href="/schemas/basic.pumpfun.schema.json">
           <code>/schemas/basic.pumpfun.schema.json</code>
         </a>
-        .
+        , and the slot status at{' '}
+        <a href="/schemas/slots.schema.json">
+          <code>/schemas/slots.schema.json</code>
+        </a>{' '}
+        (the document lists them all under <code>x-tradewind-message-schemas</code>).
       </p>
       {state.status === 'idle' && (
         <button type="button" className="btn btn-secondary btn-sm" onClick={load}>

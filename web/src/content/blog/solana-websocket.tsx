@@ -70,7 +70,7 @@ export const faq: FaqEntry[] = [
   {
     question: 'Which commitment level should I subscribe with?',
     answer:
-      'processed is the fastest and can report transactions from a block the cluster later skips; confirmed means a supermajority of the cluster voted on the block, and Solana recommends it as the balance of speed and rollback safety; finalized is the safest and the slowest. Subscriptions default to finalized when you omit commitment, so set it explicitly. A common split: watch the market at processed or confirmed, confirm your own transactions at confirmed or finalized.',
+      'processed is the fastest and can report transactions from a block the cluster later skips; confirmed means a supermajority of the cluster voted on the block, and Solana recommends it as the balance of speed and rollback safety; finalized is the safest and the slowest. Subscriptions default to finalized when you omit commitment, so set it explicitly. A common split: watch the market at processed or confirmed, confirm your own transactions at confirmed or finalized. On Tradewind you need not choose: trades stream at processed, and with "slots": true each slot’s confirmed, finalized or dead status follows its trades.',
   },
   {
     question: 'Why does logsSubscribe refuse two addresses in mentions?',
@@ -425,9 +425,17 @@ npx wscat -c ${SITE.wsUrl}
         <p>
           Every Tradewind trade states the level at which it was seen in its <code>commitment</code> field. It is the level the ingest source subscribed at: the
           RPC source defaults to <code>confirmed</code> (because <code>getTransaction</code> refuses <code>processed</code>), the Yellowstone gRPC source to{' '}
-          <code>processed</code>. A message is published once, at that level; it is not sent again when its block later becomes final, and a{' '}
-          <code>processed</code> trade whose block the cluster skips is not withdrawn. If your strategy must only act on settled trades, check{' '}
-          <code>commitment</code> and, for the decisive ones, confirm the <code>signature</code> yourself.
+          <code>processed</code>. A trade message is published once, at that level. What happens to its block afterwards comes as a message of its own: the{' '}
+          <code>slots</code> subject carries, for every slot the trades came from, its <code>confirmed</code> and <code>finalized</code> status, or{' '}
+          <code>dead</code> when the cluster skipped it (the slot was left on an abandoned fork, or the node could not replay it), in which case none of its
+          trades happened.
+        </p>
+        <p>
+          On the WebSocket, add <code>"slots": true</code> to a subscription: after the trades of each slot you then receive that slot’s status, in stream order
+          and resumable like the trades, for the slots you were actually sent trades from. So a bot can act at <code>processed</code> speed and still learn,
+          about 0.4 s later, that the trade was confirmed, or that it must undo what it did. With the TypeScript client that is{' '}
+          <code>await client.waitForSlot(trade, 'confirmed')</code>, which rejects with <code>SlotDeadError</code> when the slot dies. Natively, subscribe to{' '}
+          <code>slots</code> beside your trade subject. The WebSocket and NATS pages of the docs describe the message field by field.
         </p>
       </Section>
 

@@ -17,6 +17,7 @@ import pumpfunSchema from '@tradewind/contracts/schemas/basic.pumpfun.schema.jso
 import bonkSchema from '@tradewind/contracts/schemas/basic.bonk.schema.json?raw';
 import pumpswapSchema from '@tradewind/contracts/schemas/premium.pumpswap.schema.json?raw';
 import raydiumSchema from '@tradewind/contracts/schemas/premium.raydium.schema.json?raw';
+import slotsSchema from '@tradewind/contracts/schemas/slots.schema.json?raw';
 // The starter templates' own code (examples/), so the samples are exactly what the templates run.
 import wsClientCode from '../../../../examples/websocket/client.mjs?raw';
 import pythonClientCode from '../../../../examples/python/client.py?raw';
@@ -26,12 +27,19 @@ import './docs.css';
 /** Every TRADES subject of the catalogue, in catalogue order (cheapest plan first). */
 export const DOC_SUBJECTS: readonly string[] = [...new Set(PLAN_IDS.flatMap((id) => PLANS[id].subjects))];
 
+/** The slot status subject (@tradewind/contracts SLOTS_SUBJECT): every plan reads it. */
+const SLOTS = 'slots';
+
+/** Every subject with a message schema: the trade subjects, then `slots`. */
+const SCHEMA_SUBJECTS: readonly string[] = [...DOC_SUBJECTS, SLOTS];
+
 /** The JSON Schema of each subject's messages (packages/contracts/schemas/<subject>.schema.json). */
 export const MESSAGE_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   'basic.pumpfun': JSON.parse(pumpfunSchema) as JsonSchema,
   'basic.bonk': JSON.parse(bonkSchema) as JsonSchema,
   'premium.pumpswap': JSON.parse(pumpswapSchema) as JsonSchema,
   'premium.raydium': JSON.parse(raydiumSchema) as JsonSchema,
+  [SLOTS]: JSON.parse(slotsSchema) as JsonSchema,
 };
 
 /** Element id of a subject's schema section, e.g. `schema-basic-pumpfun`. */
@@ -99,6 +107,7 @@ function limitValue(limit: WsLimit, plans: readonly Plan[]): string {
 }
 
 function planList(subject: string): string {
+  if (subject === SLOTS) return 'every plan (the slot status of the trade subjects)';
   return PLAN_IDS.filter((id) => (PLANS[id].subjects as readonly string[]).includes(subject))
     .map((id) => PLANS[id].name)
     .join(', ');
@@ -139,7 +148,7 @@ export default function Docs() {
               <a href={`#${s.id}`}>{s.title}</a>
               {s.id === 'schemas' && (
                 <ol>
-                  {DOC_SUBJECTS.map((subject) => (
+                  {SCHEMA_SUBJECTS.map((subject) => (
                     <li key={subject}>
                       <a href={`#${schemaSectionId(subject)}`}>
                         <code>{subject}</code>
@@ -280,6 +289,18 @@ export default function Docs() {
                   <td>
                     <code>subscribed</code>, every trade after that <code>seq</code> you missed, once and in order, <code>replay_caught_up</code>, then live
                     trades; past the 5-minute window (Pro: the stream’s retention) <code>resume_too_old</code> with <code>oldest_seq</code>
+                  </td>
+                </tr>
+                <tr>
+                  <td>
+                    <code>{'{"subject":"basic.pumpfun","slots":true}'}</code> (every plan; with <code>filter</code>, <code>resume_after</code> or{' '}
+                    <code>replay</code> too)
+                  </td>
+                  <td>
+                    <code>subscribed</code> with <code>{'"slots":true'}</code>; after the trades of each slot you were sent, that slot’s status:{' '}
+                    <code>{'{"seq":48230,"subject":"basic.pumpfun","type":"slot","slot":…,"status":"confirmed"|"finalized"|"dead",…}'}</code>. A{' '}
+                    <code>dead</code> slot never happened, nor did its trades (<a href={`#${schemaSectionId(SLOTS)}`}>fields</a>). It resumes with the trades:
+                    its <code>seq</code> counts for <code>resume_after</code>
                   </td>
                 </tr>
                 <tr>
@@ -485,7 +506,7 @@ for await (const m of await (await jetstream(nc, opts).consumers.get('TRADES', n
             generated from those files. Integers beyond 2<sup>53</sup> (u64, i64) are decimal strings, public keys base58. Fields marked “when…” are required
             only for some <code>transaction_type</code> values.
           </p>
-          {DOC_SUBJECTS.map((subject) => {
+          {SCHEMA_SUBJECTS.map((subject) => {
             const schema = MESSAGE_SCHEMAS[subject];
             if (!schema) return null;
             const conditions = conditionalRequirements(schema);
