@@ -47,7 +47,7 @@
  *   slots   slot status from the Yellowstone stand-in through ingest, NATS and ws-fanout to a
  *           `@tradewind/client` with `slots: true` (scripts/bench/slots.ts): the stand-in's status send →
  *           the client, beside the same path's trade latency (the baseline), and a slot's first trade →
- *           its `confirmed`; lost statuses must be 0. --seconds measured (at least 10), plus 6 s.
+ *           its `confirmed`; lost statuses must be 0. --seconds measured (at least 10), plus 18 s.
  *
  * Output: human-readable lines, then ONE final line of JSON with the figures
  * (`decode_tx_per_s`, `filter_tx_per_s`, ...), for CI and for comparisons.

@@ -14,7 +14,8 @@
  *   path adds beyond what any message pays;
  * - **what a bot waits**: the client's receipt of `confirmed` minus its receipt of the slot's first trade (the
  *   chain's own confirmation time, ~1 slot, plus the path);
- * - **lost**: slots with a trade received whose `confirmed`/`dead` never arrived (after a drain); must be 0.
+ * - **lost**: slots with a trade received whose `confirmed`/`dead` never arrived (after a 15 s drain: an abandoned
+ *   fork is known dead once a later slot is finalized); must be 0.
  * Everything runs in one process on one event loop (the clocks agree; absolute times include the contention,
  * the ratio to the baseline is the figure to read).
  */
@@ -44,6 +45,8 @@ export interface SlotsBenchOptions {
 }
 
 const ROOT = join(import.meta.dirname, '../..');
+/** After the measured span: finalization (32 slots × 400 ms) plus margin, ms. */
+const DRAIN_MS = 15_000;
 
 /** `@tradewind/client` as its users get it (its package exports name dist/): built first when a fresh clone has no dist yet. */
 async function loadClient(): Promise<typeof import('@tradewind/client')> {
@@ -134,8 +137,9 @@ export async function slotsSuite(options: SlotsBenchOptions): Promise<Record<str
     measuring = true;
     await new Promise((r) => setTimeout(r, seconds * 1_000));
     measuring = false;
-    // Drain: the last slots' confirmations come a slot or two later.
-    await new Promise((r) => setTimeout(r, 3_000));
+    // Drain: confirmations come a slot later, but an abandoned fork is known dead only once a later slot is
+    // finalized (32 slots, 12.8 s at 400 ms): wait that out, or the last fork would count as lost.
+    await new Promise((r) => setTimeout(r, DRAIN_MS));
 
     const statusLatency: number[] = [];
     const botWait: number[] = [];

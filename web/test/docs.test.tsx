@@ -117,7 +117,7 @@ describe('API reference page', () => {
     expect(cells('connection_limit')).toEqual(['4429']);
     expect(cells('auth_timeout')).toEqual(['4408']);
     expect(cells('subject_not_in_plan')).toEqual(['stays open']);
-    expect(cells('unavailable')).toEqual(['4503', 'stays open', 'stays open']);
+    expect(cells('unavailable')).toEqual(['4503', 'stays open', 'stays open', 'stays open']);
     expect(cells('bad_json')).toEqual(['4400 before authentication, stays open after']);
   });
 

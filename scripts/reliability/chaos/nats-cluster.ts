@@ -273,7 +273,7 @@ export interface NodeStreamState {
 }
 
 /**
- * Every node's own copy of stream `stream` (account `account`, `$G` without accounts): `/jsz?accounts=true&streams=true`
+ * Every node's own copy of stream `stream` (account `account`: its public key in operator mode, `$G` without accounts): `/jsz?accounts=true&streams=true`
  * answered by each node from its store. Raft's `current` flag (stream info `cluster.replicas[].current`) says a
  * follower's log is current; this says what its store holds. Never throws (a node that does not answer: lastSeq null).
  */
@@ -283,14 +283,15 @@ export async function nodeStreamStates(
   account = '$G',
 ): Promise<NodeStreamState[]> {
   interface Jsz {
-    account_details?: { name: string; stream_detail?: { name: string; state?: { last_seq: number }; cluster?: { leader?: string } }[] }[];
+    account_details?: { name: string; id?: string; stream_detail?: { name: string; state?: { last_seq: number }; cluster?: { leader?: string } }[] }[];
   }
   return Promise.all(
     nodes.map(async (n) => {
       const jsz = (await fetch(`${n.monitorUrl}/jsz?accounts=true&streams=true&acc=${encodeURIComponent(account)}`, { signal: AbortSignal.timeout(2_000) })
         .then((r) => (r.ok ? r.json() : null))
         .catch(() => null)) as Jsz | null;
-      const detail = jsz?.account_details?.find((a) => a.name === account)?.stream_detail?.find((d) => d.name === stream);
+      // In operator mode `name` is the account JWT's name (e.g. TRADEWIND) and `id` its public key.
+      const detail = jsz?.account_details?.find((a) => a.id === account || a.name === account)?.stream_detail?.find((d) => d.name === stream);
       return { node: n.name, lastSeq: detail?.state?.last_seq ?? null, leader: detail?.cluster?.leader ?? null };
     }),
   );

@@ -68,14 +68,20 @@ function runIngest(checkpoint: Awaited<ReturnType<Awaited<ReturnType<typeof nats
   return { config, registry, source };
 }
 
-async function stored(): Promise<{ id: string; body: Record<string, unknown> }[]> {
+/** Every message of TRADES in stream order, slot status messages (`slots`) included. */
+async function storedAll(): Promise<{ id: string; subject: string; body: Record<string, unknown> }[]> {
   const info = await jsm.streams.info(TRADES_STREAM);
-  const out: { id: string; body: Record<string, unknown> }[] = [];
+  const out: { id: string; subject: string; body: Record<string, unknown> }[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(TRADES_STREAM, { seq });
-    if (m) out.push({ id: m.header?.get('Nats-Msg-Id') ?? '', body: m.json<Record<string, unknown>>() });
+    if (m) out.push({ id: m.header?.get('Nats-Msg-Id') ?? '', subject: m.subject, body: m.json<Record<string, unknown>>() });
   }
   return out;
+}
+
+/** The trades of TRADES in stream order (without the slot status messages). */
+async function stored(): Promise<{ id: string; body: Record<string, unknown> }[]> {
+  return (await storedAll()).filter((m) => m.subject !== 'slots');
 }
 
 async function storedIds(): Promise<string[]> {
@@ -120,6 +126,17 @@ describe('ingest with the RPC WebSocket source', () => {
 
     const all = await stored();
     expect(all.map((m) => m.id)).toEqual(expected);
+    // Slot status (issue 32): each slot the trades came from is finalized once the node's root passed it, after
+    // its trades, once (the restart's repeats dropped by their Nats-Msg-Id).
+    const everything = await storedAll();
+    const statuses = everything.filter((m) => m.subject === 'slots');
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses.map((m) => m.id)).size).toBe(statuses.length);
+    for (const st of statuses) {
+      expect(st.body).toMatchObject({ type: 'slot', status: 'finalized', source: 'rpc', parent: null });
+      const at = everything.indexOf(st);
+      expect(everything.slice(at + 1).some((m) => m.subject !== 'slots' && m.body.slot === st.body.slot)).toBe(false);
+    }
     // First run at the default RPC_COMMITMENT (confirmed), the restart at finalized: each message says which.
     expect(first.config.RPC_COMMITMENT).toBe('confirmed');
     expect(all.map((m) => m.body.commitment)).toEqual(expected.map((_, i) => (i < firstIds.length ? 'confirmed' : 'finalized')));
