@@ -5,7 +5,8 @@
  * SIGTERM, then SIGKILL once the termination grace period has passed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { freePort } from '@tradewind/dev';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -95,6 +96,21 @@ export function portEnv(ports: ReplicaPorts): Record<string, string> {
   };
 }
 
+/** This run's directory of whole replica logs (`$CHAOS_NATS_LOG_DIR/rolling-replicas-<time>/`), made on first use. */
+let replicaLogDir: string | undefined;
+
+/**
+ * The whole log of replica `name` (stdout and stderr, appended), kept when `CHAOS_NATS_LOG_DIR` is set (`npm run
+ * chaos` sets it) so a failed window can be read afterwards; undefined otherwise.
+ */
+function replicaLogFile(name: string): WriteStream | undefined {
+  const root = process.env.CHAOS_NATS_LOG_DIR;
+  if (!root) return undefined;
+  replicaLogDir ??= join(root, `rolling-replicas-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(replicaLogDir, { recursive: true });
+  return createWriteStream(join(replicaLogDir, `${name}.log`), { flags: 'a' });
+}
+
 /**
  * Spawns one replica: `node --import tsx <entry point>` from the repository root with `env` on top of this
  * process's environment. It is not waited for: readiness is the balancer's probe (rolling-lb.ts).
@@ -107,9 +123,12 @@ export function spawnReplica(options: { name: string; component: Component; port
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  const file = replicaLogFile(options.name);
   const keep = (d: Buffer) => {
     out = (out + d.toString()).slice(-16_000);
+    file?.write(d);
   };
+  proc.once('exit', () => file?.end());
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
   proc.once('error', (err) => keep(Buffer.from(String(err))));

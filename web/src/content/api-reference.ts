@@ -81,6 +81,12 @@ export const WS_LIMITS: readonly WsLimit[] = [
     over: '`bad_filter`, stays open',
   },
   {
+    limit: 'slots one subscription with `"slots": true` remembers awaiting their final status',
+    value: { text: '1,024' },
+    configKey: 'WS_SLOT_TRACK_MAX',
+    over: 'the oldest is forgotten; its later statuses are not sent',
+  },
+  {
     limit: 'failed logins per source address per minute',
     value: { text: '30' },
     configKey: 'WS_LOGIN_FAILURES_PER_MINUTE',
