@@ -28,7 +28,6 @@ import { connectNats, createLogger, ensureTradesStream } from '@tradewind/lib';
 import { freePort, startLocalNats, startMainnetGeyser } from '@tradewind/dev';
 import { BUNDLED_RECORDING_DIR, createApp as createIngestApp, createYellowstoneSource, loadIngestConfig, sourceMetrics } from '@tradewind/ingest';
 import { encodeCustomerAccount, encodeCustomerUser, newCustomerAccountKey, pushAccountJwt } from '@tradewind/credential-issuer';
-import type { TradeMessage } from '@tradewind/client';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { ensureClusterNatsServer } from '../lib/cluster-nats-server.js';
@@ -48,14 +47,32 @@ const ROOT = join(import.meta.dirname, '../..');
 /** After the measured span: finalization (32 slots × 400 ms) plus margin, ms. */
 const DRAIN_MS = 15_000;
 
+/** What the bench uses of `@tradewind/client` (its types live in its dist/, which a fresh clone builds on first use). */
+interface BenchClient {
+  subscribe(subject: string, options: { slots: boolean }): unknown;
+  on(type: 'slot', listener: (event: { slot: number; status: string }) => void): () => void;
+  trades(): AsyncIterable<{ slot: number | null; signature: string; seq: number }>;
+  connect(): Promise<unknown>;
+  close(): void;
+  readonly stats: { duplicatesDropped: number };
+}
+
+/** The part of `@tradewind/client`'s module the bench uses. */
+interface ClientModule {
+  TradewindClient: new (options: { url: string; jwt: string; seed: string }) => BenchClient;
+  TRADE_SUBJECTS: readonly string[];
+}
+
 /** `@tradewind/client` as its users get it (its package exports name dist/): built first when a fresh clone has no dist yet. */
-async function loadClient(): Promise<typeof import('@tradewind/client')> {
+async function loadClient(): Promise<ClientModule> {
   if (!existsSync(join(ROOT, 'packages/client/dist/index.js'))) {
     execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'packages/client/tsconfig.build.json')], {
       stdio: 'inherit',
     });
   }
-  return import('@tradewind/client');
+  // A name in a variable: the scripts project type-checks without the client's dist/ (built by tsc --build later).
+  const name = '@tradewind/client';
+  return (await import(name)) as ClientModule;
 }
 
 const quantile = (sorted: readonly number[], q: number): number =>
@@ -123,7 +140,7 @@ export async function slotsSuite(options: SlotsBenchOptions): Promise<Record<str
       if (!statusAt.has(e.slot)) statusAt.set(e.slot, { at: Date.now(), status: e.status });
     });
     void (async () => {
-      for await (const trade of client.trades() as AsyncIterable<TradeMessage>) {
+      for await (const trade of client.trades()) {
         const now = Date.now();
         if (!measuring || trade.slot === null) continue;
         const sent = txSent.get(trade.signature);

@@ -167,7 +167,11 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     logger,
     onDelivered,
   );
-  const replayer = new TradesReplayer(nc, { batchMessages: config.WS_REPLAY_BATCH_MESSAGES, inactiveMs: 60_000 });
+  const replayer = new TradesReplayer(nc, {
+    batchMessages: config.WS_REPLAY_BATCH_MESSAGES,
+    inactiveMs: 60_000,
+    idleHeartbeatMs: config.WS_FEED_IDLE_HEARTBEAT_MS ?? 1_000,
+  });
   const subscriptions = new Subscriptions(
     { ...config, WS_SLOT_TRACK_MAX: config.WS_SLOT_TRACK_MAX ?? DEFAULT_WS_SLOT_TRACK_MAX },
     nc,

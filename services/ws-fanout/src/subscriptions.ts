@@ -386,6 +386,17 @@ export class Subscriptions {
     return true;
   }
 
+  /** Tells the client its subscription ended with the catch-up (`unavailable`, naming the subject: subscribe again). */
+  private catchUpFailed(session: Session, subject: TradeSubject, catchUp: CatchUp, err: unknown): void {
+    this.logger.warn({ err, connection_id: session.id, subject }, 'catch-up consumer failed');
+    session.send({
+      type: 'error',
+      code: 'unavailable',
+      subject,
+      message: `${catchUp.kind === 'join' ? 'subscription' : catchUp.kind} of ${subject} stopped: TRADES history cannot be read right now; subscribe again shortly`,
+    });
+  }
+
   /**
    * Sends the catch-up's messages until the member has everything the live feed has seen, then moves
    * it to the feed. Replay: `subscribed` (with the first stream sequence) before the first message.
@@ -460,16 +471,10 @@ export class Subscriptions {
           return;
         }
       }
+      // The consumer's messages ended by themselves (not stopped, not a closing session): never a silent end.
+      if (!catchUp.stopped && session.open) this.catchUpFailed(session, subject, catchUp, new Error('the catch-up consumer ended'));
     } catch (err) {
-      if (!catchUp.stopped) {
-        this.logger.warn({ err, connection_id: session.id, subject }, 'catch-up consumer failed');
-        session.send({
-          type: 'error',
-          code: 'unavailable',
-          subject,
-          message: `${catchUp.kind} of ${subject} stopped: TRADES history cannot be read right now; subscribe again shortly`,
-        });
-      }
+      if (!catchUp.stopped) this.catchUpFailed(session, subject, catchUp, err);
     }
     // Ended without joining the feed (stopped, slow, failed): the subscription is gone.
     if (session.subscriptions.get(subject) === sub) session.subscriptions.delete(subject);

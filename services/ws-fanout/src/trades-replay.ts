@@ -46,10 +46,14 @@ export class TradesReplayer {
    * @param nc the services' connection (TRADEWIND account).
    * @param options.batchMessages messages per pull request (config WS_REPLAY_BATCH_MESSAGES).
    * @param options.inactiveMs the server deletes a consumer nobody pulls from for this long (a crashed pod's replays), ms.
+   * @param options.idleHeartbeatMs idle heartbeat of the pulls, ms (config WS_FEED_IDLE_HEARTBEAT_MS, at least 500): two
+   *   missed make nats.js' ordered consumer start again from its last sequence. nats.js' own default (half of a 30 s
+   *   pull) left a catch-up whose pull went unanswered silent for 30 s (the rolling class, 29 Nov 20:16: a client
+   *   resumed onto a new pod waited 31.4 s); default 1 000.
    */
   constructor(
     private readonly nc: NatsConnection,
-    private readonly options: { batchMessages: number; inactiveMs: number },
+    private readonly options: { batchMessages: number; inactiveMs: number; idleHeartbeatMs?: number },
   ) {}
 
   /**
@@ -82,7 +86,13 @@ export class TradesReplayer {
       };
       const consumer = await this.js.consumers.get(TRADES_STREAM, options);
       const pendingAtStart = (await consumer.info(true)).num_pending;
-      const messages = await consumer.consume({ max_messages: this.options.batchMessages });
+      const heartbeatMs = this.options.idleHeartbeatMs ?? 1_000;
+      // nats.js requires expires ≥ 1 s and > idle_heartbeat (as the live feeds: delivery/subject-feed.ts).
+      const messages = await consumer.consume({
+        max_messages: this.options.batchMessages,
+        idle_heartbeat: heartbeatMs,
+        expires: Math.max(1_000, heartbeatMs * 4),
+      });
       let closing: Promise<void> | undefined;
       return {
         pendingAtStart,
