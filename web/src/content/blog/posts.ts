@@ -125,7 +125,7 @@ export const BLOG_POSTS: readonly BlogPostMeta[] = [
     author: BLOG_AUTHOR,
     published: '2025-07-25',
     updated: REVISED,
-    readingMinutes: 19,
+    readingMinutes: 20,
     hasFaq: true,
     cta: [CTA.pricing, CTA.howItWorks],
   },
