@@ -75,13 +75,21 @@ async function clusterOf3(operatorConfig?: string): Promise<Cluster> {
       ].join('\n'),
     );
   }
+  // Once stopped, nothing starts a node again (a remedy's restart in flight must not bind ports other tests now own).
+  let stopped = false;
   const start = async (index: number) => {
+    if (stopped) return;
     const n = nodes[index]!;
     const child = spawn(clusterNatsServerBin(), ['-c', join(dir, `${n.name}.conf`), '-l', join(dir, `${n.name}.log`)], {
       stdio: 'ignore',
     });
     n.child = child;
-    await waitForPort(n.port, '127.0.0.1', 15_000, () => child.exitCode === null);
+    try {
+      await waitForPort(n.port, '127.0.0.1', 15_000, () => child.exitCode === null);
+    } finally {
+      // Stopped while this one started: it must not outlive the cluster.
+      if (stopped) child.kill('SIGKILL');
+    }
   };
   return {
     urls: nodes.map((n) => `nats://127.0.0.1:${n.port}`).join(','),
@@ -98,6 +106,7 @@ async function clusterOf3(operatorConfig?: string): Promise<Cluster> {
       await start(index);
     },
     async stop() {
+      stopped = true;
       await Promise.all(
         nodes.map(async (n) => {
           const child = n.child;
