@@ -110,14 +110,7 @@ export class Subscriptions {
     void (async () => {
       try {
         const handle = await this.open(subject, { kind: 'sequence', sequence: from + 1 }, catchUp, true);
-        if (!handle) return;
-        if (!session.open) {
-          this.stopCatchUp(catchUp);
-          this.closeHandle(handle);
-          return;
-        }
-        this.start(catchUp, handle);
-        await this.pump(session, sub, catchUp, handle);
+        await this.run(session, sub, catchUp, handle);
       } catch (err) {
         if (session.subscriptions.get(subject) === sub) session.subscriptions.delete(subject);
         this.logger.warn({ err, connection_id: session.id, subject }, 'subscription with slot status could not start');
@@ -211,6 +204,14 @@ export class Subscriptions {
       if (session.subscriptions.get(subject) === sub) session.subscriptions.delete(subject);
       throw err;
     }
+    void this.run(session, sub, catchUp, handle);
+  }
+
+  /**
+   * Runs an opened catch-up: nothing when it was stopped meanwhile (`handle` undefined), closed again when the
+   * session closed meanwhile, else pumped until it joins the live feed or ends.
+   */
+  private async run(session: Session, sub: Subscription, catchUp: CatchUp, handle: TradesReplay | undefined): Promise<void> {
     if (!handle) return;
     if (!session.open) {
       this.stopCatchUp(catchUp);
@@ -218,7 +219,7 @@ export class Subscriptions {
       return;
     }
     this.start(catchUp, handle);
-    void this.pump(session, sub, catchUp, handle);
+    await this.pump(session, sub, catchUp, handle);
   }
 
   /** Ends a subscription (live or catching up). @returns false when the session had none for `subject`. */
