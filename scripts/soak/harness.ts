@@ -49,6 +49,8 @@ import { memoryFindings, verdictReasons, warmupMs, type MemoryFinding } from './
 import { StoredReader } from './stored.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How many times a service is started on fresh ports when it exits with EADDRINUSE. */
+const PORT_ATTEMPTS = 3;
 
 /** p50 / p99 / max of a histogram, ms (NaN when empty), and its count. */
 export interface Quantiles {
@@ -297,41 +299,54 @@ async function runSoak(
 
   // --- in parallel: the services that consume TRADES, the subscribers' credentials ---
   const services = new Map<ServiceName, ServiceProcess>();
-  const startService = async (name: ServiceName, env: NodeJS.ProcessEnv) => {
-    const svc = await ServiceProcess.start(name, env, await freePort(), o.serviceStartTimeoutMs, watch);
-    services.set(name, svc);
-    killers.push(() => svc.kill());
-    return svc;
+  // `env` is built anew for each attempt: a port freePort() found free can still be taken before the service
+  // binds it (another test's server), and the service then exits with EADDRINUSE; it is started again on new ports.
+  const startService = async (name: ServiceName, env: () => Promise<NodeJS.ProcessEnv>) => {
+    for (let attempt = 1; ; attempt++) {
+      const attemptEnv = await env();
+      try {
+        const svc = await ServiceProcess.start(name, attemptEnv, await freePort(), o.serviceStartTimeoutMs, watch);
+        services.set(name, svc);
+        killers.push(() => svc.kill());
+        return { svc, env: attemptEnv };
+      } catch (err) {
+        if (attempt >= PORT_ATTEMPTS || !String(err).includes('EADDRINUSE')) throw err;
+        log(`soak: ${name} found a port taken (attempt ${attempt}/${PORT_ATTEMPTS}); starting it on other ports`);
+      }
+    }
   };
   const redisPrefix = `tradewind:soak:${runId}:token-price:`;
   cleanups.push(() => deleteRedisPrefix(o.redisUrl, redisPrefix));
   // The services stop together (each drains on SIGTERM), before their Redis keys are removed and NATS stops.
   cleanups.push(() => Promise.all([...services.values()].map((svc) => svc.stop())));
-  const wsPort = await freePort();
-  const wsEnv: NodeJS.ProcessEnv = {
-    ...common,
-    PORT: String(wsPort),
-    HOST: '127.0.0.1',
-    REDIS_URL: o.redisUrl,
-    NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'),
-    NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
+  const wsEnv = async (): Promise<NodeJS.ProcessEnv> => {
+    const env: NodeJS.ProcessEnv = {
+      ...common,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      REDIS_URL: o.redisUrl,
+      NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'),
+      NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),
+    };
+    if (o.wsWorkers === undefined) delete env.WS_WORKERS;
+    else env.WS_WORKERS = String(o.wsWorkers);
+    return env;
   };
-  if (o.wsWorkers === undefined) delete wsEnv.WS_WORKERS;
-  else wsEnv.WS_WORKERS = String(o.wsWorkers);
   log('soak: starting ws-fanout and token-price from their entry points; issuing credentials');
-  const [wsFanout, , wsSpecs, nativeSpecs] = await Promise.all([
+  const [{ svc: wsFanout, env: wsStarted }, , wsSpecs, nativeSpecs] = await Promise.all([
     startService('ws-fanout', wsEnv),
-    startService('token-price', {
+    startService('token-price', async () => ({
       ...common,
       PORT: String(await freePort()),
       GRPC_PORT: String(await freePort()),
       HOST: '127.0.0.1',
       REDIS_URL: o.redisUrl,
       TOKEN_PRICE_REDIS_PREFIX: redisPrefix,
-    }),
+    })),
     wsUsers(plan, nats, o.userTtlSeconds),
     nativeUsers(plan, nats, o.userTtlSeconds),
   ]);
+  const wsPort = Number(wsStarted.PORT);
   // Its node:cluster workers run the same entry point; the primary forks them before it is ready.
   const workerPids = childPids(wsFanout.pid ?? -1, 'services/ws-fanout/src/main.ts');
   for (const pid of workerPids) watch(pid, 'services/ws-fanout/src/main.ts');
@@ -406,7 +421,7 @@ async function runSoak(
   };
   const started = await geyser.call<GeyserStarted>({ cmd: 'start', profile: o.profile, flushMs: o.sendFlushMs }, 60_000);
   log(`soak: Yellowstone stand-in at ${started.endpoint} (profile ${profileText(o)}); starting ingest`);
-  const ingest = await startService('ingest', { ...ingestEnv, YELLOWSTONE_ENDPOINT: started.endpoint });
+  const { svc: ingest } = await startService('ingest', async () => ({ ...ingestEnv, YELLOWSTONE_ENDPOINT: started.endpoint }));
   log('soak: ingest is ready; waiting for its first transaction from the stand-in');
   await Promise.race([
     firstSent,
