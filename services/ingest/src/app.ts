@@ -9,7 +9,13 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { TRADES_STREAM } from '@tradewind/contracts';
 import { ensureTradesStream, tradesManager, type Logger, type NatsConnection } from '@tradewind/lib';
-import { DEFAULT_PUBLISH_ACK_TIMEOUT_MS, DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS, DEFAULT_PUBLISH_MAX_IN_FLIGHT, type IngestConfig } from './config.js';
+import {
+  DEFAULT_PUBLISH_ACK_TIMEOUT_MS,
+  DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS,
+  DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS,
+  DEFAULT_PUBLISH_MAX_IN_FLIGHT,
+  type IngestConfig,
+} from './config.js';
 import { decodeNormalized, messageId, subjectOf, TokenNameCache, type DecodeOptions, type TradeMessage } from './decode/index.js';
 import { createUnknownReporter } from './decode/unknown-report.js';
 import { createDeriver } from './decode/derived.js';
@@ -66,6 +72,7 @@ type AppConfig = Pick<
       | 'SOL_USD_MAX_AGE_MS'
       | 'PUBLISH_MAX_IN_FLIGHT'
       | 'PUBLISH_ACK_TIMEOUT_MS'
+      | 'PUBLISH_STAGED_ID_STEPDOWN_MS'
       | 'PUBLISH_DRAIN_TIMEOUT_MS'
       | 'INGEST_LEASE_MS'
       | 'INGEST_LEASE_RENEW_MS'
@@ -142,6 +149,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       maxBackoffMs: config.PUBLISH_MAX_BACKOFF_MS,
       signal,
       leaderSignals: { nc, stream: TRADES_STREAM },
+      stagedIdStepdownMs: config.PUBLISH_STAGED_ID_STEPDOWN_MS ?? DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS,
     });
   }
 

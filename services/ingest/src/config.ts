@@ -23,6 +23,13 @@ export const DEFAULT_PUBLISH_MAX_IN_FLIGHT = 1_024;
  * once (OrderedPublisher.kick, docs/reliability.md). nats.js' own default is 5 s.
  */
 export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 2_000;
+
+/**
+ * Default PUBLISH_STAGED_ID_STEPDOWN_MS: a re-send that overtakes its own first attempt is answered "duplicate,
+ * seq 0" only while that attempt's proposal is in flight (milliseconds on a healthy cluster); a second of nothing
+ * but such answers is a staged id that stays until the duplicate window ends (docs/reliability.md "Which nats-server").
+ */
+export const DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS = 1_000;
 /** Default PUBLISH_DRAIN_TIMEOUT_MS: half of the default SHUTDOWN_DEADLINE_MS (10 s). */
 export const DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS = 5_000;
 
@@ -167,6 +174,12 @@ export const IngestConfigSchema = CommonConfig.extend({
   PUBLISH_MAX_IN_FLIGHT: PositiveInt.max(65_536).default(DEFAULT_PUBLISH_MAX_IN_FLIGHT),
   /** How long one publish attempt waits for TRADES' acknowledgement before the window is re-sent, ms. Default {@link DEFAULT_PUBLISH_ACK_TIMEOUT_MS} (measured). */
   PUBLISH_ACK_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_ACK_TIMEOUT_MS),
+  /**
+   * The staged-id remedy (src/publisher.ts OrderedPublisherOptions.stagedIdStepdownMs), ms; 0 = off: when TRADES
+   * answered every publish for this long with "duplicate, seq 0" / 10158 (a message id staged by nats-server, nothing
+   * stored), ingest asks TRADES' leader to step down. Default {@link DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS}.
+   */
+  PUBLISH_STAGED_ID_STEPDOWN_MS: z.coerce.number().int().min(0).default(DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS),
   /** On shutdown, how long ingest waits for the trades already taken from the source to be acknowledged, ms (less than SHUTDOWN_DEADLINE_MS). */
   PUBLISH_DRAIN_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS),
   /**

@@ -42,3 +42,4 @@ export {
   type ElectedReason,
   type DeposedReason,
 } from './leader-lease.js';
+export { OrderedPublisher, publisherMetrics, UnconfirmedDuplicateError, DUPLICATE_IN_PROCESS_ERR_CODE, type OrderedPublisherOptions } from './publisher.js';

@@ -69,6 +69,8 @@ export interface PublisherMetrics {
   resends: Counter<'reason'>;
   /** Seconds from the attempt that was acknowledged to its acknowledgement. */
   ackSeconds: Histogram;
+  /** Stream leader step-downs the publisher asked for to clear staged message ids ({@link OrderedPublisherOptions.stagedIdStepdownMs}). */
+  stepdowns: Counter;
 }
 
 /** Registers the publisher's metrics on `registry`. */
@@ -121,6 +123,11 @@ export function publisherMetrics(registry: Registry): PublisherMetrics {
       labelNames: ['reason'],
       registers: [registry],
     }),
+    stepdowns: new Counter({
+      name: 'tradewind_ingest_stream_stepdowns_total',
+      help: 'Times ingest asked the TRADES leader to step down because it answered only "duplicate, seq 0" (a staged message id) for PUBLISH_STAGED_ID_STEPDOWN_MS',
+      registers: [registry],
+    }),
     ackSeconds: new Histogram({
       name: 'tradewind_ingest_publish_ack_seconds',
       help: 'Seconds from a publish attempt to its acknowledgement by TRADES',
@@ -166,6 +173,13 @@ export function lastMsgIdOfRefusal(err: unknown): string | null {
 }
 
 /**
+ * nats-server's error code (2.11 and newer) for a publish whose `Nats-Msg-Id` is staged by a proposal not applied
+ * (JSStreamDuplicateMessageConflict, 409 "duplicate message id is in process", server/errors.json): what 2.10
+ * answers as "duplicate, seq 0" ({@link UnconfirmedDuplicateError}).
+ */
+export const DUPLICATE_IN_PROCESS_ERR_CODE = 10158;
+
+/**
  * Why a window was re-sent: `order` (a chain expectation failed), `timeout` (no acknowledgement in time),
  * `error`, or `leader` (TRADES elected a leader or the connection reconnected while attempts were in
  * flight: they may have died with the old leader, so the window is re-sent at once, see {@link OrderedPublisher.kick}).
@@ -195,6 +209,7 @@ export function resendReason(err: unknown): ResendReason {
   if (err instanceof UnconfirmedDuplicateError) return 'unconfirmed';
   if (typeof err === 'object' && err !== null) {
     if ((err as { code?: unknown }).code === WRONG_LAST_MSG_ID_ERR_CODE) return 'order';
+    if ((err as { code?: unknown }).code === DUPLICATE_IN_PROCESS_ERR_CODE) return 'unconfirmed';
     if ((err as { name?: unknown }).name === 'TimeoutError') return 'timeout';
   }
   return 'error';
@@ -221,6 +236,20 @@ export interface OrderedPublisherOptions {
    * (`watchStreamLeader`) and calls {@link OrderedPublisher.kick} on each, until `signal` aborts.
    */
   leaderSignals?: { nc: NatsConnection; stream: string };
+  /**
+   * The staged-id remedy, ms (config PUBLISH_STAGED_ID_STEPDOWN_MS; 0 or absent: never). When every answer for this
+   * long was "duplicate, seq 0" or 10158 (a message id the leader staged for a proposal that was lost, or refused when
+   * applied: nats-server keeps such an id until the duplicate window ends or, from 2.11, a leader change; docs/reliability.md
+   * "Which nats-server") and none stored anything, the publisher asks the stream's leader to step down, at most once
+   * per this long: a new leader holds no staged id of ours, and its election kicks the window ({@link kick}). Without it
+   * ingest would store nothing for up to the duplicate window (2 min).
+   */
+  stagedIdStepdownMs?: number;
+  /**
+   * Asks the stream's leader to step down. Default: `$JS.API.STREAM.LEADER.STEPDOWN.<stream>` on
+   * `leaderSignals.nc` (1 s timeout). @throws whatever the request throws (logged, never fatal).
+   */
+  stepdown?: () => Promise<unknown>;
 }
 
 /** One trade in the window. */
@@ -268,6 +297,10 @@ export class OrderedPublisher {
   /** Generation of the attempts in flight: a kick starts a new one, and answers to older attempts no longer gate re-sends. */
   #gen = 0;
   #leaderWatch: StreamLeaderWatch | undefined;
+  /** Epoch ms of the first "staged id" answer since the last stored one (null: none). */
+  #stagedSince: number | null = null;
+  /** Epoch ms of the last step-down asked for (0: none). */
+  #lastStepdownAt = 0;
 
   constructor(options: OrderedPublisherOptions) {
     if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1)
@@ -439,6 +472,7 @@ export class OrderedPublisher {
       this.#onError(e, new UnconfirmedDuplicateError(e.trade.msgId), gen);
       return;
     }
+    this.#stagedSince = null;
     const current = gen === this.#gen;
     if (current) this.#outstanding--;
     if (this.#o.signal.aborted) return;
@@ -467,6 +501,7 @@ export class OrderedPublisher {
     if (this.#o.signal.aborted) return;
     this.#o.metrics.errors.inc();
     const reason = resendReason(err);
+    if (reason === 'unconfirmed') this.#noteStagedId(e.trade.msgId);
     const streamLast = lastMsgIdOfRefusal(err);
     if (streamLast !== null) this.#learnStreamLast(streamLast);
     if (this.#failed === null) {
@@ -482,6 +517,34 @@ export class OrderedPublisher {
       this.#failed = reason;
     }
     this.#maybeResend();
+  }
+
+  /**
+   * An answer said `msgId` is staged, not stored. Once such answers alone came for
+   * {@link OrderedPublisherOptions.stagedIdStepdownMs}, asks the stream's leader to step down (at most once per
+   * that long); the election that follows re-sends the window ({@link kick}).
+   */
+  #noteStagedId(msgId: string): void {
+    const limitMs = this.#o.stagedIdStepdownMs ?? 0;
+    const stepdown = this.#o.stepdown ?? this.#defaultStepdown();
+    if (limitMs <= 0 || !stepdown) return;
+    const now = Date.now();
+    this.#stagedSince ??= now;
+    if (now - this.#stagedSince < limitMs || now - this.#lastStepdownAt < limitMs) return;
+    this.#lastStepdownAt = now;
+    this.#o.metrics.stepdowns.inc();
+    this.#o.logger.warn(
+      { msg_id: msgId, staged_for_ms: now - this.#stagedSince },
+      'TRADES answers only "duplicate, seq 0" (a staged message id, nothing stored): asking its leader to step down',
+    );
+    stepdown().catch((err: unknown) => this.#o.logger.warn({ err }, 'the TRADES leader step-down request failed; the window is re-sent as usual'));
+  }
+
+  /** `$JS.API.STREAM.LEADER.STEPDOWN.<stream>` on the leader-signal connection, or undefined without one. */
+  #defaultStepdown(): (() => Promise<unknown>) | undefined {
+    const signals = this.#o.leaderSignals;
+    if (!signals) return undefined;
+    return () => signals.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${signals.stream}`, '', { timeout: 1_000 });
   }
 
   /**

@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@tradewind/lib';
 import { BUNDLED_RECORDING_DIR } from '../src/config.js';
-import { OrderedPublisher, publisherMetrics, resendReason, UnconfirmedDuplicateError } from '../src/publisher.js';
+import { DUPLICATE_IN_PROCESS_ERR_CODE, OrderedPublisher, publisherMetrics, resendReason, UnconfirmedDuplicateError } from '../src/publisher.js';
 import { loadRecording } from '../src/replay/recording.js';
 import { replayCopy } from '../src/replay/replay-source.js';
 
@@ -59,5 +59,90 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
     expect(await total('published')).toBe(unit.length);
     abort.abort();
     expect(resendReason(new UnconfirmedDuplicateError('x'))).toBe('unconfirmed');
+  });
+
+  it('when only staged-id answers come for stagedIdStepdownMs, then the leader is asked to step down once per that long, and not before', async () => {
+    const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
+    const unit = tx.trades.map((trade) => replayCopy(trade, 'stepdown', 0, 0));
+    let staged = true;
+    let seq = 0;
+    const stepdownsAt: number[] = [];
+    const js = {
+      publish: async (): Promise<PubAck> => {
+        await new Promise((r) => setTimeout(r, 1));
+        // 2.11 and newer answer a staged id with an error (10158), 2.10 with "duplicate, seq 0": both count.
+        if (staged && seq % 2 === 0) throw Object.assign(new Error('duplicate message id is in process'), { code: DUPLICATE_IN_PROCESS_ERR_CODE });
+        if (staged) return { stream: 'TRADES', seq: 0, duplicate: true, domain: '' } as PubAck;
+        return { stream: 'TRADES', seq: ++seq, duplicate: false, domain: '' } as PubAck;
+      },
+    } as unknown as JetStreamClient;
+    const abort = new AbortController();
+    const metrics = publisherMetrics(new Registry());
+    const start = Date.now();
+    const publisher: OrderedPublisher = new OrderedPublisher({
+      js,
+      nc: { publish: () => undefined },
+      logger: createLogger({ service: 'ingest-test', level: 'silent' }),
+      metrics,
+      maxInFlight: 64,
+      ackTimeoutMs: 1_000,
+      maxBackoffMs: 20,
+      signal: abort.signal,
+      stagedIdStepdownMs: 300,
+      stepdown: async () => {
+        stepdownsAt.push(Date.now() - start);
+        // The first step-down does not help (the new leader staged it too); the second does, and its election kicks the window.
+        if (stepdownsAt.length === 2) {
+          staged = false;
+          publisher.kick('stream_leader_elected');
+        }
+      },
+    });
+    await publisher.enqueue(unit);
+    expect(await publisher.drained()).toBe(true);
+    abort.abort();
+    expect(stepdownsAt).toHaveLength(2);
+    // Not before 300 ms of staged answers, and the second at least 300 ms after the first.
+    expect(stepdownsAt[0]).toBeGreaterThanOrEqual(300);
+    expect(stepdownsAt[1]! - stepdownsAt[0]!).toBeGreaterThanOrEqual(300);
+    expect((await metrics.stepdowns.get()).values[0]?.value).toBe(2);
+    expect(resendReason(Object.assign(new Error('x'), { code: DUPLICATE_IN_PROCESS_ERR_CODE }))).toBe('unconfirmed');
+  });
+
+  it('when staged-id answers are interleaved with stored ones, then no step-down is asked for', async () => {
+    const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
+    const units = Array.from({ length: 40 }, (_, loop) => tx.trades.map((trade) => replayCopy(trade, 'mixed', 0, loop)));
+    let n = 0;
+    let seq = 0;
+    const js = {
+      publish: async (): Promise<PubAck> => {
+        await new Promise((r) => setTimeout(r, 5));
+        // Every other answer is a re-send overtaking its first attempt (seq 0), the rest are stored: progress.
+        return n++ % 2 === 0
+          ? ({ stream: 'TRADES', seq: 0, duplicate: true, domain: '' } as PubAck)
+          : ({ stream: 'TRADES', seq: ++seq, duplicate: false, domain: '' } as PubAck);
+      },
+    } as unknown as JetStreamClient;
+    const abort = new AbortController();
+    const metrics = publisherMetrics(new Registry());
+    let stepdowns = 0;
+    const publisher = new OrderedPublisher({
+      js,
+      nc: { publish: () => undefined },
+      logger: createLogger({ service: 'ingest-test', level: 'silent' }),
+      metrics,
+      maxInFlight: 8,
+      ackTimeoutMs: 1_000,
+      maxBackoffMs: 1,
+      signal: abort.signal,
+      stagedIdStepdownMs: 100,
+      stepdown: async () => {
+        stepdowns++;
+      },
+    });
+    for (const unit of units) await publisher.enqueue(unit);
+    expect(await publisher.drained()).toBe(true);
+    abort.abort();
+    expect(stepdowns).toBe(0);
   });
 });
