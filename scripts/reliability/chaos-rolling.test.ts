@@ -4,11 +4,13 @@
  * as a rollout does it, while WebSocket, native and HTTP clients count what they get. Plus negative controls
  * proving each rule of the tally (chaos/rolling-tally.ts) can fail.
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fuzzSeed } from './report.js';
 import { ROLLING_ROW_PREFIX, runRollingChaos } from './chaos/rolling.js';
 import {
   indexTruth,
+  lossWitnesses,
   newTallies,
   type RestartWindow,
   tallyHttp,
@@ -19,6 +21,9 @@ import {
   type TruthTrade,
   windowAt,
 } from './chaos/rolling-tally.js';
+
+// Each NATS node's log and every replica's whole log go to artifacts/ (CI keeps them), so a failing run can be read.
+process.env.CHAOS_NATS_LOG_DIR ??= fileURLToPath(new URL('../../artifacts/chaos-nats-logs', import.meta.url));
 
 const WINDOWS: RestartWindow[] = [
   { label: 'NATS node n1', kind: 'nats', startMs: 1_000 },
@@ -135,6 +140,28 @@ describe('rolling restart tally (negative controls)', () => {
       [0, 0],
       [1, 0],
       [0, 1],
+    ]);
+  });
+});
+
+describe('where a loss went missing (negative controls)', () => {
+  it('when one subscriber lost trades, then the note says how many others of each kind holding the subject received them all', () => {
+    const truth = indexTruth(TRADES);
+    const pumpfun = [1, 3, 5, 7, 9, 11];
+    const from = (subject: string) => new Map([[subject, 0]]);
+    const lines = lossWitnesses(
+      [
+        { id: 'ws-a', kind: 'WebSocket', seqs: [1, 3, 9, 11], times: [], after: from('basic.pumpfun') },
+        { id: 'ws-b', kind: 'WebSocket', seqs: pumpfun, times: [], after: from('basic.pumpfun') },
+        { id: 'ws-c', kind: 'WebSocket', seqs: [1, 3, 5, 9, 11], times: [], after: from('basic.pumpfun') },
+        { id: 'ws-bonk', kind: 'WebSocket', seqs: [2, 4, 6, 8, 10, 12], times: [], after: from('basic.bonk') },
+        { id: 'nat', kind: 'native', seqs: TRADES.map((t) => t.seq), times: [], after: new Map([...truth.bySubject.keys()].map((s) => [s, 0])) },
+      ],
+      truth,
+    );
+    expect(lines).toEqual([
+      'ws-a lost 2 basic.pumpfun trade(s), seq 5…7; received all of them: 1 of 2 other WebSocket, 1 of 1 other native',
+      'ws-c lost 1 basic.pumpfun trade(s), seq 7…7; received all of them: 1 of 2 other WebSocket, 1 of 1 other native',
     ]);
   });
 });

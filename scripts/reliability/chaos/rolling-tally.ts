@@ -319,3 +319,40 @@ export function tallyIngestRuns(
   }
   return { runs: runs.size, unrecognised };
 }
+
+/** A subscriber as {@link lossWitnesses} sees it: what it received and the subjects it holds, each after a sequence. */
+export interface Witness extends Received {
+  readonly after: ReadonlyMap<string, number>;
+}
+
+/**
+ * Where the trades a subscriber lost went missing: for each subscriber that lost trades, one line naming the lost
+ * range per subject and how many of the other subscribers holding that subject (by kind) received every one of
+ * them. Nobody: the trades never left the broker (or the stream as read back differs from what was delivered);
+ * the native subscribers but no WebSocket client: ws-fanout's feeds; other WebSocket clients too: this client's
+ * own subscription. At most `max` lines.
+ */
+export function lossWitnesses(subscribers: readonly Witness[], truth: Truth, max = 5): string[] {
+  const got = subscribers.map((s) => new Set(s.seqs));
+  const lines: string[] = [];
+  subscribers.forEach((s, i) => {
+    for (const [subject, start] of s.after) {
+      const lost = (truth.bySubject.get(subject) ?? []).filter((seq) => seq > start && !got[i]!.has(seq));
+      if (lost.length === 0 || lines.length >= max) continue;
+      const byKind = new Map<string, { all: number; holders: number }>();
+      subscribers.forEach((o, j) => {
+        if (j === i) return;
+        const from = o.after.get(subject);
+        if (from === undefined || lost[0]! <= from) return;
+        const kind = o.kind ?? 'subscriber';
+        const k = byKind.get(kind) ?? { all: 0, holders: 0 };
+        k.holders++;
+        if (lost.every((seq) => got[j]!.has(seq))) k.all++;
+        byKind.set(kind, k);
+      });
+      const seen = [...byKind].map(([kind, k]) => `${k.all} of ${k.holders} other ${kind}`).join(', ') || 'no other subscriber of it';
+      lines.push(`${s.id} lost ${lost.length} ${subject} trade(s), seq ${lost[0]}…${lost.at(-1)}; received all of them: ${seen}`);
+    }
+  });
+  return lines;
+}

@@ -33,6 +33,7 @@ import { COMPONENTS, type Component, problemLines, type Replica } from './rollin
 import { LAME_DUCK, PROBE, READINESS_DELAY_MS, startStack, type Stack, type StepOutcome } from './rolling-stack.js';
 import {
   indexTruth,
+  lossWitnesses,
   newTallies,
   note,
   type RestartKind,
@@ -258,6 +259,21 @@ async function rowsOf(
   for (const n of load.natives) {
     tallySubscriber(n, new Map([...truth.bySubject.keys()].map((subject) => [subject, n.after])), truth, windows, tallies);
     tallyNativeReconnects(n.id, n.reconnects, windows, tallies);
+  }
+  // Where any loss went missing: one note per losing subscriber, in the window its first lost trade was stored in.
+  const witnesses = [
+    ...load.ws.map((c) => ({ id: c.id, kind: 'WebSocket', seqs: c.seqs, times: c.times, after: c.after })),
+    ...load.natives.map((n) => ({
+      id: n.id,
+      kind: 'native',
+      seqs: n.seqs,
+      times: n.times,
+      after: new Map([...truth.bySubject.keys()].map((subject) => [subject, n.after])),
+    })),
+  ];
+  for (const line of lossWitnesses(witnesses, truth)) {
+    const first = Number(/seq (\d+)…/.exec(line)?.[1] ?? 0);
+    note(tallies[windowAt(windows, truth.bySeq.get(first)?.storedMs ?? 0)]!, 'loss witnesses', line);
   }
   const records = load.http?.records ?? [];
   tallyHttp(records, windows, tallies);
