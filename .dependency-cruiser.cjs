@@ -14,6 +14,8 @@
  * - no-deep-import-into-service: code outside services/<svc>/ (or packages/<pkg>/) reaches it only by its package
  *   name (`@tradewind/<svc>`, resolved through the package "exports"), never by a relative path such
  *   as `../services/<svc>/src/...`. Exception: the test-support files listed in TEST_SUPPORT.
+ * - no-test-support-in-bench: a bench (scripts/bench) imports no workspace's test/ files, not even those
+ *   in TEST_SUPPORT; what a bench shares with tests lives in @tradewind/dev (e.g. `@tradewind/dev/peer-input`).
  * - web-only-allowed-packages: web/src (browser code) imports, from the monorepo, only its own files,
  *   the browser-safe subpaths of @tradewind/contracts (the trade-message JSON Schemas among them, as
  *   `?raw` text), @tradewind/client and examples/ (as `?raw` text).
@@ -29,29 +31,36 @@
  */
 
 /**
- * Test-support files of a service that other workspaces' tests and benches may import by relative
- * path (they are not part of a service's package entry, and moving them is a separate change).
+ * Test-support files of a service that other workspaces' tests and the reliability scripts may import by
+ * relative path (they are not part of a service's package entry, and moving them is a separate change).
+ * Benches may not (no-test-support-in-bench).
  */
 const TEST_SUPPORT = [
   // Starts NATS, Redis and a ws-fanout app; used by packages/client's integration tests.
   '^services/ws-fanout/test/support[.]ts$',
-  // A Yellowstone (Geyser) gRPC stand-in; used by scripts/bench/decode-yellowstone.ts and the chaos stream runs.
+  // A Yellowstone (Geyser) gRPC stand-in; used by the chaos stream runs.
   '^services/ingest/test/support/geyser-server[.]ts$',
   // A Solana RPC node stand-in (HTTP JSON-RPC + PubSub WebSocket); used by the chaos stream runs
   // (scripts/reliability/chaos/stream.ts: the live RPC source killed and resumed).
   '^services/ingest/test/support/solana-rpc-server[.]ts$',
-  // Converts a recorded transaction to a peer decoder's input; used by scripts/bench/decode-peer.ts.
-  '^services/ingest/test/support/peer-input[.]ts$',
   // Start billing (with the local Stripe) and auth in-process; used by the fuzz suite (scripts/reliability/fuzz).
   '^services/billing/test/support[.]ts$',
   '^services/auth/test/support[.]ts$',
 ];
 
 /**
- * Existing violations, each to be removed. `from`/`to` are path regexes (repository-relative);
- * `from` has no capture groups.
+ * Existing violations, each to be removed, with its reason. `from`/`to` are path regexes
+ * (repository-relative); `from` has no capture groups.
  */
-const ALLOW_LIST_ENTRIES = [];
+const ALLOW_LIST_ENTRIES = [
+  {
+    rule: 'no-test-support-in-bench',
+    from: '^scripts/bench/slots[.]ts$',
+    to: '^services/ws-fanout/test/support[.]ts$',
+    reason:
+      "`npm run bench -- slots` starts ws-fanout with the tests' startTestApp (their config, e.g. WS_AUTH_TIMEOUT_MS 1500, not config.ts's defaults). Moving it to @tradewind/ws-fanout's exports or @tradewind/dev changes what the bench measures, so it is a change of its own.",
+  },
+];
 
 /**
  * The allow-list in force: empty when BOUNDARIES_NO_ALLOW_LIST=1, which scripts/test/boundaries.test.ts
@@ -130,6 +139,14 @@ const config = {
         pathNot: ['^$1/', ...TEST_SUPPORT],
         dependencyTypesNot: ['aliased-workspace'],
       },
+    }),
+    ...withAllowList({
+      name: 'no-test-support-in-bench',
+      severity: 'error',
+      comment:
+        "A bench (scripts/bench) measures what production runs, with the development helpers of @tradewind/dev; it never imports another workspace's test/ files (TEST_SUPPORT does not apply), which change whenever a test needs them. Move what a bench needs into @tradewind/dev (or the package's exports), for the bench and the tests alike.",
+      from: { path: '^scripts/bench/' },
+      to: { path: '^(services/[^/]+|packages/[^/]+|dev|web)/test/' },
     }),
     {
       name: 'web-only-allowed-packages',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Tradewind WebSocket starter (Node.js ≥ 20, dependency: @tradewind/client).
+ * Tradewind WebSocket starter (Node.js ≥ 22, dependency: @tradewind/client).
  *
  *   TRADEWIND_CREDS=./tradewind.creds node client.mjs basic.pumpfun basic.bonk
  *

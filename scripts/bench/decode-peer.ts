@@ -12,9 +12,8 @@
  * Peer input. solana-dex-parser takes what @solana/web3.js 1.x `connection.getTransaction(sig,
  * {maxSupportedTransactionVersion: 0})` or `getParsedTransaction` return, so a peer user pays
  * web3.js' conversion of the RPC JSON (PublicKey objects, Message classes). {@link peerInput}
- * rebuilds that shape from the raw RPC JSON with web3.js' own classes, as
- * services/ingest/test/peer-parser.test.ts does (copied from there: a test file cannot be
- * imported; keep the two in step):
+ * rebuilds that shape from the raw RPC JSON with web3.js' own classes, with the builder
+ * services/ingest/test/peer-parser.test.ts uses too (`@tradewind/dev/peer-input`):
  *  - json: `MessageV0` (version 0), `MessageV1` with the response's `transactionConfig` (version 1) or
  *    `Message` (legacy) from the compiled fields, as web3.js' `versionedMessageFromResponse` does;
  *  - base64: `VersionedTransaction.deserialize` of the wire bytes, signatures re-encoded base58;
@@ -24,7 +23,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ParseConfig, ParseResult, SolanaTransaction } from 'solana-dex-parser';
-import { peerInput as toPeerInput } from '../../services/ingest/test/support/peer-input.js';
+import { peerInput as toPeerInput } from '@tradewind/dev/peer-input';
 
 const require = createRequire(import.meta.url);
 // CommonJS; `require` returns it untyped, the cast gives it its own .d.ts types.
@@ -32,7 +31,7 @@ const peer = require('solana-dex-parser') as typeof import('solana-dex-parser');
 
 /**
  * The web3.js response object solana-dex-parser expects, built from one getTransaction result
- * (services/ingest/test/support/peer-input.ts, shared with the peer comparison test).
+ * (`@tradewind/dev/peer-input`, dev/src/testing/peer-input.ts, shared with the peer comparison test).
  */
 export function peerInput(rawJson: unknown): SolanaTransaction {
   return toPeerInput(rawJson).tx;

@@ -5,9 +5,10 @@
  * Bytes are built once per recorded transaction with the codec `@triton-one/yellowstone-grpc`
  * itself decodes with (ts-proto `SubscribeUpdate`, on @bufbuild/protobuf's wire writer): the
  * recorded getTransaction JSON is rebuilt into a `SubscribeUpdateTransactionInfo` by
- * `geyserTransactionFromRpc` (services/ingest/test/support/geyser-server.ts, the same builder the
- * Geyser test server streams to the real client in services/ingest/test/yellowstone.int.test.ts),
- * wrapped in a `SubscribeUpdate` as a Geyser node sends it, and encoded.
+ * `geyserTransactionFromRpc` of @tradewind/dev with ingest's wire parser for base64 captures (the
+ * same builder the Geyser test server, services/ingest/test/support/geyser-server.ts, streams to
+ * the real client in services/ingest/test/yellowstone.int.test.ts), wrapped in a `SubscribeUpdate`
+ * as a Geyser node sends it, and encoded.
  *
  * The measured step ({@link yellowstoneMessages}) is the client's own `SubscribeUpdate.decode(bytes)`
  * (what `ClientDuplexStream` does for every update the native gRPC layer hands it), then ingest's
@@ -15,7 +16,8 @@
  */
 import { SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import { decodeNormalized, normalizeYellowstoneTransaction, type Commitment, type TradeMessage } from '@tradewind/ingest';
-import { geyserTransactionFromRpc } from '../../services/ingest/test/support/geyser-server.js';
+import { parseWireTransaction } from '@tradewind/ingest/decode';
+import { geyserTransactionFromRpc } from '@tradewind/dev';
 
 /**
  * Name of the transactions filter in ingest's SubscribeRequest (`buildSubscribeRequest` in
@@ -39,7 +41,7 @@ export interface YellowstoneBenchItem {
  * rebuilt faithfully (see `geyserTransactionFromRpc`).
  */
 export function subscribeUpdateBytes(rpcJson: unknown, createdAt = new Date(0)): YellowstoneBenchItem {
-  const { info, slot, blockTime } = geyserTransactionFromRpc(rpcJson);
+  const { info, slot, blockTime } = geyserTransactionFromRpc(rpcJson, parseWireTransaction);
   const update = SubscribeUpdate.fromPartial({
     filters: [INGEST_TRANSACTIONS_FILTER],
     transaction: { transaction: info, slot: String(slot ?? 0) },

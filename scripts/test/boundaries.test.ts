@@ -99,6 +99,8 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
       // Production code importing the development workspace (stand-ins, test helpers).
       'dev/src/index.ts': 'export const standIn = 1;\n',
       'services/billing/src/stand-in.ts': "import { standIn } from '../../../dev/src/index.js';\nexport const s = standIn;\n",
+      // A bench importing a service's test support, even one TEST_SUPPORT lets other workspaces' tests import.
+      'scripts/bench/decode.ts': "import { support } from '../../services/ws-fanout/test/support.js';\nexport const bench = support;\n",
       // A cycle.
       'packages/x/src/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
       'packages/x/src/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
@@ -122,6 +124,7 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
           'no-service-to-other-service: services/billing/src/stand-in.ts → dev/src/index.ts',
           'no-deep-import-into-service: services/billing/src/stand-in.ts → dev/src/index.ts',
           'no-dev-in-production: services/billing/src/stand-in.ts → dev/src/index.ts',
+          'no-test-support-in-bench: scripts/bench/decode.ts → services/ws-fanout/test/support.ts',
           'not-to-unresolvable: packages/x/test/it.test.ts → ./missing.js',
           'web-only-allowed-packages: web/src/page.ts → services/lib/src/index.ts',
         ].sort(),

@@ -1,5 +1,5 @@
 /**
- * Tradewind native NATS starter (Node.js ≥ 20, @nats-io/transport-node + @nats-io/jetstream).
+ * Tradewind native NATS starter (Node.js ≥ 22, @nats-io/transport-node + @nats-io/jetstream).
  *
  *   TRADEWIND_CREDS=./tradewind.creds npm start -- basic.pumpfun basic.bonk
  *   TRADEWIND_CREDS=./tradewind.creds npm start -- basic.pumpfun --replay 2026-11-21T10:00:00Z   (Pro)

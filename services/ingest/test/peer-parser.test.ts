@@ -27,7 +27,7 @@ import type { MemeEvent, ParseResult, PoolEvent, TradeInfo } from 'solana-dex-pa
 import { describe, expect, it } from 'vitest';
 import { decodeTransaction } from '../src/decode/index.js';
 import type { TradeMessage } from '../src/decode/index.js';
-import { peerInput, type PeerInput } from './support/peer-input.js';
+import { peerInput, type PeerInput } from '@tradewind/dev/peer-input';
 
 const require = createRequire(import.meta.url);
 // Both are CommonJS packages; `require` returns them untyped, the casts give them their own .d.ts types.

@@ -128,7 +128,7 @@ export default function PumpFunApi() {
           </li>
         </ul>
         <p>
-          The same JWT and seed also work for native NATS on port 4223, covered further down. For this guide install Node.js 20 or newer and two packages:{' '}
+          The same JWT and seed also work for native NATS on port 4223, covered further down. For this guide install Node.js 22 or newer and two packages:{' '}
           <code>ws</code>, a WebSocket client, and <code>@nats-io/nkeys</code>, the NATS project’s NKey library, which we use to sign the server’s challenge.
         </p>
         <Code
@@ -186,7 +186,7 @@ export TRADEWIND_NKEY_SEED='SU…'   # user_nkey_seed from the dashboard
           label="client.mjs"
           lang="js"
           code={`
-// Node.js 20+: npm install ws @nats-io/nkeys
+// Node.js 22+: npm install ws @nats-io/nkeys
 import WebSocket from 'ws';
 import { fromSeed } from '@nats-io/nkeys';
 

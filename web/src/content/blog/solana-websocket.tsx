@@ -168,7 +168,7 @@ npx wscat -c ws://127.0.0.1:8900 # in another
           bookkeeping: match answers to requests by <code>id</code>, then route notifications by <code>params.subscription</code>.
         </p>
         <Code
-          label="slots.ts (Node.js 20+, npm install ws)"
+          label="slots.ts (Node.js 22+, npm install ws)"
           lang="ts"
           code={`
 import WebSocket from 'ws';
@@ -591,7 +591,7 @@ npx wscat -c ${SITE.wsUrl}
           the next section shows.
         </p>
         <Code
-          label="reconnect.ts (Node.js 20+, npm install ws @nats-io/nkeys; run with npx tsx reconnect.ts)"
+          label="reconnect.ts (Node.js 22+, npm install ws @nats-io/nkeys; run with npx tsx reconnect.ts)"
           lang="ts"
           code={`
 import WebSocket from 'ws';
@@ -725,7 +725,7 @@ connect();
           The core of such a consumer is a client that remembers what it subscribed to and subscribes again after every reconnect, using the same backoff rule:
         </p>
         <Code
-          label="pubsub.ts (Node.js 20+, npm install ws)"
+          label="pubsub.ts (Node.js 22+, npm install ws)"
           lang="ts"
           code={`
 import WebSocket from 'ws';

@@ -1,7 +1,10 @@
 /**
  * Recorded getTransaction results → the web3.js objects the peer parser `solana-dex-parser` reads,
- * shared by the peer comparison (test/peer-parser.test.ts) and the decode bench's peer figure
- * (scripts/bench/decode-peer.ts). web3.js and the peer are CommonJS: both are loaded with
+ * shared by ingest's peer comparison (services/ingest/test/peer-parser.test.ts) and the decode
+ * bench's peer figure (scripts/bench/decode-peer.ts), both importing `@tradewind/dev/peer-input`.
+ * A subpath of its own, not in `@tradewind/dev`'s index: it loads @solana/web3.js, which nothing
+ * else of the development workspace needs (web3.js and the peer are devDependencies of
+ * @tradewind/dev, so the stand-ins image, `npm ci --omit=dev --workspace dev`, holds neither). web3.js and the peer are CommonJS: both are loaded with
  * `require`, so the peer sees the same web3.js instance as the objects built here.
  */
 import bs58 from 'bs58';
@@ -78,7 +81,7 @@ interface RawMeta {
   loadedAddresses?: { writable: string[]; readonly: string[] } | null;
   computeUnitsConsumed?: number;
 }
-export interface RawTransaction {
+interface RawTransaction {
   slot?: number;
   blockTime?: number | null;
   version?: TransactionVersion;
@@ -87,7 +90,7 @@ export interface RawTransaction {
 }
 
 /** The getTransaction result inside a `{jsonrpc, result}` envelope, or the value itself. */
-export function unwrapRaw(raw: unknown): RawTransaction {
+function unwrapRaw(raw: unknown): RawTransaction {
   // The recording holds getTransaction results (or a {jsonrpc, result} envelope around one).
   const obj = raw as { result?: unknown };
   return (obj.result ?? raw) as RawTransaction;
