@@ -743,59 +743,70 @@ describe('rolling restarts', () => {
       const nats = (values('values.yaml') as any).nats;
       const lameDuck = { ...NATS_CHART_LAME_DUCK, ...nats.config.merge };
       const graceSeconds: number = nats.podTemplate.merge.spec.terminationGracePeriodSeconds;
-      const dir = join(work, 'ldm-cluster');
-      const plans = await Promise.all(['n1', 'n2', 'n3'].map(async (name) => ({ name, port: await freePort(), routePort: await freePort() })));
-      for (const plan of plans) {
-        const nodeDir = join(dir, plan.name);
-        execFileSync('mkdir', ['-p', join(nodeDir, 'js')]);
-        const pidFile = join(nodeDir, 'nats.pid');
-        // The chart writes nats.conf as JSON (toPrettyRawJson), with pid_file for its preStop hook.
-        const config = {
-          server_name: plan.name,
-          host: '127.0.0.1',
-          port: plan.port,
-          pid_file: pidFile,
-          lame_duck_grace_period: lameDuck.lame_duck_grace_period,
-          lame_duck_duration: lameDuck.lame_duck_duration,
-          jetstream: { store_dir: join(nodeDir, 'js') },
-          cluster: {
-            name: 'ldm',
-            host: '127.0.0.1',
-            port: plan.routePort,
-            routes: plans.filter((p) => p !== plan).map((p) => `nats-route://127.0.0.1:${p.routePort}`),
-          },
-        };
-        writeFileSync(join(nodeDir, 'nats.conf'), JSON.stringify(config, null, 2));
-        const child = spawn(clusterNatsServerBin(), ['-c', join(nodeDir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-        let log = '';
-        child.stderr!.on('data', (d: Buffer) => {
-          log += d.toString();
-        });
-        const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-        nodes.push({ name: plan.name, port: plan.port, pidFile, process: child, log: () => log, exited });
-      }
-      for (const n of nodes) await waitForPort(n.port, '127.0.0.1', 15_000, () => n.process.exitCode === null);
-
-      const admin = await connect({ servers: nodes.map((n) => `127.0.0.1:${n.port}`) });
-      connections.push(admin);
-      const jsm = await jetstreamManager(admin, { timeout: 5_000, checkAPI: false });
+      // A fresh 2.10 cluster under the suite's load sometimes forms its JetStream meta group without one node and
+      // leaves it out for over a minute (docs/reliability.md "Known limits"): the fixture is started again, up to three
+      // times; what is tested is lame duck mode, not the cluster's formation.
+      let admin: NatsConnection | undefined;
+      let jsm: Awaited<ReturnType<typeof jetstreamManager>> | undefined;
       const leaderOf = async () => {
         try {
-          return (await jsm.streams.info('LDM')).cluster?.leader;
+          return (await jsm!.streams.info('LDM')).cluster?.leader;
         } catch {
           return undefined;
         }
       };
-      // The meta group elects a leader first; retry until the R3 stream is created and has a leader.
-      await expect
-        .poll(
-          async () => {
-            if ((await leaderOf()) === undefined) await jsm.streams.add({ name: 'LDM', subjects: ['ldm.>'], num_replicas: 3 }).catch(() => undefined);
-            return leaderOf();
-          },
-          { timeout: 60_000, interval: 500 },
-        )
-        .toBeDefined();
+      for (let attempt = 1; ; attempt++) {
+        const dir = join(work, `ldm-cluster-${attempt}`);
+        const plans = await Promise.all(['n1', 'n2', 'n3'].map(async (name) => ({ name, port: await freePort(), routePort: await freePort() })));
+        for (const plan of plans) {
+          const nodeDir = join(dir, plan.name);
+          execFileSync('mkdir', ['-p', join(nodeDir, 'js')]);
+          const pidFile = join(nodeDir, 'nats.pid');
+          // The chart writes nats.conf as JSON (toPrettyRawJson), with pid_file for its preStop hook.
+          const config = {
+            server_name: plan.name,
+            host: '127.0.0.1',
+            port: plan.port,
+            pid_file: pidFile,
+            lame_duck_grace_period: lameDuck.lame_duck_grace_period,
+            lame_duck_duration: lameDuck.lame_duck_duration,
+            jetstream: { store_dir: join(nodeDir, 'js') },
+            cluster: {
+              name: 'ldm',
+              host: '127.0.0.1',
+              port: plan.routePort,
+              routes: plans.filter((p) => p !== plan).map((p) => `nats-route://127.0.0.1:${p.routePort}`),
+            },
+          };
+          writeFileSync(join(nodeDir, 'nats.conf'), JSON.stringify(config, null, 2));
+          const child = spawn(clusterNatsServerBin(), ['-c', join(nodeDir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+          let log = '';
+          child.stderr!.on('data', (d: Buffer) => {
+            log += d.toString();
+          });
+          const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+          nodes.push({ name: plan.name, port: plan.port, pidFile, process: child, log: () => log, exited });
+        }
+        for (const n of nodes) await waitForPort(n.port, '127.0.0.1', 15_000, () => n.process.exitCode === null);
+
+        admin = await connect({ servers: nodes.map((n) => `127.0.0.1:${n.port}`) });
+        connections.push(admin);
+        jsm = await jetstreamManager(admin, { timeout: 5_000, checkAPI: false });
+        // The meta group elects a leader first; retry until the R3 stream is created and has a leader.
+        const deadline = Date.now() + 30_000;
+        while (Date.now() < deadline && (await leaderOf()) === undefined) {
+          await jsm.streams.add({ name: 'LDM', subjects: ['ldm.>'], num_replicas: 3 }).catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        if ((await leaderOf()) !== undefined) break;
+        const views = nodes.map((n) => `${n.name}: ${n.log().split('\n').filter(Boolean).slice(-2).join(' | ')}`).join('; ');
+        await admin.close().catch(() => undefined);
+        for (const n of nodes.splice(0)) {
+          n.process.kill('SIGKILL');
+          await n.exited;
+        }
+        if (attempt === 3) throw new Error(`the R3 stream had no leader within 30 s in 3 fresh clusters; the last one's logs end: ${views}`);
+      }
       const leaderName = (await leaderOf())!;
       const leader = nodes.find((n) => n.name === leaderName)!;
       // A client of the leader keeps it in lame duck mode until its grace period ends and it is evicted.
@@ -852,7 +863,7 @@ describe('rolling restarts', () => {
       expect(afterSigterm, leader.log()).toMatch(/Closing existing clients[^]*Server Exiting/);
       // The stream kept its data path: the remaining two replicas take writes.
       expect((await jetstream(observer).publish('ldm.after', 'x')).stream).toBe('LDM');
-    }, 120_000);
+    }, 240_000);
   });
 });
 
