@@ -10,10 +10,23 @@ const recording = join(repo, 'services/ingest/recording');
 const tmp = mkdtempSync(join(tmpdir(), 'decode-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function run(args: string[]): { stdout: string; stderr: string; status: number | null } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/decode.ts', ...args], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+/** Runs the CLI with `env` added to the environment (ingest's SOL_USD_FALLBACK etc., which it reads as ingest does). */
+function run(args: string[], env: Record<string, string> = {}): { stdout: string; stderr: string; status: number | null } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/decode.ts', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
+
+/** stderr without the `note:` line about fields left out (the bundled recording has no SOL/USD swap). */
+const problems = (stderr: string): string[] =>
+  stderr
+    .trimEnd()
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('note: '));
 
 describe('scripts/decode.ts', () => {
   it('when given the recording and bad files, then stdout is only JSON trades, stderr names each bad path, exit 1', () => {
@@ -37,14 +50,19 @@ describe('scripts/decode.ts', () => {
     expect(bySource).toEqual({ pumpfun: 29, bonk: 4, pumpswap: 10, raydium_cpmm: 3 });
     expect(r.stderr).toContain(`${notJson}: not valid JSON`);
     expect(r.stderr).toContain(`${list}: input is a JSON array`);
-    expect(r.stderr.trimEnd().split('\n')).toHaveLength(2);
+    expect(problems(r.stderr)).toHaveLength(2);
+    expect(r.stderr).toMatch(/^note: price_usd, market_cap_usd, usd_reference left out of the messages of every transaction: no SOL\/USD rate/m);
   });
 
-  it('when every input decodes, then exit 0; when no argument is given, then usage and exit 2', () => {
-    const ok = run([join(recording, 'launchlab')]);
+  it('when every input decodes, then exit 0; when no argument is given, then usage and exit 2; when an ingest setting is bad, then it is named and exit 2', () => {
+    const ok = run([join(recording, 'launchlab')], { SOL_USD_FALLBACK: '150' });
     expect(ok.status).toBe(0);
     expect(ok.stderr).toBe('');
     expect(ok.stdout.trimEnd().split('\n')).toHaveLength(4);
+    const bad = run([join(recording, 'launchlab')], { SOL_USD_WINDOW: '0' });
+    expect(bad.status).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/SOL_USD_WINDOW/);
     const none = run([]);
     expect(none.status).toBe(2);
     expect(none.stdout).toBe('');
@@ -59,6 +77,7 @@ describe('scripts/decode.ts', () => {
       cwd: repo,
       encoding: 'utf8',
       timeout: 60_000,
+      env: { ...process.env, SOL_USD_FALLBACK: '150' }, // a rate for every message: no note on stderr
     });
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);

@@ -17,6 +17,7 @@ const Privacy = lazy(() => import('./pages/Privacy'));
 const Terms = lazy(() => import('./pages/Terms'));
 const Login = lazy(() => import('./pages/Login'));
 const Payment = lazy(() => import('./pages/Payment'));
+const NewsletterUnsubscribe = lazy(() => import('./pages/NewsletterUnsubscribe'));
 const NotFound = lazy(() => import('./pages/NotFound'));
 const DashboardLayout = lazy(() => import('./pages/dashboard/DashboardLayout'));
 const Overview = lazy(() => import('./pages/dashboard/Overview'));
@@ -131,6 +132,14 @@ export function AppRoutes() {
           element={
             <Page>
               <Payment />
+            </Page>
+          }
+        />
+        <Route
+          path="newsletter/unsubscribe"
+          element={
+            <Page>
+              <NewsletterUnsubscribe />
             </Page>
           }
         />

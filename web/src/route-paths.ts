@@ -16,8 +16,16 @@ export const PUBLIC_PATHS: readonly string[] = [
   ...BLOG_POSTS.map((p) => articlePath(p.slug)),
 ];
 
-/** Pages that need the browser (session, payment): served the app shell with `noindex`. */
-export const APP_PATHS: readonly string[] = ['/login', '/payment', '/dashboard', '/dashboard/plan', '/dashboard/docs', '/dashboard/settings'];
+/** Pages that need the browser (session, payment, a link's token): served the app shell with `noindex`. */
+export const APP_PATHS: readonly string[] = [
+  '/login',
+  '/payment',
+  '/dashboard',
+  '/dashboard/plan',
+  '/dashboard/docs',
+  '/dashboard/settings',
+  '/newsletter/unsubscribe',
+];
 
 /**
  * Where a moved page now lives, for the server's 301: `/blog/<slug>` of a retired article → the

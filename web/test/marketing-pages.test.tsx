@@ -188,11 +188,11 @@ describe('Privacy and Terms', () => {
   it('privacy: dated, names the real cookies and storage, and what is stored', () => {
     renderPage(Privacy);
     expect(screen.getAllByRole('heading', { level: 1 })).toHaveLength(1);
-    expect(screen.getByText('25 November 2026').getAttribute('datetime')).toBe('2026-11-25');
+    expect(screen.getByText('29 November 2026').getAttribute('datetime')).toBe('2026-11-29');
     const text = document.body.textContent!;
     // Every localStorage key the app writes is named (theme, dashboard sidebar).
     for (const key of [THEME_STORAGE_KEY, SIDEBAR_STORAGE_KEY]) expect(text).toContain(key);
-    for (const s of ['Stay Updated', 'newest 200', 'kept until you ask us to remove it']) expect(text).toContain(s);
+    for (const s of ['Stay Updated', 'newest 200', 'one-click unsubscribe link', 'kept until you unsubscribe']) expect(text).toContain(s);
     for (const s of [
       'tw_refresh',
       'tw_oauth_state',

@@ -3,6 +3,7 @@
  * in one package both sides import by name (docs/architecture.md §2). Explicit exports, no `export *`.
  * - errors: the error codes every API answers with, and AppError;
  * - plans: the plans catalogue (spec §7); subjects: TRADES subjects, mints, headers;
+ * - trade-messages: which stream message is a trade (`isTradeMessage`);
  * - events: the EVENTS subjects, schema versions and protobuf codec (proto/tradewind/v1/events.proto);
  * - the generated gRPC contracts (proto/tradewind/v1/*.proto, `npm run proto`);
  * - subpaths: ./ws-errors (WebSocket error and close codes), ./notifications, ./session-client,
@@ -48,6 +49,7 @@ export {
   type SlotStatusMessage,
   type DeadSlotReason,
 } from './slots.js';
+export { TRADE_MESSAGE_TYPE, isTradeMessage } from './trade-messages.js';
 export {
   EVENTS_STREAM,
   DEAD_LETTER_STREAM,

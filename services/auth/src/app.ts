@@ -17,6 +17,7 @@ import { createNotificationsConsumer } from './events/notifications.js';
 import { purgeRateLimits } from './db/newsletter.js';
 import { createIdentityProvider, type IdentityProvider } from './domain/identity-provider.js';
 import { loadSigningKey } from './domain/signing-key.js';
+import { newsletterUnsubscribeKey } from './domain/newsletter.js';
 
 export interface AuthDeps {
   db: Kysely<AuthDatabase>;
@@ -52,6 +53,7 @@ type AppConfig = Pick<
   | 'NOTIFICATIONS_PAGE_MAX'
   | 'NOTIFICATIONS_READ_MAX_IDS'
   | 'NEWSLETTER_RATE_LIMIT_PER_MINUTE'
+  | 'NEWSLETTER_UNSUBSCRIBE_SECRET'
 >;
 
 /** Issuer (`iss`) of auth's access tokens: `<PUBLIC_URL>/auth`. */
@@ -94,6 +96,12 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
   const newsletterSignups = new Counter({
     name: 'tradewind_auth_newsletter_signups_total',
     help: 'POST /api/newsletter by outcome (subscribed, already_subscribed, invalid, rate_limited)',
+    labelNames: ['outcome'],
+    registers: [deps.registry],
+  });
+  const newsletterUnsubscribes = new Counter({
+    name: 'tradewind_auth_newsletter_unsubscribes_total',
+    help: 'POST /api/newsletter/unsubscribe (one-click links) by outcome (unsubscribed, not_subscribed, invalid_token)',
     labelNames: ['outcome'],
     registers: [deps.registry],
   });
@@ -143,6 +151,7 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
         refreshes,
         usersCreated,
         newsletterSignups,
+        newsletterUnsubscribes,
         config: {
           publicUrl,
           issuer,
@@ -156,6 +165,7 @@ export function createApp(config: AppConfig, deps: AuthDeps) {
             readMaxIds: config.NOTIFICATIONS_READ_MAX_IDS,
           },
           newsletterPerMinute: config.NEWSLETTER_RATE_LIMIT_PER_MINUTE,
+          newsletterUnsubscribeKey: newsletterUnsubscribeKey({ secret: config.NEWSLETTER_UNSUBSCRIBE_SECRET, signingKey: key.privateKey }),
         },
       });
       await http.listen({ port: config.PORT, host: config.HOST });

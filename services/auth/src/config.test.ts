@@ -32,6 +32,15 @@ describe('auth config', () => {
     ).toThrow(/NOTIFICATIONS_PAGE_DEFAULT: must not exceed NOTIFICATIONS_PAGE_MAX \(40\)/);
   });
 
+  it('when the unsubscribe secret is shorter than 32 characters, then it is refused without echoing it; unset, the signing key is used', () => {
+    const local = { ...base, LOCAL_OIDC_ISSUER: 'http://localhost:8091' };
+    expect(() => loadAuthConfig({ ...local, NEWSLETTER_UNSUBSCRIBE_SECRET: 'x'.repeat(31) })).toThrow(
+      /NEWSLETTER_UNSUBSCRIBE_SECRET: must be at least 32 characters .*\(got hidden\)/,
+    );
+    expect(loadAuthConfig({ ...local, NEWSLETTER_UNSUBSCRIBE_SECRET: 'x'.repeat(32) }).NEWSLETTER_UNSUBSCRIBE_SECRET).toBe('x'.repeat(32));
+    expect(loadAuthConfig({ ...local, NEWSLETTER_UNSUBSCRIBE_SECRET: '' }).NEWSLETTER_UNSUBSCRIBE_SECRET).toBeUndefined();
+  });
+
   it('when DATABASE_URL is missing, then the error names it', () => {
     expect(() => loadAuthConfig({ LOCAL_OIDC_ISSUER: 'http://localhost:8091' })).toThrow(/DATABASE_URL: .*\(got unset\)/);
   });

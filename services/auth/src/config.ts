@@ -13,6 +13,12 @@ import {
   urlWithScheme,
 } from '@tradewind/lib';
 
+/**
+ * Shortest NEWSLETTER_UNSUBSCRIBE_SECRET, characters: RFC 2104 §3 strongly discourages HMAC keys shorter than the
+ * hash's output, 32 bytes for SHA-256; 32 ASCII characters are 32 bytes (`openssl rand -base64 32` gives 44).
+ */
+export const NEWSLETTER_UNSUBSCRIBE_SECRET_MIN_CHARS = 32;
+
 export const AuthConfigSchema = CommonConfig.extend({
   NODE_ENV: z.string().default('development'),
   ADMIN_PORT: Port.default(defaultPort('auth', 'admin')),
@@ -64,6 +70,13 @@ export const AuthConfigSchema = CommonConfig.extend({
   NOTIFICATIONS_READ_MAX_IDS: PositiveInt.default(200),
   /** `POST /api/newsletter` requests per client address per minute, across replicas (default 10); more answer 429 rate_limited. */
   NEWSLETTER_RATE_LIMIT_PER_MINUTE: PositiveInt.default(10),
+  /**
+   * Secret of the newsletter's one-click unsubscribe links (HMAC-SHA256 key derived from it: domain/newsletter.ts
+   * newsletterUnsubscribeKey), at least NEWSLETTER_UNSUBSCRIBE_SECRET_MIN_CHARS (32) characters, the same on every
+   * replica. Unset: derived from the access-token signing key (AUTH_JWT_PRIVATE_KEY), so rotating that key also
+   * invalidates the links in mails already sent; set this to keep them apart.
+   */
+  NEWSLETTER_UNSUBSCRIBE_SECRET: optionalString,
 }).superRefine((c, ctx) => {
   const production = c.NODE_ENV === 'production';
   if (c.LOCAL_OIDC_ISSUER && (c.GOOGLE_CLIENT_ID || production)) {
@@ -82,6 +95,13 @@ export const AuthConfigSchema = CommonConfig.extend({
   }
   if (c.GOOGLE_CLIENT_ID && !c.GOOGLE_CLIENT_SECRET) {
     ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'required with GOOGLE_CLIENT_ID' });
+  }
+  if (c.NEWSLETTER_UNSUBSCRIBE_SECRET !== undefined && c.NEWSLETTER_UNSUBSCRIBE_SECRET.length < NEWSLETTER_UNSUBSCRIBE_SECRET_MIN_CHARS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['NEWSLETTER_UNSUBSCRIBE_SECRET'],
+      message: `must be at least ${NEWSLETTER_UNSUBSCRIBE_SECRET_MIN_CHARS} characters (e.g. openssl rand -base64 32)`,
+    });
   }
   if (c.NOTIFICATIONS_PAGE_DEFAULT > c.NOTIFICATIONS_PAGE_MAX) {
     ctx.addIssue({ code: 'custom', path: ['NOTIFICATIONS_PAGE_DEFAULT'], message: `must not exceed NOTIFICATIONS_PAGE_MAX (${c.NOTIFICATIONS_PAGE_MAX})` });

@@ -13,15 +13,18 @@ import {
   LoginQuerySchema,
   NewsletterBodySchema,
   NotificationPreferencesSchema,
+  UnsubscribeQuerySchema,
   RefreshBodySchema,
   authApi,
   notificationsQuerySchema,
   profileUpdateSchema,
   readBodySchema,
 } from '../src/http/api.js';
+import { newsletterUnsubscribeKey, unsubscribeToken } from '../src/index.js';
 import { Browser, signIn, startHarness, type Harness } from './support.js';
 
 const LIMITS = { nameMaxChars: 100, pageMax: 100, readMaxIds: 200 };
+const UNSUBSCRIBE_SECRET = 'openapi-unsubscribe-secret-0123456789';
 const EMAIL = 'openapi@example.com';
 let h: Harness;
 let bearer: string;
@@ -38,7 +41,7 @@ const untouchable = <T>(name: string) =>
   ) as T;
 
 beforeAll(async () => {
-  h = await startHarness('auth_openapi', { NEWSLETTER_RATE_LIMIT_PER_MINUTE: 1000 });
+  h = await startHarness('auth_openapi', { NEWSLETTER_RATE_LIMIT_PER_MINUTE: 1000, NEWSLETTER_UNSUBSCRIBE_SECRET: UNSUBSCRIBE_SECRET });
   const browser = new Browser();
   await signIn(h, browser, { email: EMAIL, name: 'Open Api' });
   const session = (await (await browser.post(`${h.publicUrl}/auth/token`)).json()) as { access_token: string };
@@ -84,6 +87,7 @@ describe('auth OpenAPI declaration', () => {
       refreshes: counter(),
       usersCreated: counter() as unknown as Counter,
       newsletterSignups: counter(),
+      newsletterUnsubscribes: counter(),
       config: {
         publicUrl: 'http://localhost:8080',
         issuer: 'http://localhost:8080/auth',
@@ -92,6 +96,7 @@ describe('auth OpenAPI declaration', () => {
         loginAttemptTtlSeconds: 600,
         account: { nameMaxChars: 100, pageDefault: 20, pageMax: 100, readMaxIds: 200 },
         newsletterPerMinute: 10,
+        newsletterUnsubscribeKey: new Uint8Array(32),
       },
     });
     await http.ready();
@@ -244,5 +249,17 @@ describe('auth OpenAPI declaration', () => {
       (body) => send('POST', '/api/newsletter', body),
       [200, 201],
     );
+  });
+
+  it('when the unsubscribe query schema and POST /api/newsletter/unsubscribe get the same queries, then the schema refuses exactly the malformed tokens', async () => {
+    const key = newsletterUnsubscribeKey({ secret: UNSUBSCRIBE_SECRET });
+    const token = unsubscribeToken(key, 'openapi-unsub@example.com');
+    for (const query of [{ token }, {}, { token: '' }, { token: token.slice(0, 40) }, { token: `${token}=` }, { token: token.replace('.', ':') }] as Array<
+      Record<string, string>
+    >) {
+      const accepted = UnsubscribeQuerySchema.safeParse(query).success;
+      const res = await send('POST', `/api/newsletter/unsubscribe?${new URLSearchParams(query).toString()}`, undefined);
+      expect(res.status, `${JSON.stringify(query)}: schema ${accepted ? 'accepts' : 'refuses'}`).toBe(accepted ? 200 : 400);
+    }
   });
 });

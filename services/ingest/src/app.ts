@@ -16,9 +16,9 @@ import {
   DEFAULT_PUBLISH_MAX_IN_FLIGHT,
   type IngestConfig,
 } from './config.js';
-import { decodeNormalized, messageId, subjectOf, TokenNameCache, type DecodeOptions, type TradeMessage } from './decode/index.js';
+import { messageId, subjectOf, type TradeMessage } from './decode/index.js';
 import { createUnknownReporter } from './decode/unknown-report.js';
-import { createDeriver } from './decode/derived.js';
+import { createTradePipeline } from './pipeline.js';
 import type { Checkpoint, CheckpointStore } from './live/checkpoint.js';
 import type { TransactionSource } from './live/source.js';
 import { leaderMetrics, openLeaderLease, type LeaderLease } from './leader-lease.js';
@@ -66,6 +66,7 @@ type AppConfig = Pick<
       | 'NATS_STREAM_REPLICAS'
       | 'REPLAY_SLOT_STATUS'
       | 'TOKEN_NAME_CACHE_MAX_ENTRIES'
+      | 'LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES'
       | 'SOL_USD_FALLBACK'
       | 'SOL_USD_MIN_SWAP_SOL'
       | 'SOL_USD_WINDOW'
@@ -116,21 +117,14 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
     help: 'Live transactions that could not be decoded (skipped, logged)',
     registers: [deps.registry],
   });
-  const decodeOptions: DecodeOptions = {
-    letsbonkPlatformConfigs: new Set(config.LETSBONK_PLATFORM_CONFIGS),
-    // One cache for the process: a CREATE names the token's later trades (live), or the recording's (replay).
-    tokenNames: new TokenNameCache(config.TOKEN_NAME_CACHE_MAX_ENTRIES),
+  // Decode, then the derived fields (docs/decoding.md "Derived fields"), with one set of caches and one SOL/USD
+  // reference for the process (src/pipeline.ts; `npm run decode` runs the same). A CREATE names the token's later
+  // trades and gives a LaunchLab pool's later trades their market cap (live), or the recording's (replay).
+  const pipeline = createTradePipeline(config, {
     // Newer instructions, events or event fields (program upgrades): counted, logged once per kind, never fatal.
     onUnknown: createUnknownReporter(deps.registry, logger),
-  };
-  // SOL/USD for price_usd / market_cap_usd: our own WSOL/USDC and WSOL/USDT swaps, else the configured fallback.
-  // Derived fields (docs/decoding.md "Derived fields") on one transaction's messages, right after decoding.
-  const derive = createDeriver({
-    fallbackUsdPerSol: config.SOL_USD_FALLBACK,
-    minSwapLamports: config.SOL_USD_MIN_SWAP_SOL === undefined ? undefined : BigInt(Math.round(config.SOL_USD_MIN_SWAP_SOL * 1e9)),
-    windowSize: config.SOL_USD_WINDOW,
-    maxStreamAgeMs: config.SOL_USD_MAX_AGE_MS,
   });
+  const { decodeOptions, derive } = pipeline;
   // The work of the current leader term, and of every term before it (a term starts when the previous one ended).
   let running: Promise<void> | undefined;
   let current: Term | undefined;
@@ -250,8 +244,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
         }
         let messages: TradeMessage[];
         try {
-          messages = decodeNormalized(tx, decodeOptions);
-          derive(messages, Date.now());
+          messages = pipeline.process(tx, Date.now());
         } catch (err) {
           decodeErrors.inc();
           logger.error({ err, signature: tx.signature, slot: tx.slot }, 'live transaction could not be decoded; skipped');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CommonConfig, StreamReplicas, Port, PositiveInt, defaultPort, loadConfig, natsServerUrls, urlWithScheme } from '@tradewind/lib';
 import { DEFAULT_LETSBONK_PLATFORM_CONFIGS } from './decode/program.js';
 import { DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES } from './decode/token-names.js';
+import { DEFAULT_LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES } from './decode/pool-supplies.js';
 import { DEFAULT_SOL_USD_MAX_STREAM_AGE_MS, DEFAULT_SOL_USD_MIN_SWAP_LAMPORTS, DEFAULT_SOL_USD_WINDOW_SIZE } from './decode/derived.js';
 import { DEFAULT_BACKOFF } from './live/source.js';
 import { DEFAULT_SLOT_TRACK_MAX } from './live/slot-tracker.js';
@@ -133,6 +134,12 @@ export const IngestConfigSchema = CommonConfig.extend({
    * DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES (100 000, about 30 MB).
    */
   TOKEN_NAME_CACHE_MAX_ENTRIES: PositiveInt.max(10_000_000).default(DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES),
+  /**
+   * LaunchLab pools whose supply (from the pool's CREATE) ingest remembers, so the pool's later trades carry
+   * `market_cap_sol` (basic.bonk); least recently used forgotten first. Default: decode/pool-supplies.ts
+   * DEFAULT_LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES (100 000 pools, about 20 MB).
+   */
+  LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES: PositiveInt.max(10_000_000).default(DEFAULT_LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES),
   /**
    * SOL/USD rate (US dollars per SOL) used for price_usd / market_cap_usd when no WSOL/USDC or WSOL/USDT swap
    * newer than SOL_USD_MAX_AGE_MS was decoded; unset = no USD fields until one is (never a made-up rate).

@@ -29,7 +29,17 @@ export { replay, replayCopy, type OutgoingTrade } from './replay/replay-source.j
 export { normalizeYellowstoneTransaction } from './live/yellowstone-normalize.js';
 export { createYellowstoneSource, buildSubscribeRequest, type YellowstoneSourceOptions } from './live/yellowstone.js';
 export { sourceMetrics, type SourceMetrics } from './live/source.js';
-export { addDerivedFields, createDeriver, SolUsdReference, type Deriver, type DerivedContext, type UsdReference } from './decode/derived.js';
+export {
+  addDerivedFields,
+  createDeriver,
+  SolUsdReference,
+  type Deriver,
+  type DeriverOptions,
+  type DerivedContext,
+  type UsdReference,
+} from './decode/derived.js';
+export { LaunchlabSupplyCache, DEFAULT_LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES, type LaunchlabPoolSupply } from './decode/pool-supplies.js';
+export { createTradePipeline, TradePipelineConfigSchema, type TradePipeline, type TradePipelineConfig, type TradePipelineHooks } from './pipeline.js';
 export {
   openLeaderLease,
   leaderMetrics,

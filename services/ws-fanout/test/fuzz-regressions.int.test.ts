@@ -3,6 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
+import { isTradeMessage } from '@tradewind/contracts';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -31,7 +32,7 @@ describe('requests of one connection (fuzz regressions)', () => {
     const answers: Array<Record<string, unknown>> = [];
     while (answers.at(-1)?.type !== 'unsubscribed' && answers.at(-1)?.type !== 'error') {
       const m = await c.next(5_000);
-      if (m.type !== undefined && m.type !== 'trade' && m.type !== 'replay_caught_up') answers.push(m);
+      if (!isTradeMessage(m) && m.type !== 'replay_caught_up') answers.push(m);
     }
     // A replay announces `subscribed` just before its first message (docs/websocket.md §3): unsubscribed
     // before that, the client hears only `unsubscribed`. Never an error, never `subscribed` afterwards.

@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, encodeAccount, type Account, decode } from '@nats-io/jwt';
+import { isTradeMessage } from '@tradewind/contracts';
 import { encodeCustomerAccount, pushAccountJwt, reauthorize } from '@tradewind/credential-issuer';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
@@ -72,9 +73,10 @@ describe('live plan changes', () => {
 
     // The limits.conn = 0 half of reauthorize() closed nothing; premium trades stop, basic ones flow.
     env.nc.publish('premium.raydium', '{"after":"downgrade"}');
-    env.nc.publish('basic.pumpfun', '{"basic":"still flows"}');
+    // As ingest publishes it: every basic.pumpfun trade carries "type": "trade" (schema version 2).
+    env.nc.publish('basic.pumpfun', '{"type":"trade","basic":"still flows"}');
     const rest = await c.drain(300);
-    expect(rest.filter((m) => m.type === undefined)).toEqual([expect.objectContaining({ basic: 'still flows' })]);
+    expect(rest.filter(isTradeMessage)).toEqual([expect.objectContaining({ basic: 'still flows' })]);
     expect(c.closed).toBeUndefined();
 
     c.send({ subject: 'premium.raydium' });

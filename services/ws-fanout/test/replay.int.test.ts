@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { ensureTradesStream } from '@tradewind/lib';
-import { TRADES_STREAM } from '@tradewind/contracts';
+import { TRADES_STREAM, isTradeMessage } from '@tradewind/contracts';
 import { CATCH_UP_CONSUMER_PREFIX } from '../src/trades-replay.js';
 import { reauthorize } from '@tradewind/credential-issuer';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
@@ -292,7 +292,7 @@ describe('replay', () => {
       const got: number[] = [];
       while (got.length < total) {
         const m = await c.next(10_000);
-        if (m.type === undefined) got.push(Number(m.n));
+        if (isTradeMessage(m)) got.push(Number(m.n));
       }
       expect(got).toEqual(Array.from({ length: total }, (_, i) => base + i));
       expect(c.closed).toBeUndefined();

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { SLOTS_SUBJECT, type SlotStatusName } from '@tradewind/contracts';
+import { SLOTS_SUBJECT, isTradeMessage, type SlotStatusName } from '@tradewind/contracts';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -86,14 +86,14 @@ describe('slot status on the WebSocket', () => {
     const last = await trade(slot + 3);
 
     const got = await until(c, (m) => m.seq === last);
-    expect(got.map((m) => [m.seq, m.type === 'slot' ? `${m.slot as number}:${m.status as string}` : 'trade'])).toEqual([
+    expect(got.map((m) => [m.seq, isTradeMessage(m) ? 'trade' : `${m.type as string} ${m.slot as number}:${m.status as string}`])).toEqual([
       [t1, 'trade'],
       [t2, 'trade'],
       [t3, 'trade'],
-      [c1, `${slot}:confirmed`],
-      [c3, `${slot + 2}:confirmed`],
-      [f1, `${slot}:finalized`],
-      [d3, `${slot + 2}:dead`],
+      [c1, `slot ${slot}:confirmed`],
+      [c3, `slot ${slot + 2}:confirmed`],
+      [f1, `slot ${slot}:finalized`],
+      [d3, `slot ${slot + 2}:dead`],
       [last, 'trade'],
     ]);
     expect(got.find((m) => m.seq === p1)).toBeUndefined();
@@ -110,7 +110,7 @@ describe('slot status on the WebSocket', () => {
 
     // Without "slots": trades only.
     const plainGot = await until(plain, (m) => m.seq === last);
-    expect(plainGot.every((m) => m.type === 'trade')).toBe(true);
+    expect(plainGot.every(isTradeMessage)).toBe(true);
     c.close();
     plain.close();
   });

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import WebSocket from 'ws';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { TRADES_STREAM } from '@tradewind/contracts';
+import { TRADES_STREAM, TRADE_MESSAGE_TYPE, isTradeMessage } from '@tradewind/contracts';
 import { createCustomer, startTestApp, startTestEnv, TestClient, type TestApp, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -30,20 +30,24 @@ afterAll(async () => {
 const key = () => bs58.encode(randomBytes(32));
 let counter = 0;
 
-/** Publishes a pump.fun trade into TRADES and returns its stream sequence. */
+/**
+ * Publishes a trade into TRADES and returns its stream sequence. On basic.pumpfun it carries `"type": "trade"`,
+ * as every pump.fun message ingest publishes does since schema version 2 (basic.pumpfun.schema.json).
+ */
 async function publish(fields: Record<string, unknown> = {}, subject = 'basic.pumpfun'): Promise<number> {
   const n = ++counter;
-  const body = { source: 'pumpfun', transaction_type: 'BUY', signature: `sig${n}`, slot: 1000 + n, n, ...fields };
+  const kind = subject === 'basic.pumpfun' ? { type: TRADE_MESSAGE_TYPE } : {};
+  const body = { source: 'pumpfun', transaction_type: 'BUY', signature: `sig${n}`, slot: 1000 + n, schema_version: 2, n, ...kind, ...fields };
   return (await js.publish(subject, JSON.stringify(body), { msgID: `test-${n}-${Date.now()}` })).seq;
 }
 
-/** Trades (messages without `type`) among the next messages until `count` trades arrived. */
+/** Trades (isTradeMessage: no `type`, or `"type": "trade"`) among the next messages until `count` trades arrived. */
 async function trades(c: TestClient, count: number, timeoutMs = 5000): Promise<Array<Record<string, unknown>>> {
   const out: Array<Record<string, unknown>> = [];
   const deadline = Date.now() + timeoutMs;
   while (out.length < count) {
     const m = await c.next(Math.max(1, deadline - Date.now()));
-    if (m.type === undefined) out.push(m);
+    if (isTradeMessage(m)) out.push(m);
   }
   return out;
 }
@@ -287,7 +291,9 @@ describe('stream: seq, resume, filters, heartbeats, liveness', () => {
     const total = 5000;
     for (let i = 0; i < total; i += 100) {
       const acks = Array.from({ length: 100 }, (_, j) =>
-        js.publish('basic.pumpfun', JSON.stringify({ source: 'pumpfun', i: i + j, padding }), { msgID: `slow-${i + j}-${Date.now()}` }),
+        js.publish('basic.pumpfun', JSON.stringify({ source: 'pumpfun', schema_version: 2, type: TRADE_MESSAGE_TYPE, i: i + j, padding }), {
+          msgID: `slow-${i + j}-${Date.now()}`,
+        }),
       );
       for (const ack of acks) published.push((await ack).seq);
     }
@@ -300,7 +306,7 @@ describe('stream: seq, resume, filters, heartbeats, liveness', () => {
     expect(close.code).toBe(4413);
     const received = [];
     while (slow.pending > 0) received.push(JSON.parse(await slow.nextRaw()) as Record<string, unknown>);
-    const seqs = received.filter((m) => m.type === undefined).map((m) => m.seq);
+    const seqs = received.filter(isTradeMessage).map((m) => m.seq);
     // What it did get is an unbroken prefix of the stream: nothing skipped silently before the close.
     expect(seqs).toEqual(published.slice(0, seqs.length));
     expect(seqs.length).toBeLessThan(total);

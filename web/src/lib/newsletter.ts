@@ -31,3 +31,23 @@ export function newsletterErrorMessage(err: unknown): string {
   if (err instanceof ApiError && err.status === 429 && err.message === httpStatusMessage(429)) return NEWSLETTER_RATE_LIMITED_MESSAGE;
   return errorMessage(err);
 }
+
+/** Path of the one-click unsubscribe link every newsletter mail carries (services/auth domain/newsletter.ts `UNSUBSCRIBE_PATH`). */
+export const NEWSLETTER_UNSUBSCRIBE_PATH = '/api/newsletter/unsubscribe';
+
+/** Shown on the unsubscribe page when its link has no token (the message auth gives for the same case). */
+export const UNSUBSCRIBE_NO_TOKEN_MESSAGE = 'This unsubscribe link has no token. Open the link from the e-mail in full.';
+
+/**
+ * Removes the address of an unsubscribe link from the newsletter: `POST /api/newsletter/unsubscribe?token=…`
+ * with no body and no session, as a mail provider's one-click POST (RFC 8058) does; the token alone names
+ * the address (docs/auth.md "Unsubscribe"). Resolves once auth answers 200 `{"unsubscribed": true}`, also
+ * when the address was removed before. @throws ApiError: 400 `invalid_unsubscribe_token` with the server's
+ * reason (no token, damaged, changed), status 0 when the network fails.
+ */
+export async function unsubscribeFromNewsletter(token: string, signal?: AbortSignal): Promise<void> {
+  await apiFetch<{ unsubscribed: true }>(`${NEWSLETTER_UNSUBSCRIBE_PATH}?${new URLSearchParams({ token }).toString()}`, {
+    method: 'POST',
+    ...(signal ? { signal } : {}),
+  });
+}

@@ -4,7 +4,7 @@ import { Seo } from '../seo';
 import './legal.css';
 
 /** Date the privacy policy and the terms were last changed (ISO). */
-export const LEGAL_UPDATED = '2026-11-25';
+export const LEGAL_UPDATED = '2026-11-29';
 
 export default function Privacy() {
   return (
@@ -17,7 +17,7 @@ export default function Privacy() {
       <article className="container container-narrow legal">
         <h1>Privacy Policy</h1>
         <p className="legal-updated">
-          Last updated: <time dateTime={LEGAL_UPDATED}>25 November 2026</time>
+          Last updated: <time dateTime={LEGAL_UPDATED}>29 November 2026</time>
         </p>
         <p>
           This policy explains what {SITE.name} (“we”) stores when you use this website and the trade-data streams, why, and what you can do about it. It
@@ -123,9 +123,11 @@ export default function Privacy() {
           choice of which kinds to show (Settings → Notifications).
         </p>
         <p>
-          If you enter your e-mail address in the blog&apos;s <strong>Stay Updated</strong> box, we store that address, when you gave it and where (the blog),
-          to announce new articles. It is not linked to an account, and nothing is sent to it yet. To have it removed, contact <LegalContact />. To limit abuse
-          we count sign-ups per network address for one minute, storing only a hash of the address.
+          If you enter your e-mail address in the blog&apos;s <strong>Stay Updated</strong> box, we store that address, a hash of it (which the unsubscribe link
+          names instead of the address), when you gave it and where (the blog), to announce new articles. It is not linked to an account, and nothing is sent to
+          it yet. Every announcement will carry a <strong>one-click unsubscribe link</strong>: pressing Unsubscribe on the page it opens, or your mail
+          program&apos;s own unsubscribe button, deletes the address and everything stored with it at once, without signing in. You can also ask{' '}
+          <LegalContact /> to remove it. To limit abuse we count sign-ups per network address for one minute, storing only a hash of the network address.
         </p>
         <h2>6. Logs</h2>
         <p>
@@ -163,8 +165,9 @@ export default function Privacy() {
         <h2>10. How long we keep it</h2>
         <p>
           Sessions end after 30 days without use or when you sign out; sign-in attempts expire after 10 minutes. Your account, subscription records and
-          credentials are kept while your account exists; of your notifications, the newest 200. A newsletter address is kept until you ask us to remove it. To
-          have your account and its data deleted, or to get a copy of what we hold about you, contact <LegalContact />.
+          credentials are kept while your account exists; of your notifications, the newest 200. A newsletter address is kept until you unsubscribe (the link in
+          every announcement) or ask us to remove it. To have your account and its data deleted, or to get a copy of what we hold about you, contact{' '}
+          <LegalContact />.
         </p>
 
         <h2>10. Your choices and rights</h2>

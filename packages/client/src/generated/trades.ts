@@ -264,7 +264,7 @@ export interface BasicBonkTradeMessage {
    */
   quote_amount?: string;
   /**
-   * Derived (decode/derived.ts): market capitalisation = SOL price per token × total supply in whole tokens; price = price_sol (WSOL-quoted pools); supply = curve_param.data.supply / 10^base_mint_param.decimals of the pool's CREATE in the same transaction (no trade event states the supply). Absent when either is unknown. Unit: SOL.
+   * Derived (decode/derived.ts): market capitalisation = SOL price per token × total supply in whole tokens; price = price_sol (WSOL-quoted pools); supply = curve_param.data.supply / 10^base_mint_param.decimals of the pool's CREATE (initialize), which ingest keeps per pool (LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES, default 100 000 pools, least recently used forgotten first): no trade event states the supply. So BUY and SELL carry it once ingest has seen the pool's CREATE, in the same transaction or an earlier one. Absent on CREATE and MIGRATE; on pools quoted in another mint than WSOL (no SOL price); and on trades of a pool whose CREATE this ingest process has not seen: created before the process started (the supplies are not persisted; a restart or a leader failover forgets them), or forgotten past the bound. Unit: SOL.
    */
   market_cap_sol?: number;
   /**

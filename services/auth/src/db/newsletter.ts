@@ -1,4 +1,4 @@
-/** Newsletter sign-ups and the fixed-window rate limits that guard public endpoints. */
+/** Newsletter sign-ups and unsubscribes, and the fixed-window rate limits that guard public endpoints. */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from '@tradewind/lib';
 import type { AuthDatabase } from './schema.js';
@@ -15,6 +15,16 @@ export async function subscribeNewsletter(db: Kysely<AuthDatabase>, email: strin
     .returning('email')
     .executeTakeFirst();
   return inserted !== undefined;
+}
+
+/**
+ * Removes the address whose sha256 (hex, the `email_hash` column) is `emailHash`: its row, and with it the
+ * address, its hash, source and time. Nothing else holds the address.
+ * @returns true when an address was removed, false when none was on the list (already unsubscribed, or never subscribed).
+ */
+export async function unsubscribeNewsletter(db: Kysely<AuthDatabase>, emailHash: string): Promise<boolean> {
+  const r = await db.deleteFrom('newsletter_subscriptions').where('email_hash', '=', emailHash).executeTakeFirst();
+  return r.numDeletedRows > 0n;
 }
 
 /**

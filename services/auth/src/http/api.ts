@@ -13,7 +13,7 @@ import { DEFAULT_ERROR_RESPONSE, ErrorBodySchema, type ApiDeclaration } from '@t
 import { NOTIFICATION_KINDS } from '@tradewind/contracts/notifications';
 import { AuthConfigSchema } from '../config.js';
 import { BILLING_PERIODS, SUBSCRIPTION_TYPES } from '../domain/user.js';
-import { NEWSLETTER_SOURCES, normaliseEmail } from '../domain/newsletter.js';
+import { NEWSLETTER_SOURCES, UNSUBSCRIBE_PAGE_PATH, UNSUBSCRIBE_PATH, normaliseEmail } from '../domain/newsletter.js';
 
 /** The limits the schemas depend on (config keys PROFILE_NAME_MAX_CHARS, NOTIFICATIONS_PAGE_MAX, NOTIFICATIONS_READ_MAX_IDS). */
 export interface AuthApiLimits {
@@ -178,6 +178,21 @@ export const NewsletterBodySchema = z.object({
     .meta({ format: 'email', maxLength: 254 }),
   source: z.enum(NEWSLETTER_SOURCES).nullable().optional().describe('Where the sign-up comes from (default blog)'),
 });
+
+/**
+ * `?token=` of the one-click unsubscribe link (http/newsletter.ts): the shape of a token
+ * (domain/newsletter.ts unsubscribeToken, two base64url halves of 32 bytes). A well-formed token whose
+ * MAC does not verify is refused too (400 invalid_unsubscribe_token), which no schema can state.
+ */
+export const UnsubscribeQuerySchema = z.object({
+  token: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/)
+    .describe('The token of the link in the mail: base64url(sha256(address)) "." base64url(HMAC-SHA256)'),
+});
+
+/** The answer of POST /api/newsletter/unsubscribe. */
+export const UnsubscribedSchema = z.object({ unsubscribed: z.literal(true) }).describe('The address is not on the list (any more)');
 
 const NO_SESSION = { description: 'No valid session: exactly {"status":401,"message":"No active session"}', body: ErrorBodySchema } as const;
 const BAD_INPUT = { description: 'Invalid input: {status: 400, code: "invalid_argument", message}', body: ErrorBodySchema } as const;
@@ -375,6 +390,39 @@ export function authApi(limits: AuthApiLimits = DEFAULT_AUTH_API_LIMITS): ApiDec
           400: { description: 'code invalid_email ("Enter a valid e-mail address.") or invalid_argument', body: ErrorBodySchema },
           429: { description: 'code rate_limited: too many attempts from this address', body: ErrorBodySchema, headers: { 'Retry-After': 'Seconds to wait' } },
         },
+      },
+      {
+        method: 'post',
+        path: UNSUBSCRIBE_PATH,
+        operationId: 'unsubscribeNewsletter',
+        summary: 'Remove an address from the newsletter (one-click link, RFC 8058)',
+        security: [],
+        query: UnsubscribeQuerySchema,
+        description:
+          'The link every newsletter mail carries in its List-Unsubscribe header (with List-Unsubscribe-Post: List-Unsubscribe=One-Click) and body. The mail provider POSTs to it with the body List-Unsubscribe=One-Click; any body is accepted and ignored. Deletes the address and its hash. Idempotent: an address no longer on the list answers the same. No sign-in, no cookie: the token is the proof.',
+        body: {
+          schema: z.object({ 'List-Unsubscribe': z.literal('One-Click').optional() }),
+          required: false,
+          contentType: 'application/x-www-form-urlencoded',
+          description: 'RFC 8058 §3.2: List-Unsubscribe=One-Click (or multipart/form-data, or nothing); ignored',
+        },
+        responses: {
+          200: { description: 'Unsubscribed (also when the address was not on the list any more)', body: UnsubscribedSchema },
+          400: {
+            description: 'code invalid_unsubscribe_token: the token is missing, damaged or changed; the message says which',
+            body: ErrorBodySchema,
+          },
+        },
+      },
+      {
+        method: 'get',
+        path: UNSUBSCRIBE_PATH,
+        operationId: 'openNewsletterUnsubscribePage',
+        summary: 'Follow the unsubscribe link in a browser: redirect to the page that asks first',
+        security: [],
+        query: UnsubscribeQuerySchema,
+        description: `Changes nothing (mail scanners follow links): redirects to the web page ${UNSUBSCRIBE_PAGE_PATH}?token=…, whose button POSTs to this path.`,
+        responses: { 303: { description: `To ${UNSUBSCRIBE_PAGE_PATH}?token=… (the same token)`, headers: REDIRECT } },
       },
     ],
   };

@@ -10,7 +10,8 @@
  *   GET  /auth/provider                 which identity provider is configured, with its label
  *   GET  /auth/.well-known/jwks.json    public keys of access tokens
  * plus the account routes (http/account.ts: profile name, notifications, notification preferences)
- * and POST /api/newsletter (http/newsletter.ts).
+ * and POST /api/newsletter with its one-click unsubscribe link, GET and POST /api/newsletter/unsubscribe
+ * (http/newsletter.ts).
  * Authenticated calls without a valid session answer 401 {"status":401,"message":"No active session"}.
  * Every route, with its schemas, is declared in http/api.ts (the source of GET /api/openapi.json).
  */
@@ -59,6 +60,8 @@ export interface RouteDeps {
   usersCreated: Counter;
   /** Newsletter sign-ups by outcome (subscribed, already_subscribed, invalid, rate_limited). */
   newsletterSignups: Counter<'outcome'>;
+  /** One-click unsubscribes by outcome (unsubscribed, not_subscribed, invalid_token). */
+  newsletterUnsubscribes: Counter<'outcome'>;
   config: {
     publicUrl: string;
     issuer: string;
@@ -68,6 +71,8 @@ export interface RouteDeps {
     account: AccountRouteConfig;
     /** NEWSLETTER_RATE_LIMIT_PER_MINUTE. */
     newsletterPerMinute: number;
+    /** HMAC key of the unsubscribe tokens (domain/newsletter.ts newsletterUnsubscribeKey). */
+    newsletterUnsubscribeKey: Uint8Array;
   };
 }
 
@@ -236,5 +241,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   });
 
   registerAccountRoutes(app, { db: deps.db, config: config.account, currentSession, noSession });
-  registerNewsletterRoutes(app, { db: deps.db, perMinute: config.newsletterPerMinute, signups: deps.newsletterSignups });
+  registerNewsletterRoutes(app, {
+    db: deps.db,
+    perMinute: config.newsletterPerMinute,
+    signups: deps.newsletterSignups,
+    unsubscribes: deps.newsletterUnsubscribes,
+    unsubscribeKey: config.newsletterUnsubscribeKey,
+    publicUrl: config.publicUrl,
+  });
 }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   addDerivedFields,
+  createDeriver,
   DEFAULT_SOL_USD_MAX_STREAM_AGE_MS,
   PUMPFUN_INITIAL_REAL_TOKEN_RESERVES_RAW,
   PUMPFUN_TOTAL_SUPPLY_RAW,
@@ -21,6 +22,7 @@ import {
   type UsdReference,
 } from './derived.js';
 import { decodeTransaction, subjectOf, type TradeMessage, type TradeSubject } from './index.js';
+import { LaunchlabSupplyCache } from './pool-supplies.js';
 import { WSOL_MINT } from './program.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -185,6 +187,53 @@ describe('addDerivedFields on LaunchLab', () => {
     expect(sell.market_cap_sol).toBeUndefined();
     expect(sell.price_usd).toBeUndefined();
     expect(sell.bonding_curve_progress).toBeGreaterThan(0);
+  });
+});
+
+describe('LaunchLab pool supplies across transactions (createDeriver, what ingest runs per transaction)', () => {
+  /** The real CREATE + dev buy of pool 7SUX… (recording/launchlab/mqSGNw…). */
+  const createAndBuy = () => ({ create: one(decodeFile('launchlab', 'mqSGNw'), 'CREATE'), buy: one(decodeFile('launchlab', 'mqSGNw'), 'BUY') });
+
+  it("when a pool CREATE was seen in an earlier transaction, then a later trade of the pool carries market_cap_sol from its supply (the real buy of 7SUX…, derived on its own as a later transaction's trade is)", () => {
+    const { create, buy } = createAndBuy();
+    expect(buy.pool_state).toBe(create.pool_state);
+    const derive = createDeriver();
+    derive([create], 1_749_000_000_000);
+    derive([buy], 1_749_000_060_000);
+    // The same market cap as with the CREATE in the buy's own transaction.
+    const together = decodeFile('launchlab', 'mqSGNw');
+    addDerivedFields(together, {});
+    expect(one(together, 'BUY').market_cap_sol).toBeGreaterThan(0);
+    expect(buy.market_cap_sol).toBe(one(together, 'BUY').market_cap_sol);
+    expect(validators['basic.bonk'](buy), JSON.stringify(validators['basic.bonk'].errors)).toBe(true);
+  });
+
+  it('when the pool CREATE was never seen (another pool, or a fresh deriver), then the trade has no market_cap_sol but keeps its price and progress', () => {
+    const derive = createDeriver();
+    derive([createAndBuy().create], 1_749_000_000_000);
+    const other = one(decodeFile('launchlab', '3USu3Y'), 'BUY'); // pool D5y6…, whose CREATE is not recorded
+    derive([other], 1_754_000_000_000);
+    expect(other.market_cap_sol).toBeUndefined();
+    expect(other.price_sol).toBeGreaterThan(0);
+    expect(other.bonding_curve_progress).toBeGreaterThan(0);
+    const alone = createAndBuy().buy;
+    createDeriver()([alone], 1_749_000_060_000);
+    expect(alone.market_cap_sol).toBeUndefined();
+  });
+
+  it('when more pools than the bound are seen, then the least recently used pool is forgotten first', () => {
+    const supplies = new LaunchlabSupplyCache(2);
+    const { create, buy } = createAndBuy();
+    addDerivedFields([create], { launchlabSupplies: supplies });
+    expect(supplies.get(create.pool_state as string)).toEqual({ supply: 1_000_000_000_000_000n, decimals: 6 });
+    // Two more pools (map entries only: the recording holds one LaunchLab CREATE) push 7SUX… out.
+    supplies.set('pool-b', { supply: 1n, decimals: 0 });
+    supplies.set('pool-c', { supply: 1n, decimals: 0 });
+    expect(supplies.size).toBe(2);
+    addDerivedFields([buy], { launchlabSupplies: supplies });
+    expect(buy.market_cap_sol).toBeUndefined();
+    expect(() => new LaunchlabSupplyCache(0)).toThrow(RangeError);
+    expect(() => createDeriver({ launchlabSupplyCacheMaxEntries: 1.5 })).toThrow(RangeError);
   });
 });
 

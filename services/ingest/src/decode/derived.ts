@@ -2,12 +2,14 @@
  * Fields traders compute by hand (issue 22, part 3), added to decoded trade messages as a separate
  * step after `decodeNormalized`: `market_cap_sol`, `bonding_curve_progress`, and, when a SOL/USD
  * reference is known, `price_usd`, `market_cap_usd` and `usd_reference`. Every value is computed
- * from what the chain stated in the message (or in another message of the same transaction); when
- * an input is missing the field is absent, never estimated. Formulas and sources: docs/decoding.md
+ * from what the chain stated in the message (or in another message of the same transaction, or, for
+ * a LaunchLab pool's supply, in its CREATE seen earlier); when an input is missing the field is
+ * absent, never estimated. Formulas and sources: docs/decoding.md
  * "Derived fields".
  */
 import { WSOL_MINT } from '@tradewind/contracts/subjects';
 import type { DecodedValue } from './borsh-tolerant.js';
+import { LaunchlabSupplyCache, type LaunchlabPoolSupply } from './pool-supplies.js';
 import type { TradeMessage } from './types.js';
 
 /**
@@ -59,6 +61,13 @@ export interface UsdReference {
 export interface DerivedContext {
   /** The SOL/USD rate to price messages in USD with; absent = no USD fields at all. */
   solUsd?: UsdReference | undefined;
+  /**
+   * LaunchLab pool supplies from earlier transactions' CREATEs (ingest keeps one for its lifetime,
+   * sized by LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES): every LaunchLab CREATE of `messages` is added, and a
+   * LaunchLab trade whose transaction holds no CREATE of its pool takes its supply from here. Absent =
+   * only a CREATE in the same transaction gives a LaunchLab trade its market cap.
+   */
+  launchlabSupplies?: LaunchlabSupplyCache | undefined;
 }
 
 const num = (v: DecodedValue | undefined): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -80,7 +89,7 @@ interface BatchFacts {
   /** pump.fun mint → CreateEvent `token_total_supply` and `real_token_reserves` (initial). */
   pumpfun: Map<string, { supply?: bigint; initialReal?: bigint }>;
   /** LaunchLab pool_state → CREATE `curve_param.data.supply` and `base_mint_param.decimals`. */
-  launchlab: Map<string, { supply: bigint; decimals: number }>;
+  launchlab: Map<string, LaunchlabPoolSupply>;
 }
 
 function batchFacts(messages: readonly TradeMessage[]): BatchFacts {
@@ -142,15 +151,18 @@ function pumpswapBaseDecimals(m: TradeMessage): number | undefined {
   return d >= 0 && d <= 255 ? d : undefined;
 }
 
-/** Total supply in whole tokens of the message's token, when the chain states it; else undefined. */
-function supplyWhole(m: TradeMessage, facts: BatchFacts): number | undefined {
+/**
+ * Total supply in whole tokens of the message's token, when the chain states it (LaunchLab: in this
+ * transaction, else in an earlier CREATE held by `supplies`); else undefined.
+ */
+function supplyWhole(m: TradeMessage, facts: BatchFacts, supplies: LaunchlabSupplyCache | undefined): number | undefined {
   switch (m.source) {
     case 'pumpfun': {
       const s = pumpfunSupply(m, facts);
       return s === undefined ? undefined : Number(s) / 10 ** PUMPFUN_DECIMALS;
     }
     case 'bonk': {
-      const f = facts.launchlab.get(m.pool_state);
+      const f = facts.launchlab.get(m.pool_state) ?? supplies?.get(m.pool_state);
       return f === undefined ? undefined : Number(f.supply) / 10 ** f.decimals;
     }
     case 'pumpswap': {
@@ -171,8 +183,9 @@ function supplyWhole(m: TradeMessage, facts: BatchFacts): number | undefined {
  * - `market_cap_sol` (SOL, number) = SOL price per whole token × total supply in whole tokens;
  *   SOL-quoted messages whose token supply the chain states (pump.fun: CreateEvent
  *   `token_total_supply`, else {@link PUMPFUN_TOTAL_SUPPLY_RAW} for non-mayhem curves; LaunchLab:
- *   the same transaction's CREATE `curve_param` supply; PumpSwap: the event's `base_supply`;
- *   Raydium CPMM: never).
+ *   the pool CREATE's `curve_param` supply, from the same transaction or, through
+ *   `context.launchlabSupplies`, an earlier one; PumpSwap: the event's `base_supply`; Raydium CPMM:
+ *   never).
  * - `bonding_curve_progress` (percent, 0–100): pump.fun BUY / SELL / CREATE = (initial − real token
  *   reserves) / initial × 100 ({@link PUMPFUN_INITIAL_REAL_TOKEN_RESERVES_RAW}, or the same
  *   transaction's CreateEvent), COMPLETE = 100; LaunchLab BUY / SELL = real_base_after /
@@ -180,18 +193,21 @@ function supplyWhole(m: TradeMessage, facts: BatchFacts): number | undefined {
  * - with `context.solUsd`: `price_usd` = SOL price × usd_per_sol, `market_cap_usd` = market_cap_sol ×
  *   usd_per_sol, and `usd_reference` {usd_per_sol, source, observed_at_ms} (the rate used); only on
  *   messages with a SOL price.
+ * Every LaunchLab CREATE among `messages` is recorded in `context.launchlabSupplies` first.
  * Never throws; a message that lacks an input simply gets fewer fields. Creator: not added here;
  * messages already carry it where the chain states it (pump.fun `creator`, PumpSwap `coin_creator`,
  * LaunchLab / CPMM CREATE `creator`).
  */
 export function addDerivedFields(messages: readonly TradeMessage[], context: DerivedContext): void {
   const facts = batchFacts(messages);
+  const supplies = context.launchlabSupplies;
+  if (supplies) for (const [pool, supply] of facts.launchlab) supplies.set(pool, supply);
   const usd = context.solUsd;
   for (const m of messages) {
     const price = solPrice(m);
     let marketCap: number | undefined;
     if (price !== undefined) {
-      const supply = supplyWhole(m, facts);
+      const supply = supplyWhole(m, facts, supplies);
       if (supply !== undefined) marketCap = price * supply;
     }
     if (marketCap !== undefined) m.market_cap_sol = marketCap;
@@ -319,13 +335,32 @@ export class SolUsdReference {
  * feeds the SOL/USD reference with them, then adds the derived fields. `atMs` is the time the
  * messages are taken to be observed (live: now; replay: the block time). Mutates the messages.
  */
-export type Deriver = (messages: readonly TradeMessage[], atMs: number) => void;
+export interface Deriver {
+  (messages: readonly TradeMessage[], atMs: number): void;
+  /**
+   * The SOL/USD rate messages observed at `atMs` (ms since the epoch) are priced with, given what was
+   * observed so far; undefined = none, so they get no `price_usd`, `market_cap_usd` or `usd_reference`.
+   */
+  solUsdAt(atMs: number): UsdReference | undefined;
+}
 
-/** A {@link Deriver} with its own {@link SolUsdReference} built from `options`. */
-export function createDeriver(options: SolUsdReferenceOptions = {}): Deriver {
+/** Options of {@link createDeriver}: the SOL/USD reference's, and the LaunchLab pool-supply cache's bound. */
+export interface DeriverOptions extends SolUsdReferenceOptions {
+  /** Pools whose CREATE supply is kept for later trades; default DEFAULT_LAUNCHLAB_SUPPLY_CACHE_MAX_ENTRIES (pool-supplies.ts, 100 000). */
+  launchlabSupplyCacheMaxEntries?: number | undefined;
+}
+
+/**
+ * A {@link Deriver} with its own {@link SolUsdReference} and {@link LaunchlabSupplyCache}, built from
+ * `options`, kept across the transactions it is given (call it in chain order).
+ * @throws RangeError on a non-positive fallback, window or cache bound.
+ */
+export function createDeriver(options: DeriverOptions = {}): Deriver {
   const solUsd = new SolUsdReference(options);
-  return (messages, atMs) => {
+  const launchlabSupplies = new LaunchlabSupplyCache(options.launchlabSupplyCacheMaxEntries);
+  const derive = (messages: readonly TradeMessage[], atMs: number): void => {
     solUsd.observe(messages, atMs);
-    addDerivedFields(messages, { solUsd: solUsd.current(atMs) });
+    addDerivedFields(messages, { solUsd: solUsd.current(atMs), launchlabSupplies });
   };
+  return Object.assign(derive, { solUsdAt: (atMs: number) => solUsd.current(atMs) });
 }

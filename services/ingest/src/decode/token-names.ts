@@ -3,6 +3,7 @@
  * same mint (in other transactions) can carry them (`symbol` / `name`, and `data.symbol` on
  * basic.pumpfun). Bounded: the least recently used mint is forgotten first.
  */
+import { BoundedLruMap } from './bounded-lru.js';
 
 /** Name and symbol of a token as its create instruction stated them (absent when the create did not). */
 export interface TokenName {
@@ -20,43 +21,14 @@ export const DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES = 100_000;
 
 /**
  * mint (base58) → {@link TokenName}, at most `maxEntries` mints, least recently used evicted first
- * (a Map keeps insertion order: a hit is re-inserted at the end, the first key is the oldest).
+ * ({@link BoundedLruMap}: `get` marks a mint recently used, `set` replaces and may evict).
  * Filled by `decodeNormalized` from every successful pump.fun CREATE it decodes; read when a
  * pump.fun or PumpSwap trade is built. Not persisted: after a restart, tokens created before it
  * are unknown until their metadata arrives another way (their `symbol` is then null / absent).
  */
-export class TokenNameCache {
-  readonly maxEntries: number;
-  readonly #entries = new Map<string, TokenName>();
-
+export class TokenNameCache extends BoundedLruMap<TokenName> {
   /** @throws RangeError when `maxEntries` is not a positive integer. */
   constructor(maxEntries: number = DEFAULT_TOKEN_NAME_CACHE_MAX_ENTRIES) {
-    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new RangeError(`maxEntries must be a positive integer, got ${maxEntries}`);
-    this.maxEntries = maxEntries;
-  }
-
-  /** Mints held now. */
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** The name and symbol of `mint`, or undefined when no CREATE of it was seen (or it was evicted). Marks it recently used. */
-  get(mint: string): TokenName | undefined {
-    const hit = this.#entries.get(mint);
-    if (hit !== undefined) {
-      this.#entries.delete(mint);
-      this.#entries.set(mint, hit);
-    }
-    return hit;
-  }
-
-  /** Records `mint`'s name and symbol (a later CREATE of the same mint replaces them), evicting the least recently used mint beyond the bound. */
-  set(mint: string, name: TokenName): void {
-    this.#entries.delete(mint);
-    this.#entries.set(mint, name);
-    if (this.#entries.size > this.maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
-    }
+    super(maxEntries);
   }
 }
