@@ -42,10 +42,12 @@ import {
   signIn,
   takeErrors,
   visitAtWidths,
+  waitForLayoutSettled,
+  waitForSession,
   WIDTHS,
   type Visitor,
 } from './harness';
-import { ARTICLE_PATHS, ARTICLES, BLOG, CAROUSEL, COMMUNITY, DASHBOARD, HEADER, HOME, HOW_IT_WORKS, PRICING } from './spec';
+import { ARTICLE_PATHS, ARTICLES, BLOG, CAROUSEL, COMMUNITY, DASHBOARD, HEADER, HOME, HOW_IT_WORKS, PAYMENT, PRICING } from './spec';
 import { attachRunningStack, startLocalStack, type LocalStack } from './stack';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -103,6 +105,53 @@ const SETTLE_MS = 150;
 async function expectSlideStays(page: Page, index: number, why: string): Promise<void> {
   await page.waitForTimeout(SETTLE_MS);
   expect(await currentSlide(page), why).toBe(index);
+}
+
+/**
+ * A new visitor signed in as a new Starter user named `name`, on /dashboard: for tests that must
+ * also run alone (`-t`), without the shared {@link user} of the earlier tests. Close its context after.
+ */
+async function signedInVisitor(name: string): Promise<Visitor> {
+  const v = await newVisitor(browser);
+  await signIn(v, name);
+  await v.page.waitForURL(`${ORIGIN}/dashboard`);
+  // Settled before the caller routes requests: a refresh in flight while `page.route` turns
+  // interception on was never reported finished, and the next openPath waited for it in vain.
+  await waitForSession(v);
+  return v;
+}
+
+/**
+ * The text in `root` a reader can see: each text node whose box, cut by every ancestor up to `root`
+ * that clips its overflow, is still more than 1 px wide (a visually hidden label is not; a label cut
+ * at a moving edge is). The avatar's initials are left out.
+ */
+async function visibleTexts(root: Locator): Promise<string[]> {
+  return root.evaluate((el) => {
+    const out: string[] = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent?.trim();
+      const parent = node.parentElement;
+      if (!text || !parent || parent.closest('[data-testid="avatar"]')) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const box = range.getBoundingClientRect();
+      let left = box.left;
+      let right = box.right;
+      for (let a: Element | null = parent; a && el.contains(a); a = a.parentElement) {
+        const style = getComputedStyle(a);
+        if (style.visibility === 'hidden' || style.display === 'none') right = left;
+        if (style.overflowX !== 'visible') {
+          const r = a.getBoundingClientRect();
+          left = Math.max(left, r.left);
+          right = Math.min(right, r.right);
+        }
+      }
+      if (right - left > 1) out.push(text);
+    }
+    return out;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -682,6 +731,45 @@ describe.sequential('/payment, signed in (spec §2 "/payment", §5 "Payment page
     await openPath(user, '/dashboard');
     expect(takeErrors(user)).toEqual([]);
   });
+
+  it('when the checkout request answers 200 without a url, then /payment shows the error with Retry and a link to /pricing, and the browser never goes to /undefined', async () => {
+    const buyer = await signedInVisitor('Katherine Johnson');
+    const { page } = buyer;
+    try {
+      const seen: string[] = [];
+      page.on('framenavigated', (f) => {
+        if (f === page.mainFrame()) seen.push(f.url());
+      });
+      let checkouts = 0;
+      await page.route(`${ORIGIN}/api/checkout-sessions`, (route) => {
+        checkouts += 1;
+        return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ plan_changed: false }) });
+      });
+      await openPath(buyer, '/payment?tier=plus&period=monthly');
+      const card = page.locator('main');
+      const alert = card.getByRole('alert');
+      await alert.waitFor({ timeout: 15_000 });
+      const message = await textOf(alert);
+      expect(message.startsWith(`${PAYMENT.upgradeFailed} (`) && message.endsWith(')'), message).toBe(true);
+      expect(checkouts).toBe(1);
+      const back = card.getByRole('link', { name: /pricing/i });
+      expect(await hrefOf(back)).toBe(PAYMENT.backTo);
+      await page.screenshot({ path: shotFile('/payment-checkout-without-url', page.viewportSize()!.width) });
+      await card.getByRole('button', { name: 'Retry' }).click();
+      await expect.poll(() => checkouts, { message: 'Retry sends one new checkout request' }).toBe(2);
+      await expect.poll(() => alert.isVisible(), { message: 'the error shows again' }).toBe(true);
+      expect(pathOf(page)).toBe('/payment?tier=plus&period=monthly');
+      expect(
+        seen.filter((u) => new URL(u).pathname === '/undefined'),
+        'never navigated to /undefined',
+      ).toEqual([]);
+      await back.click();
+      await page.waitForURL(`${ORIGIN}${PAYMENT.backTo}`);
+      expect(takeErrors(buyer)).toEqual([]);
+    } finally {
+      await buyer.context.close();
+    }
+  });
 });
 
 describe.sequential('dashboard (spec §2 "Dashboard", §4 connection toggle and checkout return, §9 timings)', () => {
@@ -697,7 +785,7 @@ describe.sequential('dashboard (spec §2 "Dashboard", §4 connection toggle and 
     expect(takeErrors(user)).toEqual([]);
   });
 
-  it("when /dashboard opens at 1280 px, then the sidebar shows the user's initials, name and plan label, Sign out and a theme toggle, and collapses to icons that expand on hover", async () => {
+  it("when /dashboard opens at 1280 px, then the sidebar shows the user's initials, name and plan label, Sign out and a theme toggle", async () => {
     const { page } = user;
     await page.setViewportSize({ width: 1280, height: 900 });
     await openPath(user, '/dashboard');
@@ -712,19 +800,6 @@ describe.sequential('dashboard (spec §2 "Dashboard", §4 connection toggle and 
     await theme.click();
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme), { message: 'the theme toggle switches' }).not.toBe(before);
     await theme.click();
-
-    // Collapsible on desktop: collapsed it is narrow, hovered it expands.
-    const wide = (await sidebar.boundingBox())!.width;
-    await page.getByRole('button', { name: 'Collapse sidebar' }).click();
-    // Pointer and focus away: a collapsed sidebar expands while hovered or focused.
-    await page.mouse.move(1200, 800);
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await expect.poll(async () => (await sidebar.boundingBox())!.width, { message: 'collapsed' }).toBeLessThan(wide);
-    const narrow = (await sidebar.boundingBox())!.width;
-    await sidebar.hover();
-    await expect.poll(async () => (await sidebar.boundingBox())!.width, { message: 'expands on hover' }).toBeGreaterThan(narrow);
-    await page.getByRole('button', { name: 'Collapse sidebar' }).click(); // keep it open for later pages
-    await page.mouse.move(1200, 800);
     expect(takeErrors(user)).toEqual([]);
   });
 
@@ -737,25 +812,6 @@ describe.sequential('dashboard (spec §2 "Dashboard", §4 connection toggle and 
       await bell.waitFor({ timeout: 15_000 });
       await expectInsideViewport(page, bell, `bell at ${width}px`, 24);
     }
-    expect(takeErrors(user)).toEqual([]);
-  });
-
-  it('when /dashboard opens at 390 px, then the sidebar is a drawer opened by the menu button and closed by Escape', async () => {
-    const { page } = user;
-    await page.setViewportSize({ width: 390, height: 844 });
-    await openPath(user, '/dashboard');
-    // A closed drawer is inert and hidden from assistive technology, so its navigation is not found by role.
-    const nav = page.getByRole('navigation', { name: 'Dashboard sections' });
-    await page.getByRole('button', { name: 'Open dashboard menu' }).waitFor({ timeout: 15_000 });
-    expect(await nav.count(), 'drawer closed at first').toBe(0);
-    await page.getByRole('button', { name: 'Open dashboard menu' }).click();
-    await expect.poll(() => nav.getByRole('link').first().isVisible(), { message: 'the drawer opens' }).toBe(true);
-    const drawer = page.locator('#dash-sidebar');
-    await expect.poll(async () => (await drawer.boundingBox())!.x, { message: 'the drawer slid in' }).toBeGreaterThanOrEqual(0);
-    await expectInsideViewport(page, drawer, 'drawer');
-    await page.keyboard.press('Escape');
-    await expect.poll(() => nav.count(), { message: 'Escape closes the drawer' }).toBe(0);
-    expect(await overflowX(page)).toBeLessThanOrEqual(0);
     expect(takeErrors(user)).toEqual([]);
   });
 
@@ -923,6 +979,124 @@ describe.sequential('dashboard (spec §2 "Dashboard", §4 connection toggle and 
       expect(await page.getByRole('tabpanel', { name: label, exact: true }).isVisible(), `${label} panel`).toBe(true);
     }
     expect(takeErrors(user)).toEqual([]);
+  });
+});
+
+describe.sequential('dashboard sidebar (spec §2 "Dashboard": collapsible sidebar, a drawer on mobile)', () => {
+  /** Signed in once for this block (its own user, so the block also runs alone with -t). */
+  let owner: Visitor | undefined;
+  const sidebarUser = async () => (owner ??= await signedInVisitor('Dorothy Vaughan'));
+  afterAll(async () => owner?.context.close());
+
+  /** The sidebar's page links, in order (the spec's four and the way back to the site). */
+  const LINKS = [...DASHBOARD.sidebar, 'Back to the website'];
+
+  it('when /dashboard opens at 390 px, then the sidebar links are neither visible nor reachable until the menu button opens the drawer; Escape, the backdrop and a followed link close it, and Tab stays inside it while open', async () => {
+    const v = await sidebarUser();
+    const { page } = v;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openPath(v, '/dashboard');
+    const menu = page.getByRole('button', { name: 'Open dashboard menu' });
+    await menu.waitFor({ timeout: 15_000 });
+    const sidebar = page.locator('#dash-sidebar');
+    const link = (label: string) => sidebar.locator('a', { hasText: label });
+    const insideSidebar = () => page.evaluate(() => Boolean(document.activeElement?.closest('#dash-sidebar')));
+
+    // Closed: nothing of it shows, a click cannot reach a link, and Tab through the page never lands in it.
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    for (const label of LINKS) expect(await link(label).isVisible(), `${label} hidden`).toBe(false);
+    expect(await visibleTexts(sidebar)).toEqual([]);
+    await expect(link('Plan').click({ timeout: 1_000 })).rejects.toThrow();
+    expect(pathOf(page)).toBe('/dashboard');
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      expect(await insideSidebar(), `Tab ${i + 1} stays out of the closed drawer`).toBe(false);
+    }
+
+    // Open: the links show inside the viewport, focus is on the first, Tab cycles inside the drawer.
+    await menu.click();
+    await link('Plan').waitFor();
+    expect(await page.locator('.dash-menu-button').getAttribute('aria-expanded')).toBe('true');
+    await waitForLayoutSettled(page);
+    for (const label of LINKS) await expectInsideViewport(page, link(label), `${label} in the open drawer`, 24);
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe(DASHBOARD.sidebar[0]);
+    await page.screenshot({ path: shotFile('/dashboard-drawer-open', 390) });
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      expect(await insideSidebar(), `Tab ${i + 1} stays inside the open drawer`).toBe(true);
+    }
+    await page.keyboard.press('Shift+Tab');
+    expect(await insideSidebar(), 'Shift+Tab too').toBe(true);
+    const close = sidebar.getByRole('button', { name: 'Close dashboard menu' });
+
+    // Escape closes and gives focus back to the menu button.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => link('Plan').isVisible(), { message: 'Escape closes the drawer' }).toBe(false);
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Open dashboard menu');
+
+    // The backdrop closes it; so does its close button.
+    await menu.click();
+    await link('Plan').waitFor();
+    await page.mouse.click(370, 600);
+    await expect.poll(() => link('Plan').isVisible(), { message: 'a backdrop click closes the drawer' }).toBe(false);
+    await menu.click();
+    await close.click();
+    await expect.poll(() => link('Plan').isVisible(), { message: 'the close button closes the drawer' }).toBe(false);
+
+    // A followed link navigates and closes it.
+    await menu.click();
+    await link('Plan').click();
+    await page.waitForURL(`${ORIGIN}/dashboard/plan`);
+    await expect.poll(() => link('Plan').isVisible(), { message: 'navigation closes the drawer' }).toBe(false);
+    expect(await overflowX(page)).toBeLessThanOrEqual(0);
+
+    // A window narrowed to a phone's width hides the sidebar at once (no links sliding away on show).
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await link('Plan').waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await link('Plan').isVisible(), 'hidden as soon as the window is narrow').toBe(false);
+    expect(await visibleTexts(sidebar)).toEqual([]);
+    expect(takeErrors(v)).toEqual([]);
+  });
+
+  it('when the sidebar is collapsed at 1280 px, then it shows icons only — no label text, even under the pointer or with focus in it — and each control names itself in a tooltip', async () => {
+    const v = await sidebarUser();
+    const { page } = v;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await openPath(v, '/dashboard');
+    const sidebar = page.locator('#dash-sidebar');
+    await sidebar.getByTestId('user-display-name').waitFor({ timeout: 15_000 });
+    const wide = (await sidebar.boundingBox())!.width;
+    const toggle = page.getByRole('button', { name: 'Collapse sidebar' });
+    expect(await visibleTexts(sidebar.locator('nav'))).toEqual(LINKS);
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    // The pointer rests on a link of the collapsed sidebar and the focus stays on the toggle (both widened it before).
+    await sidebar.getByRole('link', { name: 'Plan', exact: true }).hover();
+    await page.waitForTimeout(400);
+    await waitForLayoutSettled(page);
+    const narrow = (await sidebar.boundingBox())!.width;
+    expect(narrow, 'collapsed to a rail').toBeLessThan(wide / 2);
+    expect(await visibleTexts(sidebar), 'no label text in the collapsed sidebar').toEqual([]);
+    // Icons: each control shows one inside the rail; its label is its tooltip (and stays its accessible name).
+    const controls = sidebar.locator('a.dash-nav-link, button.dash-nav-link');
+    const tips = await controls.evaluateAll((els) => els.map((e) => [e.getAttribute('title'), e.textContent?.trim()]));
+    expect(tips.slice(0, LINKS.length).map(([title]) => title)).toEqual(LINKS);
+    expect(tips.length).toBeGreaterThan(LINKS.length); // theme, Sign out, the toggle
+    for (const [title, label] of tips) expect(title, `tooltip of ${label}`).toBe(label);
+    for (let i = 0; i < (await controls.count()); i++) {
+      const icon = (await controls.nth(i).locator('svg').boundingBox())!;
+      expect(icon.width, `icon ${i + 1}`).toBeGreaterThanOrEqual(16);
+      expect(icon.x + icon.width, `icon ${i + 1} inside the rail`).toBeLessThanOrEqual(narrow);
+    }
+    for (const label of DASHBOARD.sidebar) expect(await sidebar.getByRole('link', { name: label, exact: true }).count(), label).toBe(1);
+    await page.screenshot({ path: shotFile('/dashboard-collapsed', 1280) });
+    // Reopened, the labels are back.
+    await toggle.click();
+    await page.mouse.move(1200, 800);
+    await expect.poll(() => visibleTexts(sidebar.locator('nav')), { message: 'labels back when reopened' }).toEqual(LINKS);
+    expect(takeErrors(v)).toEqual([]);
   });
 });
 

@@ -158,6 +158,32 @@ export async function pauseClock(page: Page): Promise<void> {
   }
 }
 
+/** How long {@link waitForLayoutSettled} waits for CSS transitions to end before it fails, ms. */
+const SETTLE_TIMEOUT_MS = 5_000;
+
+/**
+ * Waits until no CSS transition is in flight in the page (none running at two looks 50 ms apart),
+ * so a screenshot never catches an element half-way (a sidebar changing width, a drawer sliding,
+ * labels clipped at a moving edge). Endless CSS animations (spinners) are not transitions and are
+ * not waited for. @throws Error when transitions still run after {@link SETTLE_TIMEOUT_MS}.
+ */
+export async function waitForLayoutSettled(page: Page): Promise<void> {
+  const running = () =>
+    page.evaluate(() =>
+      document
+        .getAnimations()
+        .filter((a) => a instanceof CSSTransition && a.playState !== 'finished')
+        .map((a) => `${(a as CSSTransition).transitionProperty} of ${((a.effect as KeyframeEffect | null)?.target as Element | null)?.className ?? '?'}`),
+    );
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  for (let quiet = 0; quiet < 2; ) {
+    const inFlight = await running();
+    if (inFlight.length > 0 && Date.now() > deadline) throw new Error(`CSS transitions still running on ${page.url()}: ${inFlight.join(', ')}`);
+    quiet = inFlight.length === 0 ? quiet + 1 : 0;
+    if (quiet < 2) await page.waitForTimeout(50);
+  }
+}
+
 /** File of the screenshot of `path` at `width`: `/` → home-390.png, `/dashboard/plan` → dashboard__plan-390.png. */
 export function shotFile(path: string, width: number): string {
   const bare = path.split('?')[0]!;
@@ -167,7 +193,8 @@ export function shotFile(path: string, width: number): string {
 
 /**
  * Opens `path` at each of {@link WIDTHS}: its one h1 shows, the page does not overflow the width, and
- * a full-page screenshot (its top {@link SHOT_MAX_HEIGHT_PX}) is written ({@link shotFile}; `shotAs` names it after another path, e.g. a
+ * once the layout has settled ({@link waitForLayoutSettled}) a full-page screenshot (its top
+ * {@link SHOT_MAX_HEIGHT_PX}) is written ({@link shotFile}; `shotAs` names it after another path, e.g. a
  * redirect's source). `check` then runs for page-specific assertions (after the screenshot, so a
  * failing check still leaves the picture of what failed).
  */
@@ -180,7 +207,8 @@ export async function visitAtWidths(v: Visitor, path: string, check?: (width: nu
     const overflow = await overflowX(page);
     expect(overflow, `${path} at ${width}px overflows by ${overflow}px`).toBeLessThanOrEqual(0);
     expect(await page.locator('h1').count(), `${path} has one h1`).toBe(1);
-    await page.waitForTimeout(300); // data and CSS transitions (the sidebar after a resize) settle
+    await page.waitForTimeout(300); // data settles
+    await waitForLayoutSettled(page); // and no CSS transition is in flight (the sidebar after a resize)
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
     await page.screenshot({ path: shotFile(shotAs, width), fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, SHOT_MAX_HEIGHT_PX) } });
     await check?.(width);

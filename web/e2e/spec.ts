@@ -97,3 +97,11 @@ export const DASHBOARD = Object.freeze({
   wsPort: '9223',
   natsPort: '4223',
 });
+
+/** §5 "Payment page" and §8 error catalogue: a checkout that cannot start (e.g. an answer without a url). */
+export const PAYMENT = Object.freeze({
+  /** §8: "Failed to start upgrade process. Please try again." */
+  upgradeFailed: 'Failed to start upgrade process. Please try again.',
+  /** §5 (docs/spec-conformance.md 5.5, 8.17): a checkout answer without a url is an error that leads to /pricing. */
+  backTo: '/pricing',
+});

@@ -4,12 +4,14 @@
  * user's plan changes; a signed-in user without a plan is sent to /login?message=setup-required.
  */
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { startTransition, useCallback, useState, type ReactNode } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, type Subscription, type User } from '../src/api';
 import { StaticAuthProvider } from '../src/session/session';
 import { ThemeProvider } from '../src/theme';
 import { ToastProvider } from '../src/components/Toast';
+import DashboardLayout from '../src/pages/dashboard/DashboardLayout';
 import Overview from '../src/pages/dashboard/Overview';
 import { loadSubscriptionRetryingOnce } from '../src/pages/dashboard/Plan';
 import Login from '../src/pages/Login';
@@ -106,6 +108,109 @@ describe('credentials panel refresh', () => {
     expect(fetchMock).toHaveBeenCalledTimes(1);
     act(() => rerenderAs(testUser({ plan: 'plus' }, { tier: 'plus' })));
     await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(2));
+  });
+});
+
+/**
+ * Signed in as `initial`; `reloadUser` answers `reloaded()` and makes it the signed-in user (in a
+ * transition when `inTransition`, as the session client's own changes arrive), so pages see a plan
+ * change; {@link changeUser} changes the user from outside (e.g. a session refresh).
+ */
+function ChangingAuth({ initial, reloaded, inTransition, children }: { initial: User; reloaded: () => User; inTransition: boolean; children: ReactNode }) {
+  const [user, setUser] = useState(initial);
+  const reloadUser = useCallback(async () => {
+    const fresh = reloaded();
+    if (inTransition) startTransition(() => setUser(fresh));
+    else setUser(fresh);
+    return fresh;
+  }, [reloaded, inTransition]);
+  changeUser = setUser;
+  return (
+    <StaticAuthProvider user={user} reloadUser={reloadUser}>
+      {children}
+    </StaticAuthProvider>
+  );
+}
+let changeUser: (u: User) => void = () => undefined;
+
+const plusMonthly = testUser({ plan: 'plus' }, { tier: 'plus', billing_period: 'monthly', subscription_type: 'paid' });
+
+/**
+ * Opens /dashboard?session_id=… (a return from checkout) as `initial`; billing answers `billed` from
+ * the first poll on. Returns the times `GET /api/nats` was called (fake clock).
+ */
+function returnFromCheckout(initial: User, billed: Partial<Subscription>, reloaded: () => User, inTransition = false): number[] {
+  const natsCalls: number[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      if (url.startsWith('/auth/notifications')) return json({ notifications: [], unread: 0 });
+      if (url === '/api/get-subscription') return json({ ...sub, ...billed });
+      if (url === '/api/nats') {
+        natsCalls.push(Date.now());
+        return json(testCredentials);
+      }
+      return json({ status: 404, code: 'not_found', message: `unexpected ${url}` }, 404);
+    }),
+  );
+  render(
+    <MemoryRouter initialEntries={['/dashboard?session_id=cs_test_1']}>
+      <ChangingAuth initial={initial} reloaded={reloaded} inTransition={inTransition}>
+        <ThemeProvider>
+          <ToastProvider>
+            <Routes>
+              <Route path="/dashboard" element={<DashboardLayout />}>
+                <Route index element={<Overview />} />
+              </Route>
+            </Routes>
+          </ToastProvider>
+        </ThemeProvider>
+      </ChangingAuth>
+    </MemoryRouter>,
+  );
+  return natsCalls;
+}
+
+async function advance(ms: number): Promise<void> {
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(ms);
+  });
+}
+
+describe('credentials panel on return from checkout (one fetch per change)', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('when the new plan reaches the page before the checkout return ends, then GET /api/nats is fetched once for it, and again when the plan changes later', async () => {
+    vi.useFakeTimers();
+    const natsCalls = returnFromCheckout(testUser(), { tier: 'plus', billing_period: 'monthly' }, () => plusMonthly);
+    await advance(0);
+    expect(natsCalls).toHaveLength(1); // on mount
+    // The session refresh brings the new plan during the 2 s wait; then billing and auth agree and the pages refresh.
+    await advance(1000);
+    act(() => changeUser(plusMonthly));
+    await advance(11_000);
+    expect(screen.getAllByTestId('user-plan-label')[0]!.textContent).toBe('Plus plan');
+    expect(natsCalls, 'one fetch for the new plan, not one for the plan and one for the checkout return').toHaveLength(2);
+    // A later, real plan change still refetches.
+    act(() => changeUser(testUser({ plan: 'pro' }, { tier: 'pro', billing_period: 'monthly', subscription_type: 'paid' })));
+    await advance(100);
+    expect(natsCalls).toHaveLength(3);
+  });
+
+  it('when the reloaded user with the new plan renders after the checkout return’s refresh, then GET /api/nats is still fetched once for it', async () => {
+    vi.useFakeTimers();
+    const natsCalls = returnFromCheckout(testUser(), { tier: 'plus', billing_period: 'monthly' }, () => plusMonthly, true);
+    await advance(12_000);
+    expect(screen.getAllByTestId('user-plan-label')[0]!.textContent).toBe('Plus plan');
+    expect(natsCalls).toHaveLength(2);
+  });
+
+  it('when the checkout return ends on the same plan (a billing-period change), then the credentials are fetched again once', async () => {
+    vi.useFakeTimers();
+    const yearly = testUser({ plan: 'plus' }, { tier: 'plus', billing_period: 'yearly', subscription_type: 'paid' });
+    const natsCalls = returnFromCheckout(plusMonthly, { tier: 'plus', billing_period: 'yearly' }, () => yearly);
+    await advance(12_000);
+    expect(natsCalls).toHaveLength(2);
   });
 });
 

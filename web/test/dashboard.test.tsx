@@ -430,7 +430,7 @@ describe('Settings tabs', () => {
 });
 
 describe('Sidebar drawer (≤ 860 px)', () => {
-  it('opens from the menu button, takes focus, closes on Escape and returns focus', async () => {
+  it('opens from the menu button, takes focus, makes the page behind inert, closes on Escape, its close button or the backdrop and returns focus', async () => {
     vi.stubGlobal(
       'fetch',
       vi.fn(async () => json({ notifications: [], unread: 0 })),
@@ -452,11 +452,19 @@ describe('Sidebar drawer (≤ 860 px)', () => {
     const menu = screen.getByRole('button', { name: 'Open dashboard menu' });
     expect(menu.getAttribute('aria-expanded')).toBe('false');
     expect(document.getElementById('dash-sidebar')!.hasAttribute('inert')).toBe(true);
+    const column = document.querySelector('.dash-column')!;
+    expect(column.hasAttribute('inert')).toBe(false);
     await user.click(menu);
     expect(menu.getAttribute('aria-expanded')).toBe('true');
     expect(document.getElementById('dash-sidebar')!.hasAttribute('inert')).toBe(false);
+    expect(column.hasAttribute('inert'), 'the page behind an open drawer takes no focus').toBe(true);
     expect(document.activeElement?.textContent).toBe('Dashboard');
     await user.keyboard('{Escape}');
+    expect(menu.getAttribute('aria-expanded')).toBe('false');
+    expect(column.hasAttribute('inert')).toBe(false);
+    expect(document.activeElement).toBe(menu);
+    await user.click(menu);
+    await user.click(within(document.getElementById('dash-sidebar')!).getByRole('button', { name: 'Close dashboard menu' }));
     expect(menu.getAttribute('aria-expanded')).toBe('false');
     expect(document.activeElement).toBe(menu);
     await user.click(menu);

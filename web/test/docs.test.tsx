@@ -70,6 +70,32 @@ describe('API reference page', () => {
     expect(WS_CONTROL_MESSAGES.map((m) => m.type)).toContain('slot');
   });
 
+  it('when a schema makes fields alternatives (premium.raydium: oneOf over the SWAP limits), then the page says exactly one of them is set, in the list and in each field’s row', () => {
+    // The rule as the schema states it: on SWAP, one branch has minimum_amount_out a string and max_amount_in null, the other the reverse.
+    const raydium = JSON.parse(readFileSync(repoFile('packages/contracts/schemas/premium.raydium.schema.json'), 'utf8')) as {
+      allOf: Array<{ if: unknown; then: { oneOf?: Array<{ properties: Record<string, { type: string }> }> } }>;
+    };
+    const swap = raydium.allOf.find((p) => JSON.stringify(p.if) === '{"properties":{"transaction_type":{"const":"SWAP"}}}')!;
+    expect(swap.then.oneOf!.map((b) => Object.entries(b.properties).map(([k, v]) => `${k}:${v.type}`))).toEqual([
+      ['minimum_amount_out:string', 'max_amount_in:null'],
+      ['minimum_amount_out:null', 'max_amount_in:string'],
+    ]);
+    const rule = 'exactly one of minimum_amount_out, max_amount_in is set (a string); the other is null';
+    const { container } = renderDocs();
+    const section = container.querySelector<HTMLElement>(`#${schemaSectionId('premium.raydium')}`)!;
+    expect([...section.querySelectorAll('.docs-alternatives li')].map((li) => li.textContent)).toEqual([`transaction_type = SWAP: ${rule}.`]);
+    for (const field of ['minimum_amount_out', 'max_amount_in']) {
+      expect(section.querySelector(`tr[data-field="${field}"] .docs-schema-desc`)!.textContent, field).toContain(
+        `Alternatives: when transaction_type = SWAP, ${rule}.`,
+      );
+    }
+    expect(section.querySelector('tr[data-field="base_input"]')!.textContent).not.toContain('Alternatives');
+    // Schemas without object-level alternatives have no such list (basic.bonk's oneOf is one field's nullable type).
+    for (const subject of ['basic.pumpfun', 'basic.bonk', 'premium.pumpswap']) {
+      expect(container.querySelector(`#${schemaSectionId(subject)} .docs-alternatives`), subject).toBeNull();
+    }
+  });
+
   it('renders the subjects-per-plan table from the plans catalogue', () => {
     const { container } = renderDocs();
     const rows = container.querySelectorAll('#subjects .docs-plan-table tbody tr');

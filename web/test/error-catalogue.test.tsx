@@ -11,6 +11,7 @@ import { StaticAuthProvider, useAuth } from '../src/session/session';
 import { copyFailedText } from '../src/lib/clipboard';
 import { ConnectionDetails } from '../src/components/dashboard/ConnectionDetails';
 import Overview from '../src/pages/dashboard/Overview';
+import type { DashboardContext } from '../src/pages/dashboard/DashboardLayout';
 import PlanPage from '../src/pages/dashboard/Plan';
 import { CredentialsLoadError } from '../src/pages/dashboard/CredentialsError';
 import { credentialsErrorText, requireConnectionDetails } from '../src/pages/dashboard/credentials-errors';
@@ -190,7 +191,7 @@ describe('Credentials panel (spec §8)', () => {
           <button type="button" onClick={() => setKey((k) => k + 1)}>
             bump
           </button>
-          <Outlet context={{ refreshKey }} />
+          <Outlet context={{ refreshKey, planDataRefreshKey: refreshKey } satisfies DashboardContext} />
         </>
       );
     }

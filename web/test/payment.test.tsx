@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { StaticAuthProvider } from '../src/session/session';
-import Payment from '../src/pages/Payment';
+import Payment, { CHECKOUT_WITHOUT_URL_MESSAGE } from '../src/pages/Payment';
 import type { User } from '../src/api';
 import { json, testUser } from './dashboard-fixtures';
 
@@ -138,5 +138,21 @@ describe('/payment', () => {
     screen.getByRole('button', { name: 'Retry' }).click();
     await waitFor(() => expect(assign).toHaveBeenCalledWith('/ok'));
     expect(checkouts).toBe(2);
+  });
+
+  it('when the checkout answers 200 without a url, then the error shows with Retry and Back to pricing, and the browser goes nowhere', async () => {
+    for (const body of [{}, { url: '' }, { url: null }, { plan_changed: false }]) {
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async (url: string) => (url === '/api/get-subscription' ? json(STARTER_SUB) : json(body))),
+      );
+      const { unmount } = renderPayment('/payment?tier=plus&period=monthly');
+      const alert = await screen.findByRole('alert');
+      expect(alert.textContent, JSON.stringify(body)).toBe(`Failed to start upgrade process. Please try again. (${CHECKOUT_WITHOUT_URL_MESSAGE})`);
+      expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
+      expect(screen.getByRole('link', { name: 'Back to pricing' }).getAttribute('href')).toBe('/pricing');
+      expect(assign).not.toHaveBeenCalled();
+      unmount();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { conditionalRequirements, describeType, resolveRef, schemaRows, type JsonSchema, type SchemaRow } from '../src/lib/schema';
+import { alternativeRules, conditionalRequirements, describeType, resolveRef, schemaRows, type JsonSchema, type SchemaRow } from '../src/lib/schema';
 
 const repoFile = (path: string) => resolve(import.meta.dirname, '../..', path);
 const loadSchema = (subject: string) => JSON.parse(readFileSync(repoFile(`packages/contracts/schemas/${subject}.schema.json`), 'utf8')) as JsonSchema;
@@ -114,6 +114,48 @@ describe('schemaRows', () => {
     expect(() => schemaRows({ properties: { a: { $ref: '#/$defs/Missing' } } })).toThrow('$ref #/$defs/Missing points nowhere');
     expect(() => resolveRef(SAMPLE, 'https://example.test/s.json')).toThrow('only local $ref');
     expect(describeType(SAMPLE, { $ref: '#/$defs/Holder' })).toBe('object');
+  });
+});
+
+describe('alternativeRules (object-level oneOf / anyOf)', () => {
+  const nullable = (set: string, nulls: string[]): JsonSchema => ({
+    properties: { [set]: { type: 'string' }, ...Object.fromEntries(nulls.map((n) => [n, { type: 'null' }])) },
+  });
+
+  it('when each branch sets one field and nulls the others, then it says exactly one (oneOf) or at least one (anyOf) of them is set', () => {
+    const schema: JsonSchema = {
+      properties: { a: { type: ['string', 'null'] }, b: { type: ['string', 'null'] }, c: { type: ['string', 'null'] } },
+      oneOf: [nullable('a', ['b']), nullable('b', ['a'])],
+      allOf: [
+        { if: { properties: { kind: { const: 'X' } } }, then: { anyOf: [nullable('a', ['b', 'c']), nullable('b', ['a', 'c']), nullable('c', ['a', 'b'])] } },
+      ],
+    };
+    expect(alternativeRules(schema)).toEqual([
+      { condition: null, keyword: 'oneOf', fields: ['a', 'b'], text: 'exactly one of a, b is set (a string); the other is null' },
+      { condition: 'kind = X', keyword: 'anyOf', fields: ['a', 'b', 'c'], text: 'at least one of a, b, c is set (a string); the others are null' },
+    ]);
+    const rows = schemaRows(schema);
+    expect(row(rows, 'a').alternatives).toEqual([
+      'exactly one of a, b is set (a string); the other is null',
+      'when kind = X, at least one of a, b, c is set (a string); the others are null',
+    ]);
+    expect(row(rows, 'c').alternatives).toEqual(['when kind = X, at least one of a, b, c is set (a string); the others are null']);
+  });
+
+  it('when the branches only require fields, then it names what must be present; other shapes are spelled out branch by branch', () => {
+    expect(alternativeRules({ anyOf: [{ required: ['a'] }, { required: ['b', 'c'] }] })[0]!.text).toBe('at least one of a, b and c is present');
+    expect(alternativeRules({ oneOf: [{ required: ['a'], properties: { b: { type: 'integer' } } }, { properties: { a: { const: 1 } } }] })[0]!.text).toBe(
+      'exactly one of these holds: a present and b integer; a integer (const)',
+    );
+  });
+
+  it('when a oneOf is one property’s type (string | null), then it is no rule; a then’s oneOf of required fields is one', () => {
+    const own: JsonSchema = { properties: { config: { oneOf: [{ type: 'string' }, { type: 'null' }] } } };
+    expect(alternativeRules(own)).toEqual([]);
+    expect(row(schemaRows(own), 'config').alternatives).toEqual([]);
+    expect(alternativeRules(SAMPLE)).toEqual([
+      { condition: 'kind = BUY or SELL', keyword: 'oneOf', fields: ['owner', 'config'], text: 'exactly one of owner, config is present' },
+    ]);
   });
 });
 

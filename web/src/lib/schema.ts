@@ -3,8 +3,9 @@
  * into flat rows for a reference table: one row per property, nested objects and array items as
  * dotted paths (`base_mint_param.decimals`, `shareholders[].address`). `$ref` (to `#/$defs/…` or
  * `#/definitions/…`), `oneOf`/`anyOf`, `const`, `enum`, `pattern`, `format`, numeric and length
- * bounds, conditional requirements (`allOf: [{if: {properties: {x: {const|enum}}}, then: {required}}]`)
- * and `dependentRequired` are all read from the schema itself.
+ * bounds, conditional requirements (`allOf: [{if: {properties: {x: {const|enum}}}, then: {required}}]`),
+ * object-level `oneOf`/`anyOf` over fields ({@link alternativeRules}) and `dependentRequired` are all
+ * read from the schema itself.
  */
 
 /** The JSON Schema keywords read here. */
@@ -60,6 +61,8 @@ export interface SchemaRow {
   format?: string;
   /** Bounds as text: `≥ 0`, `1–2 items`. */
   constraints: string[];
+  /** The {@link alternativeRules} this field is one of the alternatives of, as text: `when transaction_type = SWAP, exactly one of …`. */
+  alternatives: string[];
 }
 
 /** A conditional requirement: when `condition` holds, `required` must be present. */
@@ -189,6 +192,78 @@ export function conditionalRequirements(root: JsonSchema, input: JsonSchema = ro
   return out;
 }
 
+/** An object-level `oneOf`/`anyOf` whose branches speak about the object's fields: those fields are alternatives. */
+export interface AlternativeRule {
+  /** When it applies (`transaction_type = SWAP`, from an `allOf` `if`), or null: always. */
+  condition: string | null;
+  /** `oneOf` or `anyOf`. */
+  keyword: 'oneOf' | 'anyOf';
+  /** The fields the branches name, in schema order. */
+  fields: string[];
+  /** The rule in words: `exactly one of minimum_amount_out, max_amount_in is set (a string); the other is null`. */
+  text: string;
+}
+
+/** What one branch says about each field: present (`required`), or its type (`string`, `null`, …). */
+function branchFacts(root: JsonSchema, branch: JsonSchema): { required: string[]; types: Map<string, string> } {
+  const b = deref(root, branch);
+  const types = new Map<string, string>();
+  for (const [name, raw] of Object.entries(b.properties ?? {})) types.set(name, describeType(root, raw));
+  return { required: [...(b.required ?? [])], types };
+}
+
+function alternativeText(keyword: 'oneOf' | 'anyOf', fields: readonly string[], branches: ReturnType<typeof branchFacts>[]): string {
+  const quantifier = keyword === 'oneOf' ? 'exactly one' : 'at least one';
+  // One field non-null per branch, every other field null ("exactly one of the limits is set").
+  const setOf = branches.map((b) => {
+    const set = fields.filter((f) => b.types.has(f) && b.types.get(f) !== 'null' && !b.types.get(f)!.split(' | ').includes('null'));
+    const nulls = fields.filter((f) => b.types.get(f) === 'null');
+    return set.length === 1 && nulls.length === fields.length - 1 && b.required.every((r) => fields.includes(r)) ? set[0]! : undefined;
+  });
+  if (setOf.every((f) => f !== undefined) && new Set(setOf).size === branches.length && setOf.length === fields.length) {
+    const types = [...new Set(branches.map((b, i) => b.types.get(setOf[i]!)!))];
+    const others = fields.length === 2 ? 'the other is null' : 'the others are null';
+    return `${quantifier} of ${fields.join(', ')} is set (${types.length === 1 ? `a ${types[0]}` : types.join(' or ')}); ${others}`;
+  }
+  // Branches that only require fields ("exactly one of owner, config is present").
+  if (branches.every((b) => b.types.size === 0 && b.required.length > 0)) {
+    return `${quantifier} of ${branches.map((b) => b.required.join(' and ')).join(', ')} is present`;
+  }
+  const describe = (b: ReturnType<typeof branchFacts>) =>
+    [...b.required.filter((r) => !b.types.has(r)).map((r) => `${r} present`), ...[...b.types].map(([name, type]) => `${name} ${type}`)].join(' and ');
+  return `${quantifier} of these holds: ${branches.map(describe).join('; ')}`;
+}
+
+/**
+ * The object-level `oneOf`/`anyOf` of an object schema: on the object itself, in an `allOf` part, or
+ * in an `allOf` `if`/`then` (with the `if` as the condition), in schema order. Only branches that name
+ * fields (`properties`, `required`) count; a property's own `oneOf` (`string | null`) is its type.
+ */
+export function alternativeRules(root: JsonSchema, input: JsonSchema = root): AlternativeRule[] {
+  const schema = deref(root, input);
+  const out: AlternativeRule[] = [];
+  const add = (holder: JsonSchema, condition: string | null) => {
+    for (const keyword of ['oneOf', 'anyOf'] as const) {
+      const branches = (holder[keyword] ?? []).map((b) => branchFacts(root, b));
+      const fields: string[] = [];
+      for (const b of branches) for (const f of [...b.required, ...b.types.keys()]) if (!fields.includes(f)) fields.push(f);
+      if (branches.length < 2 || fields.length === 0) continue;
+      out.push({ condition, keyword, fields, text: alternativeText(keyword, fields, branches) });
+    }
+  };
+  add(schema, null);
+  for (const part of schema.allOf ?? []) {
+    const p = deref(root, part);
+    if (p.if && p.then) {
+      const condition = conditionText(root, p.if);
+      if (condition) add(deref(root, p.then), condition);
+    } else {
+      add(p, null);
+    }
+  }
+  return out;
+}
+
 function requiredWhenOf(root: JsonSchema, schema: JsonSchema): Map<string, string[]> {
   const when = new Map<string, string[]>();
   const add = (name: string, text: string) => when.set(name, [...(when.get(name) ?? []), text]);
@@ -215,6 +290,7 @@ export function schemaRows(schema: JsonSchema, root: JsonSchema = schema): Schem
     const obj = deref(root, input);
     const required = new Set(obj.required ?? []);
     const when = requiredWhenOf(root, obj);
+    const rules = alternativeRules(root, obj);
     for (const [name, rawProp] of Object.entries(obj.properties ?? {})) {
       const prop = deref(root, rawProp);
       const path = prefix === '' ? name : `${prefix}.${name}`;
@@ -228,6 +304,7 @@ export function schemaRows(schema: JsonSchema, root: JsonSchema = schema): Schem
         required: required.has(name),
         requiredWhen: when.get(name) ?? [],
         constraints: constraintsOf(prop),
+        alternatives: rules.filter((r) => r.fields.includes(name)).map((r) => (r.condition ? `when ${r.condition}, ${r.text}` : r.text)),
       };
       if (prop.description !== undefined) row.description = prop.description;
       if (prop.enum) row.enum = prop.enum.map(jsonText);

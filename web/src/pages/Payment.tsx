@@ -13,11 +13,14 @@ import './auth.css';
 /** Shown when the checkout session could not be created (product spec §8), before the reason. */
 export { UPGRADE_FAILED_MESSAGE };
 
-/** `POST /api/checkout-sessions` answer. */
+/** `POST /api/checkout-sessions` answer; `url` is checked, not trusted (an answer without it was sent to `/undefined`). */
 interface CheckoutAnswer {
-  url: string;
+  url?: unknown;
   plan_changed?: boolean;
 }
+
+/** The reason shown after {@link UPGRADE_FAILED_MESSAGE} when billing answered without a checkout URL (product spec §5). */
+export const CHECKOUT_WITHOUT_URL_MESSAGE = 'The payment service did not return a checkout page.';
 
 /**
  * /payment?tier&period: applies {@link paymentDecision}, then sends the browser to Stripe
@@ -70,6 +73,8 @@ export default function Payment() {
           token,
           body: { tier: decision.tier, period: decision.period, userId: user.id, cancelUrl: decision.cancelUrl },
         });
+        // Spec §5: an answer without a url is an error (shown with Retry and the way back to /pricing).
+        if (typeof answer?.url !== 'string' || answer.url === '') throw new Error(CHECKOUT_WITHOUT_URL_MESSAGE);
         window.location.assign(answer.url);
       } catch (err) {
         setFailure(`${UPGRADE_FAILED_MESSAGE} (${errorMessage(err)})`);

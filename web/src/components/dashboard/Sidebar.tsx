@@ -18,6 +18,7 @@ const ICONS: Record<string, ReactNode> = {
   signout: <path d="M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10" />,
   collapse: <path d="M15 6l-6 6 6 6" />,
   expand: <path d="M9 6l6 6-6 6" />,
+  close: <path d="M6 6l12 12M18 6L6 18" />,
 };
 
 function Icon({ name }: { name: keyof typeof ICONS }) {
@@ -51,9 +52,12 @@ export const DASHBOARD_LINKS = [
 /**
  * The dashboard sidebar: links, user (avatar with initials fallback, name, plan), theme toggle,
  * Sign out. The notification bell sits in the layout's top bar, which stays visible while the
- * sidebar is collapsed or the drawer closed. On desktop it can be collapsed to icons (it expands while hovered or focused); on
- * narrow screens it is a drawer (`drawer` true) opened by the layout's menu button, and
- * `onNavigate` closes it. `open` drawers take focus on their first link.
+ * sidebar is collapsed or the drawer closed. On desktop it can be collapsed to a rail of icons:
+ * the labels are then visually hidden (still the controls' accessible names) and each control
+ * names itself in a tooltip (`title`) on hover; it does not widen over the page. On narrow screens
+ * it is a drawer (`drawer` true) opened by the layout's menu button: `onNavigate` closes it after a
+ * link, `onClose` (its close button) closes it and gives focus back to the menu button. `open`
+ * drawers take focus on their first link.
  */
 export function Sidebar({
   id,
@@ -62,6 +66,7 @@ export function Sidebar({
   drawer,
   open,
   onNavigate,
+  onClose,
 }: {
   id: string;
   collapsed: boolean;
@@ -69,12 +74,16 @@ export function Sidebar({
   drawer: boolean;
   open: boolean;
   onNavigate: () => void;
+  onClose: () => void;
 }) {
   const { user, signOut } = useAuth();
   const { theme, toggleTheme } = useTheme();
   const navigate = useNavigate();
   const firstLink = useRef<HTMLAnchorElement>(null);
   const hidden = drawer && !open;
+  const rail = collapsed && !drawer;
+  /** The tooltip of a control while the sidebar is a rail of icons. */
+  const tip = (label: string) => (rail ? label : undefined);
 
   useEffect(() => {
     if (drawer && open) firstLink.current?.focus();
@@ -93,29 +102,27 @@ export function Sidebar({
       {...(hidden ? { inert: true, 'aria-hidden': true } : {})}
     >
       <div className="dash-sidebar-top">
-        <Link to="/" className="brand dash-brand" onClick={onNavigate} aria-label={`${SITE.name} home`}>
+        <Link to="/" className="brand dash-brand" onClick={onNavigate} aria-label={`${SITE.name} home`} title={tip(`${SITE.name} home`)}>
           <Logo /> <span className="dash-label">{SITE.name}</span>
         </Link>
+        {drawer ? (
+          <button type="button" className="btn btn-ghost dash-drawer-close" onClick={onClose} aria-label="Close dashboard menu">
+            <Icon name="close" />
+          </button>
+        ) : null}
       </div>
       <nav aria-label="Dashboard sections" className="dash-nav">
         <ul>
           {DASHBOARD_LINKS.map((l, i) => (
             <li key={l.to}>
-              <NavLink
-                ref={i === 0 ? firstLink : undefined}
-                to={l.to}
-                end={l.end}
-                onClick={onNavigate}
-                className="dash-nav-link"
-                title={collapsed && !drawer ? l.label : undefined}
-              >
+              <NavLink ref={i === 0 ? firstLink : undefined} to={l.to} end={l.end} onClick={onNavigate} className="dash-nav-link" title={tip(l.label)}>
                 <Icon name={l.icon} />
                 <span className="dash-label">{l.label}</span>
               </NavLink>
             </li>
           ))}
           <li>
-            <Link to="/" onClick={onNavigate} className="dash-nav-link" title={collapsed && !drawer ? 'Back to the website' : undefined}>
+            <Link to="/" onClick={onNavigate} className="dash-nav-link" title={tip('Back to the website')}>
               <Icon name="site" />
               <span className="dash-label">Back to the website</span>
             </Link>
@@ -123,7 +130,7 @@ export function Sidebar({
         </ul>
       </nav>
       <div className="dash-sidebar-bottom">
-        <div className="dash-user">
+        <div className="dash-user" title={tip(`${displayName(user)} · ${planLabel(user?.plan)}`)}>
           <Avatar user={user} size={36} />
           <span className="dash-label dash-user-text">
             <span className="dash-user-name" data-testid="user-display-name">
@@ -134,7 +141,13 @@ export function Sidebar({
             </span>
           </span>
         </div>
-        <button type="button" className="dash-nav-link dash-button" onClick={toggleTheme} aria-label={`Switch to ${nextTheme} theme`}>
+        <button
+          type="button"
+          className="dash-nav-link dash-button"
+          onClick={toggleTheme}
+          aria-label={`Switch to ${nextTheme} theme`}
+          title={tip(theme === 'dark' ? 'Light theme' : 'Dark theme')}
+        >
           <Icon name={theme === 'dark' ? 'sun' : 'moon'} />
           <span className="dash-label" aria-hidden="true">
             {theme === 'dark' ? 'Light theme' : 'Dark theme'}
@@ -143,6 +156,7 @@ export function Sidebar({
         <button
           type="button"
           className="dash-nav-link dash-button"
+          title={tip('Sign out')}
           onClick={async () => {
             onNavigate();
             await signOut();
@@ -159,10 +173,11 @@ export function Sidebar({
             onClick={onToggleCollapsed}
             aria-pressed={collapsed}
             aria-label="Collapse sidebar"
+            title={tip('Expand sidebar')}
           >
             <Icon name={collapsed ? 'expand' : 'collapse'} />
             <span className="dash-label" aria-hidden="true">
-              {collapsed ? 'Keep sidebar open' : 'Collapse sidebar'}
+              {collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
             </span>
           </button>
         )}

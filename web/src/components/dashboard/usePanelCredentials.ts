@@ -16,9 +16,11 @@ export interface PanelCredentials extends AuthedLoad<Credentials> {
 
 /**
  * `GET /api/nats` for the connection panels (Dashboard and Settings → Connection Details): loaded
- * on mount, when `refreshKey` changes (a checkout return) and whenever the user's plan changes
- * (spec §4: "Credentials are also refetched whenever the user's plan changes"), since the plan
- * decides the subjects and limits the credentials carry.
+ * on mount, when `refreshKey` changes and whenever the user's plan changes (spec §4: "Credentials
+ * are also refetched whenever the user's plan changes"), since the plan decides the subjects and
+ * limits the credentials carry. Pass the layout's `planDataRefreshKey` (DashboardContext), which
+ * skips a checkout return that ended on a new plan: that plan change refetches already, so one
+ * checkout is one fetch.
  */
 export function usePanelCredentials(refreshKey: number = 0): PanelCredentials {
   const { user, reloadUser } = useAuth();

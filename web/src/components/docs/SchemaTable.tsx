@@ -62,6 +62,9 @@ export function SchemaTable({ rows, caption }: SchemaTableProps) {
                 )}
                 {row.constraints.length > 0 && <p>Range: {row.constraints.join(', ')}</p>}
                 {row.requiredWhen.length > 0 && <p>Required when {row.requiredWhen.join('; ')}.</p>}
+                {row.alternatives.map((text) => (
+                  <p key={text}>Alternatives: {text}.</p>
+                ))}
               </td>
             </tr>
           ))}

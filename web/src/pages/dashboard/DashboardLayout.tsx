@@ -28,11 +28,18 @@ export const DRAWER_QUERY = '(max-width: 860px)';
 export interface DashboardContext {
   /** Increases when the plan may have changed (after a checkout return): pages reload their data. */
   refreshKey: number;
+  /**
+   * Increases with `refreshKey`, except when the checkout return ended with the signed-in user on a
+   * plan other than the one they came back with: for data that already reloads on every change of
+   * `user.plan` (the credentials panel), which would otherwise load twice for one checkout — the
+   * plan change and this refresh can render together or apart, in either order.
+   */
+  planDataRefreshKey: number;
 }
 
-/** The dashboard context; `{refreshKey: 0}` for a page rendered outside the layout (tests). */
+/** The dashboard context; all keys 0 for a page rendered outside the layout (tests). */
 export function useDashboardContext(): DashboardContext {
-  return useOutletContext<DashboardContext | undefined>() ?? { refreshKey: 0 };
+  return useOutletContext<DashboardContext | undefined>() ?? { refreshKey: 0, planDataRefreshKey: 0 };
 }
 
 function useMediaQuery(query: string): boolean {
@@ -62,16 +69,17 @@ function readCollapsed(): boolean {
  * removed from the URL; after 2 s get-subscription is polled (every 2 s, up to a minute) until the plan
  * changes, then the user is reloaded until auth carries the new plan too (product spec §4; the spec
  * refreshes once after 2 s, which leaves a paying customer on the old plan when the webhook is slower).
- * Returns the refresh key pages use to reload their data.
+ * Returns the refresh keys pages use to reload their data ({@link DashboardContext}).
  */
-function useCheckoutReturn(): number {
+function useCheckoutReturn(): DashboardContext {
   const location = useLocation();
   const navigate = useNavigate();
   const toast = useToast();
   const { user, accessToken, reloadUser } = useAuth();
   const [pending] = useState(() => readCheckoutReturn(new URLSearchParams(location.search)));
   const [before] = useState(() => ({ tier: user?.metadata.tier ?? user?.plan ?? 'starter', billing_period: user?.metadata.billing_period ?? 'indefinite' }));
-  const [refreshKey, setRefreshKey] = useState(0);
+  const [planAtReturn] = useState(() => user?.plan ?? null);
+  const [keys, setKeys] = useState<DashboardContext>({ refreshKey: 0, planDataRefreshKey: 0 });
   const toasted = useRef(false);
 
   useEffect(() => {
@@ -96,38 +104,97 @@ function useCheckoutReturn(): number {
         { signal: controller.signal },
       );
       if (controller.signal.aborted) return;
+      // The plan of the last user auth gave back (undefined: none read): the signed-in user's plan now.
+      let planNow: string | null | undefined;
       if (billed.changed && billed.last) {
         await waitForUserPlan(
           billed.last.tier,
           async () => {
             const next = await reloadUser();
+            planNow = next?.plan;
             return next ? { tier: next.plan ?? next.metadata.tier ?? null } : null;
           },
           { signal: controller.signal },
         );
       } else {
         try {
-          await reloadUser();
+          planNow = (await reloadUser())?.plan;
         } catch {
           // the session client keeps the previous user; pages still refresh below
         }
       }
-      if (!controller.signal.aborted) setRefreshKey((k) => k + 1);
+      const planChanged = planNow !== undefined && planNow !== planAtReturn;
+      if (!controller.signal.aborted) {
+        setKeys((k) => ({ refreshKey: k.refreshKey + 1, planDataRefreshKey: planChanged ? k.planDataRefreshKey : k.planDataRefreshKey + 1 }));
+      }
     })();
     return () => controller.abort();
     // Runs once per checkout return (pending and before are fixed at mount).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [pending]);
-  return refreshKey;
+  return keys;
+}
+
+/** What can take focus inside the drawer. */
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
+
+/** Keeps Tab inside `panel`: from its last control on to its first and, with Shift, back. */
+function keepTabInside(e: KeyboardEvent, panel: HTMLElement | null): void {
+  const items = panel ? [...panel.querySelectorAll<HTMLElement>(FOCUSABLE)] : [];
+  const first = items[0];
+  const last = items[items.length - 1];
+  if (!panel || !first || !last) return;
+  const active = document.activeElement;
+  const outside = !panel.contains(active);
+  if (e.shiftKey ? outside || active === first : outside || active === last) {
+    e.preventDefault();
+    (e.shiftKey ? last : first).focus();
+  }
+}
+
+/**
+ * The phone drawer (≤ 860 px, `drawer` true): closed at first, on navigation and when the width
+ * grows past phones. While open it is modal: Escape closes it, Tab stays inside `panelId` (the page
+ * behind is inert). Closing with Escape, the close button or the backdrop (`close(true)`) gives focus
+ * back to the menu button once the page behind is no longer inert.
+ */
+function useDrawer(drawer: boolean, pathname: string, panelId: string) {
+  const [open, setOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const focusMenuButton = useRef(false);
+  const close = useCallback((returnFocus: boolean) => {
+    focusMenuButton.current = returnFocus;
+    setOpen(false);
+  }, []);
+  const toggle = useCallback(() => setOpen((o) => !o), []);
+  useEffect(() => {
+    if (open || !focusMenuButton.current) return;
+    focusMenuButton.current = false;
+    menuButton.current?.focus();
+  }, [open]);
+  // A new path (a link followed) closes the drawer.
+  useEffect(() => setOpen(false), [pathname]);
+  useEffect(() => {
+    if (!drawer) setOpen(false);
+  }, [drawer]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') close(true);
+      else if (e.key === 'Tab') keepTabInside(e, document.getElementById(panelId));
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open, close, panelId]);
+  return { open: drawer && open, toggle, close, menuButton };
 }
 
 function DashboardShell() {
-  const refreshKey = useCheckoutReturn();
+  const refreshKeys = useCheckoutReturn();
   const location = useLocation();
   const drawer = useMediaQuery(DRAWER_QUERY);
   const [collapsed, setCollapsed] = useState(readCollapsed);
-  const [open, setOpen] = useState(false);
-  const menuButton = useRef<HTMLButtonElement>(null);
+  const { open, toggle, close, menuButton } = useDrawer(drawer, location.pathname, 'dash-sidebar');
 
   const toggleCollapsed = useCallback(() => {
     setCollapsed((c) => {
@@ -141,31 +208,14 @@ function DashboardShell() {
     });
   }, []);
 
-  const closeDrawer = useCallback((returnFocus: boolean) => {
-    setOpen(false);
-    if (returnFocus) menuButton.current?.focus();
-  }, []);
-
-  // Navigation closes the drawer; leaving mobile width closes it too.
-  useEffect(() => setOpen(false), [location.pathname]);
-  useEffect(() => {
-    if (!drawer) setOpen(false);
-  }, [drawer]);
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') closeDrawer(true);
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [open, closeDrawer]);
-
+  // An open drawer is modal: the page behind it takes no focus or clicks until it closes.
+  const behind = open ? { inert: true } : {};
   return (
     <div className="dash" data-collapsed={!drawer && collapsed ? 'true' : 'false'}>
-      <a href="#dash-main" className="skip-link">
+      <a href="#dash-main" className="skip-link" {...behind}>
         Skip to content
       </a>
-      {drawer && open ? <div className="dash-backdrop" data-testid="dash-backdrop" onClick={() => closeDrawer(true)} /> : null}
+      {open ? <div className="dash-backdrop" data-testid="dash-backdrop" onClick={() => close(true)} /> : null}
       <Sidebar
         id="dash-sidebar"
         collapsed={collapsed}
@@ -173,13 +223,14 @@ function DashboardShell() {
         drawer={drawer}
         open={open}
         onNavigate={() => {
-          if (drawer) closeDrawer(false);
+          if (drawer) close(false);
         }}
+        onClose={() => close(true)}
       />
-      <div className="dash-column">
-        <DashboardTopBar open={open} menuButton={menuButton} onToggleMenu={() => setOpen((o) => !o)} />
+      <div className="dash-column" {...behind}>
+        <DashboardTopBar open={open} menuButton={menuButton} onToggleMenu={toggle} />
         <main id="dash-main" className="dash-main" tabIndex={-1}>
-          <Outlet context={{ refreshKey } satisfies DashboardContext} />
+          <Outlet context={refreshKeys satisfies DashboardContext} />
         </main>
       </div>
     </div>

@@ -6,7 +6,7 @@ import { SchemaTable } from '../../components/docs/SchemaTable';
 import { HttpApiReference } from '../../components/openapi/HttpApiReference';
 import { HTTP_ERRORS, NATS_ERRORS, WS_CONTROL_MESSAGES, WS_ERROR_CODES, WS_LIMITS, WS_OTHER_CLOSE_CODES, type WsLimit } from '../../content/api-reference';
 import { STARTER_TEMPLATES, templateFileUrl } from '../../content/templates';
-import { conditionalRequirements, schemaRows, type JsonSchema } from '../../lib/schema';
+import { alternativeRules, conditionalRequirements, schemaRows, type JsonSchema } from '../../lib/schema';
 import { Seo } from '../../seo';
 import { useAuth } from '../../session/session';
 import { SITE } from '../../site';
@@ -510,6 +510,7 @@ for await (const m of await (await jetstream(nc, opts).consumers.get('TRADES', n
             const schema = MESSAGE_SCHEMAS[subject];
             if (!schema) return null;
             const conditions = conditionalRequirements(schema);
+            const alternatives = alternativeRules(schema);
             return (
               <section
                 key={subject}
@@ -548,6 +549,23 @@ for await (const m of await (await jetstream(nc, opts).consumers.get('TRADES', n
                               )
                             </>
                           )}
+                        </li>
+                      ))}
+                    </ul>
+                  </>
+                )}
+                {alternatives.length > 0 && (
+                  <>
+                    <h4>Alternative fields</h4>
+                    <ul className="docs-alternatives">
+                      {alternatives.map((r) => (
+                        <li key={`${r.condition}:${r.text}`}>
+                          {r.condition ? (
+                            <>
+                              <code>{r.condition}</code>:{' '}
+                            </>
+                          ) : null}
+                          {r.text}.
                         </li>
                       ))}
                     </ul>

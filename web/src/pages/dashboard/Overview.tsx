@@ -61,8 +61,8 @@ function PlanSummary({ credentials, userPlan }: { credentials: Credentials | nul
 /** /dashboard ("Dashboard" in the sidebar): account notices, connection details, plan summary and quick actions. */
 export default function Overview() {
   const { user } = useAuth();
-  const { refreshKey } = useDashboardContext();
-  const { data: credentials, loading, error, refresh } = usePanelCredentials(refreshKey);
+  const { planDataRefreshKey } = useDashboardContext();
+  const { data: credentials, loading, error, refresh } = usePanelCredentials(planDataRefreshKey);
   const [upgradeOpen, setUpgradeOpen] = useState(false);
   const tier = credentials?.plan ?? user?.plan ?? 'starter';
   const notices = accountNotices(user);
