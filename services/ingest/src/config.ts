@@ -26,11 +26,14 @@ export const DEFAULT_PUBLISH_MAX_IN_FLIGHT = 1_024;
 export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 2_000;
 
 /**
- * Default PUBLISH_STAGED_ID_STEPDOWN_MS: a re-send that overtakes its own first attempt is answered "duplicate,
- * seq 0" only while that attempt's proposal is in flight (milliseconds on a healthy cluster); a second of nothing
- * but such answers is a staged id that stays until the duplicate window ends (docs/reliability.md "Which nats-server").
+ * Default PUBLISH_STAGED_ID_STEPDOWN_MS: 0, off. The remedy clears a single writer's staged id with one step-down
+ * (scripts/test/nats-server-staged-id.int.test.ts, 1.5 s), but while two ingests write TRADES at once every re-send
+ * whose expectation another writer broke is refused and stages its id on the new leader too, so each leader is asked
+ * to go in turn: `npm run chaos` on 29–30 Nov with it at 1000 ms, the stream class's live RPC row lost 12 and 7 trades
+ * in two runs (a step-down every 1–2 s for a minute), and 0 with it off (docs/reliability.md "Which nats-server").
+ * 1000 is the value measured for a deployment with one writer.
  */
-export const DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS = 1_000;
+export const DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS = 0;
 /** Default PUBLISH_DRAIN_TIMEOUT_MS: half of the default SHUTDOWN_DEADLINE_MS (10 s). */
 export const DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS = 5_000;
 

@@ -329,6 +329,11 @@ export class OrderedPublisher {
     if (this.size === 0) return;
     this.#gen++;
     this.#outstanding = 0;
+    // A new leader (or server) gets a whole PUBLISH_STAGED_ID_STEPDOWN_MS before it is asked to step down in turn: one
+    // that just took over is still applying its predecessor's entries, and its first answers may be "seq 0" for a
+    // proposal in flight. Without this, `npm run chaos` (29 Nov 23:52, nats-server 2.10.27) saw a step-down every
+    // second for a minute, each leader asked to go before its proposal committed, until every node had staged the id.
+    this.#stagedSince = null;
     if (this.#failed === null) this.#o.metrics.resends.inc({ reason: 'leader' });
     this.#failed = 'leader';
     this.#backoffMs = FIRST_BACKOFF_MS;

@@ -145,4 +145,46 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
     abort.abort();
     expect(stepdowns).toBe(0);
   });
+
+  it('when the stream elects a leader during staged-id answers, then the new leader gets the whole interval before it is asked to step down', async () => {
+    const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
+    const unit = tx.trades.map((trade) => replayCopy(trade, 'elected', 0, 0));
+    let staged = true;
+    let seq = 0;
+    const stepdownsAt: number[] = [];
+    const js = {
+      publish: async (): Promise<PubAck> => {
+        await new Promise((r) => setTimeout(r, 1));
+        return staged
+          ? ({ stream: 'TRADES', seq: 0, duplicate: true, domain: '' } as PubAck)
+          : ({ stream: 'TRADES', seq: ++seq, duplicate: false, domain: '' } as PubAck);
+      },
+    } as unknown as JetStreamClient;
+    const abort = new AbortController();
+    const start = Date.now();
+    const publisher: OrderedPublisher = new OrderedPublisher({
+      js,
+      nc: { publish: () => undefined },
+      logger: createLogger({ service: 'ingest-test', level: 'silent' }),
+      metrics: publisherMetrics(new Registry()),
+      maxInFlight: 64,
+      ackTimeoutMs: 1_000,
+      maxBackoffMs: 20,
+      signal: abort.signal,
+      stagedIdStepdownMs: 400,
+      stepdown: async () => {
+        stepdownsAt.push(Date.now() - start);
+        staged = false;
+        publisher.kick('stream_leader_elected');
+      },
+    });
+    await publisher.enqueue(unit);
+    // An election 250 ms into the staged answers (a node restarted, say): the streak starts again from there.
+    await new Promise((r) => setTimeout(r, 250));
+    publisher.kick('stream_leader_elected');
+    expect(await publisher.drained()).toBe(true);
+    abort.abort();
+    expect(stepdownsAt).toHaveLength(1);
+    expect(stepdownsAt[0]).toBeGreaterThanOrEqual(250 + 400);
+  });
 });
