@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { OUTPUT_FILE, generateTradeTypes } from '../scripts/generate-types.js';
+import { OUTPUT_FILE, SLOT_OUTPUT_FILE, generateSlotTypes, generateTradeTypes } from '../scripts/generate-types.js';
 
 const pkgDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = resolve(pkgDir, '../..');
@@ -16,6 +16,10 @@ const repoRoot = resolve(pkgDir, '../..');
 describe('generated trade types', () => {
   it('when the schemas are compiled again, then the committed src/generated/trades.ts is unchanged (run `npm run generate -w @tradewind/client` otherwise)', async () => {
     expect(await generateTradeTypes()).toBe(readFileSync(OUTPUT_FILE, 'utf8'));
+  });
+
+  it('when the slot schema is compiled again, then the committed src/generated/slots.ts is unchanged (run `npm run generate -w @tradewind/client` otherwise)', async () => {
+    expect(await generateSlotTypes()).toBe(readFileSync(SLOT_OUTPUT_FILE, 'utf8'));
   });
 
   it('when a schema changes, then the generated text changes (the check above can fail)', async () => {

@@ -46,9 +46,9 @@ export interface SlotStatusMessage {
    */
   dead_error?: string;
   /**
-   * The live source that reported the status.
+   * The source that reported the status: a live one (yellowstone, rpc), or replay (a recording replayed: the status is the recording's commitment, confirmed).
    */
-  source: "yellowstone" | "rpc";
+  source: "yellowstone" | "rpc" | "replay";
   /**
    * When ingest learned of the status, ms since the Unix epoch.
    */
@@ -57,4 +57,16 @@ export interface SlotStatusMessage {
    * Version of the slot message format.
    */
   schema_version: 1;
+  /**
+   * Replay only: this status comes from a replayed recording, as do its trades (never presented as live).
+   */
+  replayed?: true;
+  /**
+   * Replay only: the pass over the recording (0 for the first).
+   */
+  replay_loop?: number;
+  /**
+   * Replay only: when this copy was emitted, ms since the Unix epoch.
+   */
+  replayed_at_ms?: number;
 }
