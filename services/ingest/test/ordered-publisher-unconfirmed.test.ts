@@ -9,36 +9,68 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@tradewind/lib';
 import { BUNDLED_RECORDING_DIR } from '../src/config.js';
-import { DUPLICATE_IN_PROCESS_ERR_CODE, OrderedPublisher, publisherMetrics, resendReason, UnconfirmedDuplicateError } from '../src/publisher.js';
+import {
+  DUPLICATE_IN_PROCESS_ERR_CODE,
+  OrderedPublisher,
+  publisherMetrics,
+  resendReason,
+  UnconfirmedDuplicateError,
+  type OrderedPublisherOptions,
+} from '../src/publisher.js';
 import { loadRecording } from '../src/replay/recording.js';
 import { replayCopy } from '../src/replay/replay-source.js';
 
+/** The trades of the first recorded transaction that has any, as replayed copies (run `run`, pass `loop`). */
+async function recordedUnit(run: string, loop = 0) {
+  const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
+  return tx.trades.map((trade) => replayCopy(trade, run, 0, loop));
+}
+
+/**
+ * A JetStream stand-in that answers every publish as TRADES with a staged id would while `state.staged` is true
+ * ("duplicate, seq 0", or with `conflicts` every other answer 2.11's 10158 error), and stores (sequence 1, 2, …) once
+ * it is false. `state.attempts` lists each publish's msgID.
+ */
+function stagedStandIn(conflicts = false) {
+  const state = { staged: true, seq: 0, attempts: [] as string[] };
+  const js = {
+    publish: async (_subject: string, _data: Uint8Array, opts: { msgID: string }): Promise<PubAck> => {
+      state.attempts.push(opts.msgID);
+      await new Promise((r) => setTimeout(r, 1));
+      if (state.staged && conflicts && state.attempts.length % 2 === 0) {
+        throw Object.assign(new Error('duplicate message id is in process'), { code: DUPLICATE_IN_PROCESS_ERR_CODE });
+      }
+      return state.staged
+        ? ({ stream: 'TRADES', seq: 0, duplicate: true, domain: '' } as PubAck)
+        : ({ stream: 'TRADES', seq: ++state.seq, duplicate: false, domain: '' } as PubAck);
+    },
+  } as unknown as JetStreamClient;
+  return { js, state };
+}
+
+/** An OrderedPublisher on the JetStream stand-in `js` with silent logs and no per-mint copies; `options` add or override. */
+function publisherOn(js: JetStreamClient, options: Partial<OrderedPublisherOptions> & Pick<OrderedPublisherOptions, 'signal'>): OrderedPublisher {
+  return new OrderedPublisher({
+    js,
+    nc: { publish: () => undefined },
+    logger: createLogger({ service: 'ingest-test', level: 'silent' }),
+    metrics: publisherMetrics(new Registry()),
+    maxInFlight: 64,
+    ackTimeoutMs: 1_000,
+    maxBackoffMs: 50,
+    ...options,
+  });
+}
+
 describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 0', () => {
   it('then the trade is not counted as stored and no onDone runs until a real acknowledgement comes', async () => {
-    const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
-    const unit = tx.trades.map((trade) => replayCopy(trade, 'staged', 0, 0));
-    let staged = true;
-    let seq = 0;
-    const attempts: string[] = [];
-    const js = {
-      publish: async (_subject: string, _data: Uint8Array, opts: { msgID: string }): Promise<PubAck> => {
-        attempts.push(opts.msgID);
-        await new Promise((r) => setTimeout(r, 1));
-        return staged
-          ? ({ stream: 'TRADES', seq: 0, duplicate: true, domain: '' } as PubAck)
-          : ({ stream: 'TRADES', seq: ++seq, duplicate: false, domain: '' } as PubAck);
-      },
-    } as unknown as JetStreamClient;
+    const unit = await recordedUnit('staged');
+    const { js, state } = stagedStandIn();
+    const { attempts } = state;
     const abort = new AbortController();
     const metrics = publisherMetrics(new Registry());
-    const publisher = new OrderedPublisher({
-      js,
-      nc: { publish: () => undefined },
-      logger: createLogger({ service: 'ingest-test', level: 'silent' }),
+    const publisher = publisherOn(js, {
       metrics,
-      maxInFlight: 64,
-      ackTimeoutMs: 1_000,
-      maxBackoffMs: 50,
       signal: abort.signal,
     });
     let done = false;
@@ -53,7 +85,7 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
     expect(await total('duplicates')).toBe(0);
     expect((await metrics.resends.get()).values.find((v) => v.labels.reason === 'unconfirmed')?.value).toBeGreaterThanOrEqual(1);
     // The staged ids are gone (the duplicate window passed, or the proposal committed): stored now.
-    staged = false;
+    state.staged = false;
     expect(await publisher.drained()).toBe(true);
     expect(done).toBe(true);
     expect(await total('published')).toBe(unit.length);
@@ -62,30 +94,15 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
   });
 
   it('when only staged-id answers come for stagedIdStepdownMs, then the leader is asked to step down once per that long, and not before', async () => {
-    const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
-    const unit = tx.trades.map((trade) => replayCopy(trade, 'stepdown', 0, 0));
-    let staged = true;
-    let seq = 0;
+    const unit = await recordedUnit('stepdown');
+    // 2.11 and newer answer a staged id with an error (10158), 2.10 with "duplicate, seq 0": both count.
+    const { js, state } = stagedStandIn(true);
     const stepdownsAt: number[] = [];
-    const js = {
-      publish: async (): Promise<PubAck> => {
-        await new Promise((r) => setTimeout(r, 1));
-        // 2.11 and newer answer a staged id with an error (10158), 2.10 with "duplicate, seq 0": both count.
-        if (staged && seq % 2 === 0) throw Object.assign(new Error('duplicate message id is in process'), { code: DUPLICATE_IN_PROCESS_ERR_CODE });
-        if (staged) return { stream: 'TRADES', seq: 0, duplicate: true, domain: '' } as PubAck;
-        return { stream: 'TRADES', seq: ++seq, duplicate: false, domain: '' } as PubAck;
-      },
-    } as unknown as JetStreamClient;
     const abort = new AbortController();
     const metrics = publisherMetrics(new Registry());
     const start = Date.now();
-    const publisher: OrderedPublisher = new OrderedPublisher({
-      js,
-      nc: { publish: () => undefined },
-      logger: createLogger({ service: 'ingest-test', level: 'silent' }),
+    const publisher: OrderedPublisher = publisherOn(js, {
       metrics,
-      maxInFlight: 64,
-      ackTimeoutMs: 1_000,
       maxBackoffMs: 20,
       signal: abort.signal,
       stagedIdStepdownMs: 300,
@@ -93,7 +110,7 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
         stepdownsAt.push(Date.now() - start);
         // The first step-down does not help (the new leader staged it too); the second does, and its election kicks the window.
         if (stepdownsAt.length === 2) {
-          staged = false;
+          state.staged = false;
           publisher.kick('stream_leader_elected');
         }
       },
@@ -110,8 +127,7 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
   });
 
   it('when staged-id answers are interleaved with stored ones, then no step-down is asked for', async () => {
-    const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
-    const units = Array.from({ length: 40 }, (_, loop) => tx.trades.map((trade) => replayCopy(trade, 'mixed', 0, loop)));
+    const units = await Promise.all(Array.from({ length: 40 }, (_, loop) => recordedUnit('mixed', loop)));
     let n = 0;
     let seq = 0;
     const js = {
@@ -126,13 +142,9 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
     const abort = new AbortController();
     const metrics = publisherMetrics(new Registry());
     let stepdowns = 0;
-    const publisher = new OrderedPublisher({
-      js,
-      nc: { publish: () => undefined },
-      logger: createLogger({ service: 'ingest-test', level: 'silent' }),
+    const publisher = publisherOn(js, {
       metrics,
       maxInFlight: 8,
-      ackTimeoutMs: 1_000,
       maxBackoffMs: 1,
       signal: abort.signal,
       stagedIdStepdownMs: 100,
@@ -147,34 +159,18 @@ describe('OrderedPublisher and a duplicate acknowledgement with stream sequence 
   });
 
   it('when the stream elects a leader during staged-id answers, then the new leader gets the whole interval before it is asked to step down', async () => {
-    const tx = (await loadRecording(BUNDLED_RECORDING_DIR)).transactions.find((t) => t.trades.length > 0)!;
-    const unit = tx.trades.map((trade) => replayCopy(trade, 'elected', 0, 0));
-    let staged = true;
-    let seq = 0;
+    const unit = await recordedUnit('elected');
+    const { js, state } = stagedStandIn();
     const stepdownsAt: number[] = [];
-    const js = {
-      publish: async (): Promise<PubAck> => {
-        await new Promise((r) => setTimeout(r, 1));
-        return staged
-          ? ({ stream: 'TRADES', seq: 0, duplicate: true, domain: '' } as PubAck)
-          : ({ stream: 'TRADES', seq: ++seq, duplicate: false, domain: '' } as PubAck);
-      },
-    } as unknown as JetStreamClient;
     const abort = new AbortController();
     const start = Date.now();
-    const publisher: OrderedPublisher = new OrderedPublisher({
-      js,
-      nc: { publish: () => undefined },
-      logger: createLogger({ service: 'ingest-test', level: 'silent' }),
-      metrics: publisherMetrics(new Registry()),
-      maxInFlight: 64,
-      ackTimeoutMs: 1_000,
+    const publisher: OrderedPublisher = publisherOn(js, {
       maxBackoffMs: 20,
       signal: abort.signal,
       stagedIdStepdownMs: 400,
       stepdown: async () => {
         stepdownsAt.push(Date.now() - start);
-        staged = false;
+        state.staged = false;
         publisher.kick('stream_leader_elected');
       },
     });
