@@ -586,6 +586,32 @@ describe.sequential('/privacy, /terms and the 404 page (spec §2 "Also linked: /
   });
 });
 
+describe.sequential('/newsletter/unsubscribe (the one-click link of every newsletter mail)', () => {
+  it('when the link is opened, then nothing changes until the button is pressed; a damaged token is refused with a way home, and a link without a token says so', async () => {
+    const { page } = visitor;
+    await visitAtWidths(
+      visitor,
+      '/newsletter/unsubscribe?token=damaged-token',
+      async () => {
+        expect(await textOf(page.locator('h1'))).toBe('Unsubscribe from the newsletter');
+        expect(await page.getByRole('button', { name: 'Unsubscribe' }).isVisible()).toBe(true);
+        expect(await page.getByRole('alert').count()).toBe(0);
+      },
+      '/newsletter/unsubscribe',
+    );
+    const answer = page.waitForResponse((r) => r.url().includes('/api/newsletter/unsubscribe') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Unsubscribe' }).click();
+    expect((await answer).status()).toBe(400);
+    await page.getByRole('alert').waitFor();
+    expect(await hrefOf(page.getByRole('link', { name: 'Back to the home page' }))).toBe('/');
+    // The browser logs the 400 the page handles; nothing else.
+    expect(takeErrors(visitor).filter((e) => !/status of 400/.test(e))).toEqual([]);
+    await openPath(visitor, '/newsletter/unsubscribe');
+    expect(await textOf(page.getByRole('alert'))).toMatch(/has no token/);
+    expect(takeErrors(visitor)).toEqual([]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // /auth/callback and signing in
 // ---------------------------------------------------------------------------------------------
