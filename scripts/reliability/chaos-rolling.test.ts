@@ -159,7 +159,8 @@ describe('where a loss went missing (negative controls)', () => {
       ],
       truth,
     );
-    expect(lines).toEqual([
+    expect(lines.map((l) => l.firstSeq)).toEqual([5, 7]);
+    expect(lines.map((l) => l.text)).toEqual([
       'ws-a lost 2 basic.pumpfun trade(s), seq 5…7; received all of them: 1 of 2 other WebSocket, 1 of 1 other native',
       'ws-c lost 1 basic.pumpfun trade(s), seq 7…7; received all of them: 1 of 2 other WebSocket, 1 of 1 other native',
     ]);

@@ -10,7 +10,8 @@ const DEFAULT_EPHEMERAL_LOW = 32_768;
 /** How many ports below the ephemeral range {@link freePort} uses. */
 const PORT_SPAN = 12_000;
 
-let nextPort: number | undefined;
+/** The range {@link freePort} searches (read once per process) and the next port it tries. */
+let range: { low: number; high: number; next: number } | undefined;
 const handedOut = new Set<number>();
 
 /** The first port of the kernel's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`), or 32768. */
@@ -44,13 +45,16 @@ function bindable(port: number, host: string | undefined): Promise<boolean> {
  * @throws Error when no port in the range can be bound.
  */
 export async function freePort(): Promise<number> {
-  const high = Math.min(ephemeralLow(), 65_536) - 1;
-  const low = Math.max(1_025, high - PORT_SPAN + 1);
-  const span = high - low + 1;
-  nextPort ??= low + randomInt(span);
-  for (let tried = 0; tried < span; tried++) {
-    const port: number = nextPort;
-    nextPort = port >= high ? low : port + 1;
+  if (!range) {
+    const high = Math.min(ephemeralLow(), 65_536) - 1;
+    const low = Math.max(1_025, high - PORT_SPAN + 1);
+    range = { low, high, next: low + randomInt(high - low + 1) };
+  }
+  const r = range;
+  const { low, high } = r;
+  for (let tried = 0; tried <= high - low; tried++) {
+    const port = r.next;
+    r.next = port >= high ? low : port + 1;
     if (handedOut.has(port)) continue;
     if ((await bindable(port, '127.0.0.1')) && (await bindable(port, undefined))) {
       handedOut.add(port);

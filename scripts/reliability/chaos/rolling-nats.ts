@@ -15,7 +15,7 @@ export type { NodeExit } from './nats-cluster.js';
 export type RollingNatsNode = NatsClusterNode;
 
 /** A running cluster: chaos/nats-cluster.ts's, with `start` for a restart on the same ports and store. */
-export interface RollingNatsCluster extends Pick<NatsCluster, 'urls' | 'lameDuck' | 'healthy' | 'stop' | 'kill' | 'restart'> {
+export interface RollingNatsCluster extends Pick<NatsCluster, 'urls' | 'lameDuck' | 'healthy' | 'stop' | 'kill'> {
   readonly nodes: readonly RollingNatsNode[];
   /** Starts node `name` again on its ports and store; resolves once it accepts clients (15 s). @throws Error when it does not. */
   start(name: string): Promise<void>;
@@ -50,7 +50,6 @@ export async function startRollingNatsCluster(options: {
     healthy: cluster.healthy,
     stop: cluster.stop,
     kill: cluster.kill,
-    restart: cluster.restart,
     start: cluster.restart,
   };
 }

@@ -244,7 +244,7 @@ export async function startStack(sizes: StackSizes): Promise<Stack> {
       nats.nodes,
       60_000,
       () => sysNc.publish('$SYS.REQ.SERVER.PING.STATSZ'),
-      (name) => restartNode(nats, name),
+      (name) => restartNode({ kill: nats.kill, restart: nats.start }, name),
     );
     await until('JetStream meta leader and TRADES R3', 30_000, () => placeReplicatedTrades(jsm, sysNc, nats.nodes.length).then(() => true), 500);
     const redis: RestartableRedis = await startRestartableRedis();

@@ -330,11 +330,11 @@ export interface Witness extends Received {
  * range per subject and how many of the other subscribers holding that subject (by kind) received every one of
  * them. Nobody: the trades never left the broker (or the stream as read back differs from what was delivered);
  * the native subscribers but no WebSocket client: ws-fanout's feeds; other WebSocket clients too: this client's
- * own subscription. At most `max` lines.
+ * own subscription. At most `max` lines, each with the first lost sequence (to place it in its restart window).
  */
-export function lossWitnesses(subscribers: readonly Witness[], truth: Truth, max = 5): string[] {
+export function lossWitnesses(subscribers: readonly Witness[], truth: Truth, max = 5): Array<{ text: string; firstSeq: number }> {
   const got = subscribers.map((s) => new Set(s.seqs));
-  const lines: string[] = [];
+  const lines: Array<{ text: string; firstSeq: number }> = [];
   subscribers.forEach((s, i) => {
     for (const [subject, start] of s.after) {
       const lost = (truth.bySubject.get(subject) ?? []).filter((seq) => seq > start && !got[i]!.has(seq));
@@ -351,7 +351,7 @@ export function lossWitnesses(subscribers: readonly Witness[], truth: Truth, max
         byKind.set(kind, k);
       });
       const seen = [...byKind].map(([kind, k]) => `${k.all} of ${k.holders} other ${kind}`).join(', ') || 'no other subscriber of it';
-      lines.push(`${s.id} lost ${lost.length} ${subject} trade(s), seq ${lost[0]}…${lost.at(-1)}; received all of them: ${seen}`);
+      lines.push({ text: `${s.id} lost ${lost.length} ${subject} trade(s), seq ${lost[0]}…${lost.at(-1)}; received all of them: ${seen}`, firstSeq: lost[0]! });
     }
   });
   return lines;

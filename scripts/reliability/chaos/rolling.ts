@@ -271,9 +271,8 @@ async function rowsOf(
       after: new Map([...truth.bySubject.keys()].map((subject) => [subject, n.after])),
     })),
   ];
-  for (const line of lossWitnesses(witnesses, truth)) {
-    const first = Number(/seq (\d+)…/.exec(line)?.[1] ?? 0);
-    note(tallies[windowAt(windows, truth.bySeq.get(first)?.storedMs ?? 0)]!, 'loss witnesses', line);
+  for (const { text, firstSeq } of lossWitnesses(witnesses, truth)) {
+    note(tallies[windowAt(windows, truth.bySeq.get(firstSeq)?.storedMs ?? 0)]!, 'loss witnesses', text);
   }
   const records = load.http?.records ?? [];
   tallyHttp(records, windows, tallies);

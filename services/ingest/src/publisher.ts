@@ -301,11 +301,16 @@ export class OrderedPublisher {
   #stagedSince: number | null = null;
   /** Epoch ms of the last step-down asked for (0: none). */
   #lastStepdownAt = 0;
+  /** Asks the stream's leader to step down: the option, else `$JS.API.STREAM.LEADER.STEPDOWN.<stream>` on the leader-signal connection; undefined without either. */
+  readonly #stepdown: (() => Promise<unknown>) | undefined;
 
   constructor(options: OrderedPublisherOptions) {
     if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1)
       throw new RangeError(`maxInFlight must be a positive integer, got ${options.maxInFlight}`);
     this.#o = options;
+    const signals = options.leaderSignals;
+    this.#stepdown =
+      options.stepdown ?? (signals ? () => signals.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${signals.stream}`, '', { timeout: 1_000 }) : undefined);
     options.metrics.trackInFlight(() => this.size);
     options.signal.addEventListener('abort', () => this.#onAbort(), { once: true });
     if (options.leaderSignals && !options.signal.aborted) {
@@ -531,7 +536,7 @@ export class OrderedPublisher {
    */
   #noteStagedId(msgId: string): void {
     const limitMs = this.#o.stagedIdStepdownMs ?? 0;
-    const stepdown = this.#o.stepdown ?? this.#defaultStepdown();
+    const stepdown = this.#stepdown;
     if (limitMs <= 0 || !stepdown) return;
     const now = Date.now();
     this.#stagedSince ??= now;
@@ -543,13 +548,6 @@ export class OrderedPublisher {
       'TRADES answers only "duplicate, seq 0" (a staged message id, nothing stored): asking its leader to step down',
     );
     stepdown().catch((err: unknown) => this.#o.logger.warn({ err }, 'the TRADES leader step-down request failed; the window is re-sent as usual'));
-  }
-
-  /** `$JS.API.STREAM.LEADER.STEPDOWN.<stream>` on the leader-signal connection, or undefined without one. */
-  #defaultStepdown(): (() => Promise<unknown>) | undefined {
-    const signals = this.#o.leaderSignals;
-    if (!signals) return undefined;
-    return () => signals.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${signals.stream}`, '', { timeout: 1_000 });
   }
 
   /**
