@@ -13,6 +13,7 @@ import {
   DEFAULT_PUBLISH_ACK_TIMEOUT_MS,
   DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS,
   DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS,
+  DEFAULT_PUBLISH_CONTENTION_HOLD_MS,
   DEFAULT_PUBLISH_MAX_IN_FLIGHT,
   type IngestConfig,
 } from './config.js';
@@ -74,6 +75,7 @@ type AppConfig = Pick<
       | 'PUBLISH_MAX_IN_FLIGHT'
       | 'PUBLISH_ACK_TIMEOUT_MS'
       | 'PUBLISH_STAGED_ID_STEPDOWN_MS'
+      | 'PUBLISH_CONTENTION_HOLD_MS'
       | 'PUBLISH_DRAIN_TIMEOUT_MS'
       | 'INGEST_LEASE_MS'
       | 'INGEST_LEASE_RENEW_MS'
@@ -144,6 +146,7 @@ export function createApp(config: AppConfig, deps: IngestDeps) {
       signal,
       leaderSignals: { nc, stream: TRADES_STREAM },
       stagedIdStepdownMs: config.PUBLISH_STAGED_ID_STEPDOWN_MS ?? DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS,
+      contentionHoldMs: config.PUBLISH_CONTENTION_HOLD_MS ?? DEFAULT_PUBLISH_CONTENTION_HOLD_MS,
     });
   }
 

@@ -26,14 +26,23 @@ export const DEFAULT_PUBLISH_MAX_IN_FLIGHT = 1_024;
 export const DEFAULT_PUBLISH_ACK_TIMEOUT_MS = 2_000;
 
 /**
- * Default PUBLISH_STAGED_ID_STEPDOWN_MS: 0, off. The remedy clears a single writer's staged id with one step-down
- * (scripts/test/nats-server-staged-id.int.test.ts, 1.5 s), but while two ingests write TRADES at once every re-send
- * whose expectation another writer broke is refused and stages its id on the new leader too, so each leader is asked
- * to go in turn: `npm run chaos` on 29–30 Nov with it at 1000 ms, the stream class's live RPC row lost 12 and 7 trades
- * in two runs (a step-down every 1–2 s for a minute), and 0 with it off (docs/reliability.md "Which nats-server").
- * 1000 is the value measured for a deployment with one writer.
+ * Default PUBLISH_STAGED_ID_STEPDOWN_MS: 2000. A staged id (docs/reliability.md "Which nats-server") stalls ingest for
+ * up to the duplicate window (2 min) while the same node leads; one step-down clears it
+ * (scripts/test/nats-server-staged-id.int.test.ts: stored 1.5 s after the first staged answer with 1000). It was off
+ * until the publisher went serial while another writer is seen (PUBLISH_CONTENTION_HOLD_MS): before that, two ingests
+ * writing at once refused each other's re-sends on every new leader, and `npm run chaos` (29–30 Nov, 1000) saw a
+ * step-down every 1–2 s for a minute. 2000 leaves a leader that has just taken over two seconds to apply its
+ * predecessor's entries (an id whose proposal is in flight answers "seq 0" too) before it is asked to go.
  */
-export const DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS = 0;
+export const DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS = 2_000;
+
+/**
+ * Default PUBLISH_CONTENTION_HOLD_MS: 30 s. Another writer on TRADES is a second ingest while a lease changes hands
+ * (moments) or a deployment that runs two sources at once (for as long as both run): a writer seen again within the
+ * hold keeps the publisher serial, and one that writes less often than this costs one refused expectation (and one
+ * step-down) per write. Serial costs throughput (one round trip per trade) only while the other writer writes.
+ */
+export const DEFAULT_PUBLISH_CONTENTION_HOLD_MS = 30_000;
 /** Default PUBLISH_DRAIN_TIMEOUT_MS: half of the default SHUTDOWN_DEADLINE_MS (10 s). */
 export const DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS = 5_000;
 
@@ -190,6 +199,12 @@ export const IngestConfigSchema = CommonConfig.extend({
    * stored), ingest asks TRADES' leader to step down. Default {@link DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS}.
    */
   PUBLISH_STAGED_ID_STEPDOWN_MS: z.coerce.number().int().min(0).default(DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS),
+  /**
+   * How long ingest publishes serially (one trade in flight, no chained expectations) after it last saw another writer
+   * on TRADES, ms; 0 = never (src/publisher.ts OrderedPublisherOptions.contentionHoldMs). Default
+   * {@link DEFAULT_PUBLISH_CONTENTION_HOLD_MS}.
+   */
+  PUBLISH_CONTENTION_HOLD_MS: z.coerce.number().int().min(0).default(DEFAULT_PUBLISH_CONTENTION_HOLD_MS),
   /** On shutdown, how long ingest waits for the trades already taken from the source to be acknowledged, ms (less than SHUTDOWN_DEADLINE_MS). */
   PUBLISH_DRAIN_TIMEOUT_MS: PositiveInt.default(DEFAULT_PUBLISH_DRAIN_TIMEOUT_MS),
   /**

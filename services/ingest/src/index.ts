@@ -23,7 +23,14 @@ export {
 export { mayTouchPrograms, TRADE_PROGRAM_IDS } from './decode/prefilter.js';
 export { COMMITMENTS, type Commitment } from './decode/types.js';
 export { createApp } from './app.js';
-export { loadIngestConfig, IngestConfigSchema, BUNDLED_RECORDING_DIR, type IngestConfig } from './config.js';
+export {
+  loadIngestConfig,
+  IngestConfigSchema,
+  BUNDLED_RECORDING_DIR,
+  DEFAULT_PUBLISH_CONTENTION_HOLD_MS,
+  DEFAULT_PUBLISH_STAGED_ID_STEPDOWN_MS,
+  type IngestConfig,
+} from './config.js';
 export { loadRecording, listJsonFiles, replayOrder, RECORDING_COMMITMENT, type RecordedTransaction, type RecordingProblem } from './replay/recording.js';
 export { replay, replayCopy, type OutgoingTrade } from './replay/replay-source.js';
 export { normalizeYellowstoneTransaction } from './live/yellowstone-normalize.js';
@@ -52,4 +59,11 @@ export {
   type ElectedReason,
   type DeposedReason,
 } from './leader-lease.js';
-export { OrderedPublisher, publisherMetrics, UnconfirmedDuplicateError, DUPLICATE_IN_PROCESS_ERR_CODE, type OrderedPublisherOptions } from './publisher.js';
+export {
+  OrderedPublisher,
+  publisherMetrics,
+  UnconfirmedDuplicateError,
+  DUPLICATE_IN_PROCESS_ERR_CODE,
+  type OrderedPublisherOptions,
+  type PublisherMetrics,
+} from './publisher.js';

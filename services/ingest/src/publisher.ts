@@ -4,11 +4,12 @@
  * {@link OrderedPublisher} keeps up to `maxInFlight` acknowledged publishes in flight at once (a window),
  * so ingest runs at the broker's pace instead of one round trip per trade, and keeps the trades in the
  * order the source gave them:
- * - Every publish but the first of a chain carries `Nats-Expected-Last-Msg-Id` = the `Nats-Msg-Id` of the
- *   trade before it. nats-server refuses a message whose expectation does not match the stream's last
- *   message id (error 10070 "wrong last msg ID"), so when a trade is not stored (a timeout, no responders
- *   during a leader election, a connection cut) every later trade of the window is refused too: a later
- *   trade is never stored before an earlier one.
+ * - Every publish sent while others are in flight, and every re-send's anchor, carries
+ *   `Nats-Expected-Last-Msg-Id` = the `Nats-Msg-Id` of the trade before it (a first attempt sent with nothing in
+ *   flight follows an acknowledged trade and needs none). nats-server refuses a message whose expectation does
+ *   not match the stream's last message id (error 10070 "wrong last msg ID"), so when a trade is not stored (a
+ *   timeout, no responders during a leader election, a connection cut) every later trade of the window is
+ *   refused too: a later trade is never stored before an earlier one.
  * - On any failure the window stops sending, waits until every publish in flight has an answer, and sends
  *   again from the first unacknowledged trade (the anchor of a new chain). The anchor expects the last trade
  *   this publisher saw acknowledged. When the stream's last message is a later trade of ours (stored, its
@@ -23,8 +24,16 @@
  * - A unit's `onDone` (ingest: the live checkpoint) runs only when its trades and every trade enqueued
  *   before them are acknowledged, in enqueue order.
  * - When the window is full, `enqueue` waits: the caller stops reading its source (back-pressure).
- * Another writer on TRADES (a second ingest during a rolling restart) breaks the chain at each of its
- * messages: nothing is lost or reordered within each writer, the window just restarts from the anchor.
+ * - Another writer on TRADES (a second ingest, or any other publisher) would break the chain at each of its
+ *   messages, and nats-server keeps the id of every message it refused for a failed expectation staged (answering
+ *   its re-sends "duplicate, seq 0", or 10158, while the same node leads: docs/reliability.md "Which nats-server").
+ *   So once another writer is seen (a refusal naming a message that is not ours, or an acknowledgement whose
+ *   sequence is not the one right after our previous), the publisher goes *serial* for
+ *   {@link OrderedPublisherOptions.contentionHoldMs} after the last sign of it: one attempt in flight at a time, each
+ *   sent only after its predecessor is acknowledged (order without the chain), first attempts without an
+ *   expectation; only the anchor of a re-send still expects our last acknowledged trade (which keeps a new leader
+ *   that has not applied its predecessor's last entries from storing a copy), and goes without one while the
+ *   stream's last message is known to be another writer's. Nothing is lost or reordered within each writer.
  *
  * Every attempt carries `Tradewind-Published-Ms` (epoch ms of the attempt; ws-fanout's delivery latency starts
  * there) and `Nats-Msg-Id`, and is also copied, as a core NATS message with the same bytes and headers, to the
@@ -71,15 +80,38 @@ export interface PublisherMetrics {
   ackSeconds: Histogram;
   /** Stream leader step-downs the publisher asked for to clear staged message ids ({@link OrderedPublisherOptions.stagedIdStepdownMs}). */
   stepdowns: Counter;
+  /** Times the publisher saw another writer on the stream and went serial ({@link OrderedPublisherOptions.contentionHoldMs}). */
+  contentions: Counter;
+  /** 1 while the publisher is serial because another writer was seen, else 0; read from the publisher when scraped. */
+  serial: Gauge;
+  /** Sets where {@link serial} reads its value (the {@link OrderedPublisher} does this). */
+  trackSerial(serial: () => boolean): void;
 }
 
 /** Registers the publisher's metrics on `registry`. */
 export function publisherMetrics(registry: Registry): PublisherMetrics {
   let inFlightNow: () => number = () => 0;
+  let serialNow: () => boolean = () => false;
   return {
     trackInFlight: (size) => {
       inFlightNow = size;
     },
+    trackSerial: (serial) => {
+      serialNow = serial;
+    },
+    contentions: new Counter({
+      name: 'tradewind_ingest_publish_contentions_total',
+      help: 'Times ingest saw another writer on TRADES and went serial (one publish in flight) for PUBLISH_CONTENTION_HOLD_MS',
+      registers: [registry],
+    }),
+    serial: new Gauge({
+      name: 'tradewind_ingest_publish_serial',
+      help: '1 while ingest publishes one trade at a time because another writer was seen on TRADES, else 0',
+      registers: [registry],
+      collect() {
+        this.set(serialNow() ? 1 : 0);
+      },
+    }),
     published: new Counter({
       name: 'tradewind_ingest_trades_published_total',
       help: 'Trades stored in TRADES',
@@ -246,6 +278,13 @@ export interface OrderedPublisherOptions {
    */
   stagedIdStepdownMs?: number;
   /**
+   * How long the publisher stays serial after it last saw another writer on the stream, ms (config
+   * PUBLISH_CONTENTION_HOLD_MS; 0: never serial, the chain alone). See the module comment: while two writers
+   * pipeline with chained expectations, each refuses the other's messages and nats-server keeps every refused id
+   * staged, so both wedge.
+   */
+  contentionHoldMs?: number;
+  /**
    * Asks the stream's leader to step down. Default: `$JS.API.STREAM.LEADER.STEPDOWN.<stream>` on
    * `leaderSignals.nc` (1 s timeout). @throws whatever the request throws (logged, never fatal).
    */
@@ -283,8 +322,14 @@ export class OrderedPublisher {
   #prevMsgId: string | null = null;
   /** Msg id of the last trade popped from the window (acknowledged, and every trade before it): what a re-send's anchor expects. */
   #lastAckedId: string | null = null;
-  /** The stream's last message was found not to be ours: the next re-send's anchor goes without an expectation. */
+  /** The stream's last message was found to be another writer's (and none of ours was stored since): re-send anchors go without an expectation. */
   #blindAnchor = false;
+  /** The next send is the anchor of a re-send (the only send that carries an expectation while serial). */
+  #anchorPending = false;
+  /** Epoch ms until which the publisher is serial (another writer was seen); 0: never was. */
+  #serialUntil = 0;
+  /** Stream sequence of the last acknowledgement of ours (stored or duplicate), null when not known: the next one of ours should follow it. */
+  #lastSeq: number | null = null;
   /** The last refusal's named id already looked up in the window (one scan per distinct id). */
   #lastRefusalId: string | null = null;
   /** A failure was seen: no sends until every outstanding attempt is answered, then a re-send. */
@@ -312,6 +357,7 @@ export class OrderedPublisher {
     this.#stepdown =
       options.stepdown ?? (signals ? () => signals.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${signals.stream}`, '', { timeout: 1_000 }) : undefined);
     options.metrics.trackInFlight(() => this.size);
+    options.metrics.trackSerial(() => this.serial);
     options.signal.addEventListener('abort', () => this.#onAbort(), { once: true });
     if (options.leaderSignals && !options.signal.aborted) {
       const { nc, stream } = options.leaderSignals;
@@ -346,6 +392,25 @@ export class OrderedPublisher {
     this.#resendTimer = null;
     this.#o.logger.warn({ signal: why, in_flight: this.size }, 'stream leader changed: re-sending the window from its first unacknowledged trade now');
     this.#maybeResend();
+  }
+
+  /** True while another writer was seen on the stream within `contentionHoldMs`: one attempt in flight at a time. */
+  get serial(): boolean {
+    return Date.now() < this.#serialUntil;
+  }
+
+  /** Another writer's message is in the stream: serial from now for `contentionHoldMs`. */
+  #sawOtherWriter(evidence: Record<string, unknown>): void {
+    const holdMs = this.#o.contentionHoldMs ?? 0;
+    if (holdMs <= 0) return;
+    const was = this.serial;
+    this.#serialUntil = Date.now() + holdMs;
+    if (was) return;
+    this.#o.metrics.contentions.inc();
+    this.#o.logger.info(
+      { ...evidence, hold_ms: holdMs },
+      'another writer publishes to TRADES: publishing one trade at a time, without chained expectations, until it has been quiet for the hold',
+    );
   }
 
   /** Trades enqueued and not yet acknowledged. */
@@ -432,6 +497,8 @@ export class OrderedPublisher {
   #pump(): void {
     const signal = this.#o.signal;
     while (this.#failed === null && this.#next < this.#q.length && !signal.aborted) {
+      // Serial: the next attempt waits for this one's acknowledgement (#onAck pumps again).
+      if (this.#outstanding > 0 && this.serial) return;
       const e = this.#q[this.#next++]!;
       // Acknowledged after an earlier failure (that trade was stored after all): its successor may expect it.
       if (e.acked) this.#prevMsgId = e.trade.msgId;
@@ -442,7 +509,12 @@ export class OrderedPublisher {
   #send(e: Entry): void {
     const { js, ackTimeoutMs } = this.#o;
     const { trade } = e;
-    const expected = this.#prevMsgId;
+    // A re-send's anchor expects; a first attempt only while others are in flight (the chain). A first attempt sent
+    // when nothing is in flight follows an acknowledged predecessor and was never sent before: it needs no expectation,
+    // and another writer's message before it is seen in its acknowledgement's sequence instead of a refusal (which
+    // would leave its id staged). While serial, nothing else is ever in flight.
+    const expected = this.#anchorPending || this.#outstanding > 0 ? this.#prevMsgId : null;
+    this.#anchorPending = false;
     this.#prevMsgId = trade.msgId;
     // Stamped per attempt: a retry that JetStream stores is published now. When an earlier attempt was
     // stored after all, the retry is a duplicate and the stored message keeps that attempt's time.
@@ -486,6 +558,11 @@ export class OrderedPublisher {
     const current = gen === this.#gen;
     if (current) this.#outstanding--;
     if (this.#o.signal.aborted) return;
+    // Ours follow each other in the stream (a chain, or serial sends): a gap is another writer's message.
+    const lastSeq = this.#lastSeq;
+    if (lastSeq !== null && ack.seq > lastSeq + 1 && !e.acked) this.#sawOtherWriter({ msg_id: e.trade.msgId, seq: ack.seq, previous_seq: lastSeq });
+    if (lastSeq === null || ack.seq > lastSeq) this.#lastSeq = ack.seq;
+    if (!ack.duplicate) this.#blindAnchor = false;
     // Both the attempt of an abandoned generation and its re-send answered: the first answer counted.
     if (e.acked) {
       if (current) this.#maybeResend();
@@ -499,6 +576,8 @@ export class OrderedPublisher {
     if (this.#failed === null) this.#backoffMs = FIRST_BACKOFF_MS;
     this.#advance();
     this.#maybeResend();
+    // Serial (or just no longer): what waited for this acknowledgement goes now.
+    if (this.#failed === null && this.#outstanding === 0 && this.#next < this.#q.length) this.#pump();
   }
 
   #onError(e: Entry, err: unknown, gen: number): void {
@@ -570,8 +649,11 @@ export class OrderedPublisher {
     }
     if (at < 0) {
       this.#blindAnchor = true;
+      this.#sawOtherWriter({ stream_last_msg_id: id });
       return;
     }
+    // Their sequences are not known: the next acknowledgement starts the comparison again.
+    this.#lastSeq = null;
     let counted = 0;
     for (let i = this.#head; i <= at; i++) {
       const e = q[i]!;
@@ -595,9 +677,10 @@ export class OrderedPublisher {
     this.#resendTimer = setTimeout(() => {
       this.#resendTimer = null;
       this.#failed = null;
-      // The anchor expects the last acknowledged trade unless the stream's last message was found to be another writer's.
+      // The anchor expects the last acknowledged trade unless the stream's last message was found to be another writer's
+      // (until one of ours is stored: a re-send that expects ours again is refused again, and its id staged on a new leader too).
       this.#prevMsgId = this.#blindAnchor ? null : this.#lastAckedId;
-      this.#blindAnchor = false;
+      this.#anchorPending = true;
       this.#lastRefusalId = null;
       this.#next = this.#head;
       this.#pump();
