@@ -36,6 +36,12 @@ if (unknown.length > 0) {
 for (const [name, run] of Object.entries(classes)) {
   if (only.length > 0 && !only.includes(name)) continue;
   process.stderr.write(`chaos: ${name} (${scale})…\n`);
-  rows.push(...(await run(scale, 0)));
+  try {
+    rows.push(...(await run(scale, 0)));
+  } catch (err) {
+    // A class whose harness gave up still has a row (counted as crashed), and the other classes still run.
+    process.stderr.write(`chaos: ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    rows.push({ name: `${name}: the class's run ended with an error`, tried: 1, lost: 0, duplicated: 0, crashed: 1, recoveryMs: null, notes: String(err) });
+  }
 }
 process.exit(writeReliabilityReport('chaos', rows, { scale }));

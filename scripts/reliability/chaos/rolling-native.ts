@@ -107,25 +107,47 @@ export async function startNativeSubscribers(count: number, nodeUrls: readonly s
 
 /**
  * Reads every message of TRADES from `fromSeq` to the stream's last sequence (the ground truth every client is
- * judged against), with an ordered consumer on `nc`. @throws Error when it cannot read them all within `timeoutMs` ms.
+ * judged against), with ordered consumers on `nc`: one that delivers nothing for `stallMs` ms is replaced by a new
+ * one from the next sequence (a consumer on a 2.10.27 cluster that has just restarted nodes can go silent: `npm run
+ * chaos` 30 Nov 02:16 stopped at 18,199 of 28,014 for a whole minute). @throws Error when it cannot read them all
+ * within `timeoutMs` ms.
  */
-export async function readStoredTrades(nc: NatsConnection, fromSeq: number, timeoutMs: number): Promise<StoredTrade[]> {
+export async function readStoredTrades(nc: NatsConnection, fromSeq: number, timeoutMs: number, stallMs = 5_000): Promise<StoredTrade[]> {
   const jsm = await jetstreamManager(nc, { checkAPI: false });
   const last = (await jsm.streams.info(TRADES_STREAM)).state.last_seq;
   const out: StoredTrade[] = [];
   if (last < fromSeq) return out;
-  const consumer = await jetstream(nc).consumers.get(TRADES_STREAM, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq });
-  const messages = await consumer.consume({ expires: 2_000 });
-  const timer = setTimeout(() => void messages.close().catch(() => undefined), timeoutMs);
-  try {
-    for await (const m of messages) {
-      out.push({ seq: m.seq, subject: m.subject, storedMs: Math.round(m.info.timestampNanos / 1e6), msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
-      if (m.seq >= last) break;
+  const deadline = Date.now() + timeoutMs;
+  let consumers = 0;
+  while ((out.at(-1)?.seq ?? fromSeq - 1) < last && Date.now() < deadline) {
+    const next = (out.at(-1)?.seq ?? fromSeq - 1) + 1;
+    consumers++;
+    const consumer = await jetstream(nc)
+      .consumers.get(TRADES_STREAM, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next })
+      .catch(() => null);
+    if (consumer === null) {
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
     }
-  } finally {
-    clearTimeout(timer);
-    await messages.close().catch(() => undefined);
+    const messages = await consumer.consume({ expires: 2_000 });
+    let lastMessageAt = Date.now();
+    const watchdog = setInterval(() => {
+      if (Date.now() - lastMessageAt > stallMs || Date.now() > deadline) void messages.close().catch(() => undefined);
+    }, 250);
+    try {
+      for await (const m of messages) {
+        lastMessageAt = Date.now();
+        if (m.seq <= (out.at(-1)?.seq ?? 0)) continue;
+        out.push({ seq: m.seq, subject: m.subject, storedMs: Math.round(m.info.timestampNanos / 1e6), msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
+        if (m.seq >= last) break;
+      }
+    } finally {
+      clearInterval(watchdog);
+      await messages.close().catch(() => undefined);
+    }
   }
-  if ((out.at(-1)?.seq ?? 0) < last) throw new Error(`read TRADES only up to seq ${out.at(-1)?.seq ?? fromSeq - 1} of ${last} within ${timeoutMs} ms`);
+  if ((out.at(-1)?.seq ?? 0) < last) {
+    throw new Error(`read TRADES only up to seq ${out.at(-1)?.seq ?? fromSeq - 1} of ${last} within ${timeoutMs} ms (${consumers} consumers)`);
+  }
   return out;
 }

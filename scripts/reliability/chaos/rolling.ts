@@ -215,7 +215,7 @@ async function startLoad(s: Stack, sizes: RollingSizes, seed: number, load: Load
 async function windDown(s: Stack, load: Load): Promise<TruthTrade[]> {
   await load.http?.stop();
   await Promise.all((s.replicas.get('ingest') ?? []).map((r) => r.terminate(15_000)));
-  const trades = await readStoredTrades(s.nc, 1, 60_000);
+  const trades = await readStoredTrades(s.nc, 1, 180_000);
   const truth = indexTruth(trades);
   await Promise.all([
     ...load.natives.map((n) => until('native catch-up', DRAIN_DEADLINE_MS, () => n.maxSeq() >= truth.lastSeq, 100).catch(() => undefined)),
