@@ -30,7 +30,9 @@
  * DATABASE_URL, LOCAL_POSTGRES_PORT, GOOGLE_CLIENT_ID/GOOGLE_CLIENT_SECRET,
  * LOCAL_OIDC_PORT, STRIPE_SECRET_KEY/STRIPE_WEBHOOK_SECRET, LOCAL_STRIPE_PORT, PUBLIC_URL (http://localhost:<ingress port>), REPLAY_TRANSACTIONS_PER_SECOND,
  * LOCAL_GEYSER_PORT and the LOCAL_GEYSER_* profile (with --yellowstone) and
- * the services' own variables, which are passed through. Every port's default is in deploy/services.json.
+ * the services' own variables, which are passed through (the web server's CSP hosts — WS_PUBLIC_URL,
+ * CSP_SIGN_IN_ORIGINS, CSP_CHECKOUT_ORIGINS, CSP_IMAGE_ORIGINS — default to this run's sign-in and
+ * checkout: Google and Stripe when configured, else the local stand-ins). Every port's default is in deploy/services.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -393,6 +395,21 @@ async function startLocalGeyser(): Promise<string> {
   return `http://127.0.0.1:${geyserPort}`;
 }
 
+/**
+ * The hosts of the web pages' Content Security Policy for this run (web/server/main.ts, docs/web.md
+ * "Browser security"): Google's sign-in and avatar hosts when GOOGLE_CLIENT_ID is set, else the
+ * local OpenID provider; Stripe's checkout and portal when STRIPE_SECRET_KEY is set, else the local
+ * stand-in; the WebSocket endpoint on this run's port. The caller's environment overrides each.
+ */
+function webSecurityEnv(google: boolean, stripeKeys: boolean): NodeJS.ProcessEnv {
+  return {
+    WS_PUBLIC_URL: `ws://localhost:${PORTS.ws}`,
+    CSP_SIGN_IN_ORIGINS: google ? 'https://accounts.google.com' : `http://localhost:${oidcPort}`,
+    CSP_IMAGE_ORIGINS: google ? 'https://*.googleusercontent.com' : '',
+    CSP_CHECKOUT_ORIGINS: stripeKeys ? 'https://checkout.stripe.com https://billing.stripe.com' : `http://localhost:${localStripePort}`,
+  };
+}
+
 /** Starts dev/bin/local-oidc.ts and resolves with its issuer once discovery answers. */
 async function startLocalOidc(): Promise<string> {
   const proc = startChild('local-oidc', process.execPath, ['--import', 'tsx', 'dev/bin/local-oidc.ts'], { ...process.env, LOCAL_OIDC_PORT: String(oidcPort) });
@@ -680,6 +697,7 @@ async function main(): Promise<void> {
     'web',
     PORTS.admin.web,
     startChild('web', process.execPath, ['--import', 'tsx', 'web/server/main.ts'], {
+      ...webSecurityEnv(google, stripeKeys),
       ...process.env,
       PORT: String(PORTS.web),
       ADMIN_PORT: String(PORTS.admin.web),

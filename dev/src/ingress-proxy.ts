@@ -9,7 +9,11 @@
  * On top of it this module adds what the ingress adds: X-Forwarded-For (appended),
  * X-Forwarded-Proto/-Host/-Port (set: this is the edge), an `x-request-id` when the client sent
  * none (echoed on the response), and a JSON 502 `{"status":502,"code":"unavailable","message":
- * "<service> is not running"}` when the service does not accept the connection — never a hang.
+ * "<service> is not running"}` when the service does not accept the connection — never a hang —
+ * and, on every answer of a route to a service other than the default (web), the security headers
+ * of `@tradewind/lib/security-headers` (API_SECURITY_HEADERS: a CSP that allows nothing, no framing,
+ * no referrer, …), replacing a service's own value as the chart's Ingress does (ingress-nginx
+ * `custom-headers`). The web app's answers keep the web server's own headers (its pages' CSP).
  *
  * `npm start` runs it in-process (scripts/start.ts); it also runs on its own:
  *   tsx dev/src/ingress-proxy.ts            (INGRESS_PORT default 8080, ROUTES_FILE default deploy/routes.json)
@@ -22,6 +26,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createProxyServer } from 'http-proxy-3';
 import { defaultPort } from '@tradewind/lib';
+import { API_SECURITY_HEADERS } from '@tradewind/lib/security-headers';
 
 /** `deploy/routes.json`, next to this repository's scripts. */
 export const DEFAULT_ROUTES_FILE = resolve(import.meta.dirname, '..', '..', 'deploy', 'routes.json');
@@ -141,6 +146,12 @@ export interface IngressProxyOptions {
   upstreamKeepAliveIdleMs?: number;
   /** Receives one entry per finished request. */
   log?: (entry: AccessLogEntry) => void;
+  /**
+   * Headers set on every answer of a route to a service other than the table's default (lower-case
+   * names; a service's own value of the same name is replaced), and on the proxy's own 502s.
+   * Default {@link API_SECURITY_HEADERS}.
+   */
+  serviceHeaders?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -209,6 +220,14 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
   const proxy = createProxyServer({ agent, xfwd: false, changeOrigin: false, proxyTimeout: options.upstreamIdleTimeoutMs ?? 60_000 });
   const upgraded = new Set<Socket>();
   let listenPort = options.port;
+  const serviceHeaders = options.serviceHeaders ?? API_SECURITY_HEADERS;
+  /** Requests whose answers get {@link serviceHeaders} (routed to a service, not to the default). */
+  const toService = new WeakSet<IncomingMessage>();
+  // Before http-proxy copies the upstream's headers to the answer: ours replace a service's own.
+  proxy.on('proxyRes', (proxyRes, req) => {
+    if (!toService.has(req)) return;
+    for (const [name, value] of Object.entries(serviceHeaders)) proxyRes.headers[name] = value;
+  });
 
   const target = (service: string): string => `http://${upstreamHost}:${table.services[service]!.port}`;
 
@@ -218,6 +237,7 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
     const service = matchRoute(table, path);
     const requestId = prepareHeaders(req, listenPort);
     res.setHeader('x-request-id', requestId);
+    if (service !== table.default.service) toService.add(req);
     res.once('close', () =>
       log({
         time: new Date().toISOString(),
@@ -243,7 +263,12 @@ export async function startIngressProxy(options: IngressProxyOptions): Promise<I
           return;
         }
         const body = unavailableBody(service, e);
-        res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+        res.writeHead(502, {
+          ...serviceHeaders,
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+          'cache-control': 'no-store',
+        });
         res.end(body);
       });
     };

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { freePort } from '@tradewind/dev';
 import { loadRouteTable, matchRoute, startIngressProxy, type IngressProxy, type RouteTable, type AccessLogEntry } from '@tradewind/dev';
+import { createHttpApp, createLogger, createRegistry } from '@tradewind/lib';
+import { API_SECURITY_HEADERS } from '@tradewind/lib/security-headers';
 
 describe('route table (deploy/routes.json)', () => {
   const table = loadRouteTable();
@@ -180,5 +182,115 @@ describe('ingress proxy and kept-alive upstream connections', () => {
     } finally {
       await short.close();
     }
+  });
+});
+
+describe('ingress proxy security headers (docs/web.md, "Browser security")', () => {
+  let service: ReturnType<typeof createHttpApp>;
+  let web: Server;
+  let proxy: IngressProxy;
+  let deadPort: number;
+  const WEB_CSP = "default-src 'none'; script-src 'self'";
+
+  beforeAll(async () => {
+    // A real service app (createHttpApp: the conventions every HTTP service shares) and a web upstream with its own policy.
+    service = createHttpApp({
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      registry: createRegistry('test'),
+      service: 'test',
+      trustProxy: true,
+    });
+    service.post('/auth/token', async () => ({ access_token: 'per-user' }));
+    service.get('/auth/.well-known/jwks.json', async (_req, reply) => {
+      void reply.header('cache-control', 'public, max-age=300');
+      return { keys: [] };
+    });
+    service.get('/auth/loose', async (_req, reply) => {
+      // A service that sends weaker values of the ingress's headers: the ingress's replace them.
+      void reply.header('referrer-policy', 'unsafe-url').header('content-security-policy', 'default-src *').header('x-frame-options', 'ALLOWALL');
+      return { ok: true };
+    });
+    await service.listen({ port: 0, host: '127.0.0.1' });
+    web = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': WEB_CSP, 'referrer-policy': 'strict-origin-when-cross-origin' });
+      res.end('<title>page</title>');
+    });
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
+    deadPort = await freePort();
+    const table: RouteTable = {
+      services: {
+        auth: { port: (service.server.address() as AddressInfo).port },
+        billing: { port: deadPort },
+        web: { port: (web.address() as AddressInfo).port },
+      },
+      routes: [
+        { path: '/auth', pathType: 'Prefix', service: 'auth' },
+        { path: '/api/checkout-sessions', pathType: 'Prefix', service: 'billing' },
+      ],
+      default: { service: 'web' },
+    };
+    proxy = await startIngressProxy({ table, port: 0, host: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    await service?.close();
+    await new Promise<void>((r) => (web ? web.close(() => r()) : r()));
+  });
+
+  const base = () => `http://127.0.0.1:${proxy.port}`;
+  const expectApiHeaders = (res: Response, what: string) => {
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) expect(res.headers.get(name), `${what}: ${name}`).toBe(value);
+  };
+
+  it('when a per-user JSON answer of a service passes, then it carries every API security header and Cache-Control: no-store', async () => {
+    const res = await fetch(`${base()}/auth/token`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ access_token: 'per-user' });
+    expectApiHeaders(res, 'POST /auth/token');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(API_SECURITY_HEADERS['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+  });
+
+  it("when a service marks an answer public or sends weaker values of the ingress's headers, then its Cache-Control stays and the weaker headers are replaced", async () => {
+    const jwks = await fetch(`${base()}/auth/.well-known/jwks.json`);
+    expect(jwks.headers.get('cache-control')).toBe('public, max-age=300');
+    expectApiHeaders(jwks, 'jwks');
+    const loose = await fetch(`${base()}/auth/loose`);
+    expectApiHeaders(loose, '/auth/loose');
+    expect(loose.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('when a foreign Origin calls an API, also with a CORS preflight, then no answer allows it (no Access-Control-Allow-* header)', async () => {
+    const origin = 'https://evil.example';
+    const get = await fetch(`${base()}/auth/.well-known/jwks.json`, { headers: { origin } });
+    const post = await fetch(`${base()}/auth/token`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' });
+    const preflight = await fetch(`${base()}/auth/token`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    for (const res of [get, post, preflight]) {
+      expect(
+        [...res.headers.keys()].filter((h) => h.startsWith('access-control-')),
+        res.url,
+      ).toEqual([]);
+      expectApiHeaders(res, `${res.url} from ${origin}`);
+    }
+  });
+
+  it("when the service is not running, then the ingress's own 502 carries the API headers too", async () => {
+    const res = await fetch(`${base()}/api/checkout-sessions`, { method: 'POST' });
+    expect(res.status).toBe(502);
+    expectApiHeaders(res, '502');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it("when a path goes to the web app, then its answer keeps the web server's own policy and gets none of the API headers", async () => {
+    const res = await fetch(`${base()}/dashboard`);
+    expect(await res.text()).toBe('<title>page</title>');
+    expect(res.headers.get('content-security-policy')).toBe(WEB_CSP);
+    expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+    expect(res.headers.get('cross-origin-resource-policy')).toBeNull();
+    expect(res.headers.get('x-frame-options')).toBeNull();
   });
 });

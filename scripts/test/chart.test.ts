@@ -29,6 +29,7 @@ import { freePort, waitForPort } from '@tradewind/dev';
 import { clusterNatsServerBin } from '../lib/cluster-nats-server.js';
 import { generateSecrets, secretsYaml } from '../k8s-secrets.js';
 import { ensureK8sTools, K8S_TOOLS, type K8sTools } from '../k8s-tools.js';
+import { API_SECURITY_HEADERS, HSTS_VALUE, htmlContentSecurityPolicy, webSecuritySettingsFromEnv } from '@tradewind/lib/security-headers';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHART = join(ROOT, 'charts/tradewind');
@@ -414,12 +415,19 @@ describe('rendered manifests', () => {
       routes: Array<{ path: string; pathType: string; service: string }>;
       default: { service: string };
     };
-    const ingress = objects.find((o) => o.kind === 'Ingress' && o.metadata.name === 'tradewind')!;
-    const paths = ingress.spec.rules[0].http.paths.map((p: any) => [p.path, p.pathType, p.backend.service.name, p.backend.service.port.name]);
-    expect(paths).toEqual([
-      ...routes.routes.map((r) => [r.path, r.pathType, `tradewind-${r.service}`, 'http']),
+    // Two Ingress objects on the host: the web app's paths, and the services' (which get the security headers).
+    const pathsOf = (name: string) =>
+      objects
+        .find((o) => o.kind === 'Ingress' && o.metadata.name === name)!
+        .spec.rules[0].http.paths.map((p: any) => [p.path, p.pathType, p.backend.service.name, p.backend.service.port.name]);
+    const row = (r: { path: string; pathType: string; service: string }) => [r.path, r.pathType, `tradewind-${r.service}`, 'http'];
+    expect(pathsOf('tradewind')).toEqual([
+      ...routes.routes.filter((r) => r.service === routes.default.service).map(row),
       ['/', 'Prefix', `tradewind-${routes.default.service}`, 'http'],
     ]);
+    expect(pathsOf('tradewind-api')).toEqual(routes.routes.filter((r) => r.service !== routes.default.service).map(row));
+    const paths = [...pathsOf('tradewind'), ...pathsOf('tradewind-api')];
+    expect(paths).toHaveLength(routes.routes.length + 1);
     for (const [, , service] of paths) {
       const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === service);
       expect(
@@ -1017,5 +1025,89 @@ describe('Tiltfile', () => {
     expect(tiltfile).toContain('scripts/k8s-secrets.ts --state-dir .tradewind/k8s --development');
     // The port-forwards come from deploy/services.json (evaluated in scripts/test/services-manifest.test.ts).
     for (const forward of ["forward('ws-fanout', 'websocket')", "forward('nats', 'nats')", "port=port('ingress', 'http')"]) expect(tiltfile).toContain(forward);
+  });
+});
+
+describe('security headers (docs/web.md, "Browser security"; docs/kubernetes.md, "Security headers")', () => {
+  /**
+   * ingress-nginx's checks of a custom-headers ConfigMap (internal/ingress/annotations/customheaders/main.go,
+   * controller v1.12+): a name or value outside these is refused and the location answers 503.
+   */
+  const NGINX_HEADER_NAME = /^[a-zA-Z\d\-_]+$/;
+  const NGINX_HEADER_VALUE = /^[a-zA-Z\d_ :;.,\\/"'?!(){}[\]@<>=\-+*#$&`|~^%]+$/;
+  const lower = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k.toLowerCase(), v]));
+  const find = (objects: Obj[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+  const webEnv = (objects: Obj[]) =>
+    Object.fromEntries(
+      (find(objects, 'Deployment', 'tradewind-web')!.spec.template.spec.containers[0].env as Array<{ name: string; value?: string }>).map((e) => [
+        e.name,
+        e.value,
+      ]),
+    );
+
+  it("when values.yaml is read, then ingress.securityHeaders are exactly the local ingress proxy's API_SECURITY_HEADERS, in names ingress-nginx accepts", () => {
+    const headers = (values('values.yaml') as { ingress: { securityHeaders: Record<string, string> } }).ingress.securityHeaders;
+    expect(lower(headers)).toEqual(API_SECURITY_HEADERS);
+    for (const [name, value] of Object.entries(headers)) {
+      expect(name, name).toMatch(NGINX_HEADER_NAME);
+      expect(value, name).toMatch(NGINX_HEADER_VALUE);
+    }
+  });
+
+  it("when rendered without TLS, then the services' Ingress points at a ConfigMap of exactly those headers, the web app's Ingress adds none, and no HSTS is sent", () => {
+    const objects = render();
+    const api = find(objects, 'Ingress', 'tradewind-api')!;
+    expect(api.metadata.annotations!['nginx.ingress.kubernetes.io/custom-headers']).toBe('tw/tradewind-api-headers');
+    const data = (find(objects, 'ConfigMap', 'tradewind-api-headers') as Obj & { data: Record<string, string> }).data;
+    expect(lower(data)).toEqual(API_SECURITY_HEADERS);
+    expect(find(objects, 'Ingress', 'tradewind')!.metadata.annotations?.['nginx.ingress.kubernetes.io/custom-headers']).toBeUndefined();
+    expect(find(objects, 'ConfigMap', 'tradewind-web-headers')).toBeUndefined();
+    expect(template()).not.toContain('Strict-Transport-Security');
+  });
+
+  it('when rendered with TLS (values-production.yaml), then both Ingress objects send HSTS, and only the web one carries the cert-manager annotation', () => {
+    const objects = render(['values-production.yaml']);
+    const web = find(objects, 'Ingress', 'tradewind')!;
+    const api = find(objects, 'Ingress', 'tradewind-api')!;
+    expect(web.spec.tls).toEqual(api.spec.tls);
+    expect(web.metadata.annotations!['nginx.ingress.kubernetes.io/custom-headers']).toBe('tw/tradewind-web-headers');
+    expect(web.metadata.annotations!['cert-manager.io/cluster-issuer']).toBe('letsencrypt');
+    expect(api.metadata.annotations!['cert-manager.io/cluster-issuer']).toBeUndefined();
+    const webData = (find(objects, 'ConfigMap', 'tradewind-web-headers') as Obj & { data: Record<string, string> }).data;
+    const apiData = (find(objects, 'ConfigMap', 'tradewind-api-headers') as Obj & { data: Record<string, string> }).data;
+    expect(webData).toEqual({ 'Strict-Transport-Security': HSTS_VALUE });
+    expect(lower(apiData)).toEqual({ ...API_SECURITY_HEADERS, 'strict-transport-security': HSTS_VALUE });
+    for (const [name, value] of Object.entries({ ...webData, ...apiData })) {
+      expect(name, name).toMatch(NGINX_HEADER_NAME);
+      expect(value, name).toMatch(NGINX_HEADER_VALUE);
+    }
+  });
+
+  it('when TLS is set but ingress.hsts is off, or its settings change, then the header follows them', () => {
+    const prod = join(CHART, 'values-production.yaml');
+    expect(template([prod], { 'ingress.hsts.enabled': false })).not.toContain('Strict-Transport-Security');
+    const custom = render([prod], { 'ingress.hsts': { enabled: true, maxAgeSeconds: 600, includeSubDomains: false } });
+    expect((find(custom, 'ConfigMap', 'tradewind-web-headers') as Obj & { data: Record<string, string> }).data).toEqual({
+      'Strict-Transport-Security': 'max-age=600',
+    });
+  });
+
+  it("when the web Deployment's CSP settings are rendered, then the web server's policy names the deployment's hosts: Google and Stripe in production, the local stand-ins in development", () => {
+    const production = webEnv(render(['values-production.yaml']));
+    const csp = htmlContentSecurityPolicy(webSecuritySettingsFromEnv(production));
+    expect(csp).toContain("connect-src 'self' wss://ws.tradewind.example;");
+    expect(csp).toContain("form-action 'self' https://accounts.google.com https://checkout.stripe.com https://billing.stripe.com;");
+    expect(csp).toContain("img-src 'self' https://*.googleusercontent.com;");
+    // Without wsPublicUrl the endpoint is derived from natsPublicUrl as credential-issuer derives it.
+    expect(webEnv(render([], { natsPublicUrl: 'tls://stream.tradewind.example:4223' })).WS_PUBLIC_URL).toBe('wss://stream.tradewind.example:9223');
+    expect(webEnv(render([], { natsPublicUrl: 'nats://nats.example:4300' })).WS_PUBLIC_URL).toBe('ws://nats.example:4300');
+    const development = webEnv(render(['values-dev.yaml']));
+    expect(htmlContentSecurityPolicy(webSecuritySettingsFromEnv(development))).toContain("form-action 'self' http://localhost:8091 http://localhost:8092;");
+  });
+
+  it('when a CSP origin in values is not an origin, then the schema refuses it', () => {
+    expect(() => render([], { contentSecurityPolicy: { signInOrigins: ["https://accounts.google.com; script-src 'unsafe-inline'"] } })).toThrow(
+      /contentSecurityPolicy\/signInOrigins\/0/,
+    );
   });
 });

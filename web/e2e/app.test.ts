@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_PATHS, PUBLIC_PATHS } from '../src/route-paths';
 import {
   expectInsideViewport,
+  flushReports,
   hrefOf,
   newVisitor,
   openPath,
@@ -40,6 +41,7 @@ import {
   shotFile,
   SHOTS_DIR,
   signIn,
+  takeCspViolations,
   takeErrors,
   visitAtWidths,
   waitForLayoutSettled,
@@ -49,6 +51,7 @@ import {
 } from './harness';
 import { ARTICLE_PATHS, ARTICLES, BLOG, CAROUSEL, COMMUNITY, DASHBOARD, HEADER, HOME, HOW_IT_WORKS, PAYMENT, PRICING } from './spec';
 import { attachRunningStack, startLocalStack, type LocalStack } from './stack';
+import { expectApiHeaders, expectPageHeaders, headerBag, inlineScriptHashesOf, startFramingPage, themeScriptHashOf } from './security';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Every route photographed at both widths (the final test checks that none is missing). */
@@ -1299,6 +1302,176 @@ describe.sequential('screenshots and sign-out', () => {
   it('when the run ends, then every route has a screenshot at 390 px and at 1280 px', () => {
     const missing = ROUTES.flatMap((path) => WIDTHS.map((w) => shotFile(path, w))).filter((f) => !existsSync(f));
     expect(missing).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Browser security (issue 35; docs/web.md "Browser security")
+// ---------------------------------------------------------------------------------------------
+
+describe.sequential('browser security (issue 35: the policy on every route, no violation, no framing)', () => {
+  /** A foreign site, as the Origin of cross-origin calls (no CORS allow header may answer it). */
+  const FOREIGN_ORIGIN = 'https://evil.example';
+
+  /** Opens `path` and waits until it has settled (its h1 shows, no transition runs) and every violation report has arrived. */
+  async function openSettled(v: Visitor, path: string, ready = 'h1'): Promise<void> {
+    await openPath(v, path);
+    await v.page.locator(ready).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await waitForLayoutSettled(v.page);
+    await flushReports(v.page);
+  }
+
+  /** Opens every route at both widths and returns the violations reported (each also in v.errors). */
+  async function sweep(v: Visitor, paths: readonly string[]): Promise<string[]> {
+    for (const width of WIDTHS) {
+      await v.page.setViewportSize({ width, height: width < 800 ? 844 : 900 });
+      for (const path of paths) await openSettled(v, path);
+    }
+    return takeCspViolations(v);
+  }
+
+  it("when every route is fetched through the ingress, then each page's CSP lists exactly its own inline scripts by hash, and it carries every other security header", async () => {
+    for (const path of ROUTES) {
+      const res = await fetch(`${ORIGIN}${path}`);
+      const html = await res.text();
+      expectPageHeaders(headerBag(res), html, path);
+      // The theme bootstrap and the site's JSON-LD: a page without them would make the hash check vacuous.
+      expect(inlineScriptHashesOf(html).length, `${path}: inline scripts`).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it("when the services' routes answer through the ingress, signed out and signed in, then each carries the API policy, per-user answers are no-store, and a foreign Origin is never allowed", async () => {
+    const signedOut: Array<[method: string, path: string, perUser: boolean]> = [
+      ['GET', '/api/birdeye/tokens', false],
+      ['GET', '/auth/.well-known/jwks.json', false],
+      ['GET', '/auth/provider', false],
+      ['POST', '/auth/token', true],
+      ['GET', '/auth/user', true],
+      ['GET', '/auth/session', true],
+      ['GET', '/auth/notifications', true],
+      ['GET', '/api/nats', true],
+      ['GET', '/api/get-subscription', true],
+      ['OPTIONS', '/api/nats', true],
+    ];
+    for (const [method, path, perUser] of signedOut) {
+      const res = await fetch(`${ORIGIN}${path}`, {
+        method,
+        headers: {
+          origin: FOREIGN_ORIGIN,
+          ...(method === 'OPTIONS' ? { 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } : {}),
+        },
+      });
+      expectApiHeaders(headerBag(res), `${method} ${path} signed out`, perUser);
+    }
+    const v = await signedInVisitor('Ada Security');
+    try {
+      await waitForSession(v);
+      const answers = await v.page.evaluate(
+        async (paths) => {
+          const token = await fetch('/auth/token', { method: 'POST', credentials: 'include' });
+          const { access_token } = (await token.clone().json()) as { access_token: string };
+          const out = [{ path: 'POST /auth/token', status: token.status, headers: Object.fromEntries(token.headers.entries()) }];
+          for (const path of paths) {
+            const res = await fetch(path, { headers: { authorization: `Bearer ${access_token}` } });
+            out.push({ path: `GET ${path}`, status: res.status, headers: Object.fromEntries(res.headers.entries()) });
+          }
+          return out;
+        },
+        ['/auth/user', '/auth/session', '/auth/notifications', '/auth/notification-preferences', '/api/nats', '/api/get-subscription'],
+      );
+      for (const a of answers) {
+        expect(a.status, a.path).toBe(200);
+        expectApiHeaders(a.headers, `${a.path} signed in`, true);
+      }
+      expect(takeErrors(v)).toEqual([]);
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it("when the home page's policy lacks the theme script's hash (changed in flight), then the collector reports that violation: the checks below can fail", async () => {
+    const v = await newVisitor(browser);
+    try {
+      await v.page.route(`${ORIGIN}/`, async (route) => {
+        const res = await route.fetch();
+        const html = await res.text();
+        const themeHash = themeScriptHashOf(html);
+        const csp = res.headers()['content-security-policy']!;
+        expect(csp).toContain(themeHash);
+        await route.fulfill({ response: res, body: html, headers: { ...res.headers(), 'content-security-policy': csp.replace(` ${themeHash}`, '') } });
+      });
+      await openSettled(v, '/');
+      await expect.poll(() => v.cspViolations.length, { message: 'a violation was reported' }).toBeGreaterThan(0);
+      expect(takeCspViolations(v).join('\n')).toMatch(/script-src-elem blocked \(inline\)|script-src-elem blocked inline/);
+      expect(
+        v.errors.some((e) => /inline script violates the following Content Security Policy directive|Refused to execute inline script/.test(e)),
+        'and Chromium logged it to the console',
+      ).toBe(true);
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it('when every route opens at 390 and 1280 px signed out, then no CSP violation is reported', async () => {
+    expect(await sweep(visitor, ROUTES)).toEqual([]);
+    expect(takeErrors(visitor)).toEqual([]);
+  }, 300_000);
+
+  it('when every route opens at 390 and 1280 px signed in, the API reference loads its document, and checkout starts and is cancelled, then no CSP violation is reported', async () => {
+    const v = await signedInVisitor('Grace Security');
+    try {
+      expect(await sweep(v, ROUTES)).toEqual([]);
+      // The API reference: /dashboard/docs fetches the OpenAPI document and renders every operation (SchemaTable indents by depth).
+      for (const width of WIDTHS) {
+        await v.page.setViewportSize({ width, height: width < 800 ? 844 : 900 });
+        await openSettled(v, '/dashboard/docs#http-api', '[data-testid="openapi-version"]');
+      }
+      // Checkout start: /payment asks billing for a Checkout Session and leaves for the (local) checkout page.
+      await openPath(v, '/payment?tier=plus&period=monthly');
+      await v.page.waitForURL(/localhost:8092\/checkout\//, { timeout: 20_000 });
+      await flushReports(v.page);
+      await openSettled(v, '/pricing?checkout=cancelled');
+      expect(takeCspViolations(v)).toEqual([]);
+      expect(takeErrors(v)).toEqual([]);
+    } finally {
+      await v.context.close();
+    }
+  }, 300_000);
+
+  it('when a page on another origin frames /dashboard, then the browser refuses to show it; with the two headers taken away, the same page would show it', async () => {
+    const decoy = await startFramingPage(`${ORIGIN}/dashboard`);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const answered = page.waitForResponse((r) => r.url() === `${ORIGIN}/dashboard`);
+      await page.goto(decoy.url, { waitUntil: 'load' });
+      const response = await answered;
+      expect(response.status(), 'the browser did fetch /dashboard').toBe(200);
+      expect(response.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+      const frame = await (await page.locator('#victim').elementHandle())!.contentFrame();
+      await expect.poll(() => frame?.url(), { message: 'the frame shows an error page, not the dashboard' }).toBe('chrome-error://chromewebdata/');
+
+      // The control: the same decoy, with CSP and X-Frame-Options removed from /dashboard in flight, does frame the app.
+      const open = await browser.newContext();
+      try {
+        await open.route(`${ORIGIN}/dashboard`, async (route) => {
+          const res = await route.fetch();
+          const headers = { ...res.headers() };
+          delete headers['content-security-policy'];
+          delete headers['x-frame-options'];
+          await route.fulfill({ response: res, headers });
+        });
+        const control = await open.newPage();
+        await control.goto(decoy.url, { waitUntil: 'load' });
+        const framed = await (await control.locator('#victim').elementHandle())!.contentFrame();
+        await expect.poll(() => framed?.url().startsWith(ORIGIN), { message: 'without the headers the app loads in the frame' }).toBe(true);
+      } finally {
+        await open.close();
+      }
+    } finally {
+      await context.close();
+      await decoy.close();
+    }
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Browser helpers of the end-to-end tests (web/e2e/app.test.ts): one Chromium, a browser context
  * per visitor (each with Playwright's fake clock installed and running at normal speed until a test
- * pauses it), console-error collection, sign-in through the local OpenID Connect provider, layout
- * checks and screenshots.
+ * pauses it), console-error and Content Security Policy violation collection, sign-in through the
+ * local OpenID Connect provider, layout checks and screenshots.
  */
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -30,8 +30,17 @@ const EXPECTED_RESOURCE_ERROR = /Failed to load resource: the server responded w
 export interface Visitor {
   context: BrowserContext;
   page: Page;
-  /** Uncaught page errors and console errors (expected 401/404 resource errors excluded), with the URL. */
+  /**
+   * Uncaught page errors, console errors (expected 401/404 resource errors excluded; a CSP violation's
+   * "Refused to …" message is one) and Content Security Policy violations, with the URL.
+   */
   errors: string[];
+  /**
+   * Every `securitypolicyviolation` event of any document of the context (the app's pages and any other
+   * origin it visits), as `<document URL>: CSP violation: <directive> blocked <what> (<source>:<line>)`;
+   * each is also in {@link errors}. Read with {@link takeCspViolations} after {@link flushReports}.
+   */
+  cspViolations: string[];
   /**
    * Whether the page's session is settled: the document on show (if it is the app's) has sent its
    * session refresh (`POST /auth/token`) and every refresh has been answered.
@@ -48,9 +57,14 @@ export async function newVisitor(browser: Browser): Promise<Visitor> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ORIGIN });
   await context.clock.install();
+  const errors: string[] = [];
+  const cspViolations: string[] = [];
+  await collectCspViolations(context, (line) => {
+    cspViolations.push(line);
+    errors.push(line);
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  const errors: string[] = [];
   // Every document of the app refreshes its session once on start; count documents and refreshes.
   const refreshes = new Set<unknown>();
   let documents = 0;
@@ -69,7 +83,68 @@ export async function newVisitor(browser: Browser): Promise<Visitor> {
   page.on('console', (msg) => {
     if (msg.type() === 'error' && !EXPECTED_RESOURCE_ERROR.test(msg.text())) errors.push(`${page.url()}: console: ${msg.text()}`);
   });
-  return { context, page, errors, sessionSettled: () => refreshes.size === 0 && (refreshedDocument === documents || new URL(page.url()).origin !== ORIGIN) };
+  return {
+    context,
+    page,
+    errors,
+    cspViolations,
+    sessionSettled: () => refreshes.size === 0 && (refreshedDocument === documents || new URL(page.url()).origin !== ORIGIN),
+  };
+}
+
+/** What the page reports of one `securitypolicyviolation` event (SecurityPolicyViolationEvent, CSP3 §5.3). */
+interface CspViolationReport {
+  directive: string;
+  blocked: string;
+  source: string;
+  line: number;
+  sample: string;
+  disposition: string;
+}
+
+/**
+ * Reports every `securitypolicyviolation` event of every document and frame of `context` to `report`,
+ * before any page script runs: a listener on the document (the event bubbles up from the element that
+ * caused it, or fires at the document) calls a binding into the test. Neither the init script nor the
+ * binding is subject to the page's CSP (DevTools protocol), so the collector cannot itself cause a violation.
+ */
+export async function collectCspViolations(context: BrowserContext, report: (line: string) => void): Promise<void> {
+  await context.exposeBinding('__twCspViolation', ({ frame }, v: CspViolationReport) => {
+    report(
+      `${frame.url()}: CSP violation (${v.disposition}): ${v.directive} blocked ${v.blocked || '(inline)'} (${v.source || '?'}:${v.line}) ${v.sample}`.trim(),
+    );
+  });
+  await context.addInitScript(() => {
+    document.addEventListener(
+      'securitypolicyviolation',
+      (e) => {
+        const send = (window as unknown as { __twCspViolation?: (v: CspViolationReport) => void }).__twCspViolation;
+        send?.({
+          directive: e.effectiveDirective,
+          blocked: e.blockedURI,
+          source: e.sourceFile,
+          line: e.lineNumber,
+          sample: e.sample,
+          disposition: e.disposition,
+        });
+      },
+      true,
+    );
+  });
+}
+
+/**
+ * Waits until the page has run every task queued so far (one macrotask turn in the page): a violation
+ * report is queued as a task when the violation happens, and its binding call reaches the test before
+ * this evaluation's answer, so what happened before the call has been collected when it returns.
+ */
+export async function flushReports(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise<void>((done) => setTimeout(done, 0)));
+}
+
+/** Returns and clears the CSP violations collected so far (they stay in {@link Visitor.errors} too). */
+export function takeCspViolations(v: Visitor): string[] {
+  return v.cspViolations.splice(0);
 }
 
 /**

@@ -242,10 +242,15 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<{ pag
   const entry0 = manifest['index.html'];
   if (!entry0) throw new Error('prerender: index.html is not in the client build manifest');
   const entryFiles = new Set([entry0.file, ...(entry0.css ?? [])]);
-  const page = (head: string, body: string, path?: string) =>
-    template
+  const page = (head: string, body: string, path?: string) => {
+    // The pages' CSP (style-src 'self', docs/web.md "Browser security") refuses style attributes in
+    // markup: a component that must set a style does it through the CSSOM after hydration.
+    const styled = /<[a-z][^>]*\sstyle=/i.exec(body);
+    if (styled) throw new Error(`prerender: ${path ?? 'app.html'} has a style attribute in its markup (${styled[0].slice(0, 80)}…)`);
+    return template
       .replace('<!--head-->', `${head}\n    ${site}${path ? `\n    ${pageAssetLinks(manifest, pageModules(path), entryFiles)}` : ''}`)
       .replace('<!--app-->', body);
+  };
 
   // The shell for browser-only pages: generic head, nothing to hydrate.
   writeFileSync(

@@ -2,6 +2,16 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import sirv from 'sirv';
+import {
+  API_CONTENT_SECURITY_POLICY,
+  COMMON_SECURITY_HEADERS,
+  DEFAULT_WEB_SECURITY_ENV,
+  HTML_REFERRER_POLICY,
+  htmlSecurityHeaders,
+  inlineScriptHashes,
+  webSecuritySettingsFromEnv,
+  type WebSecuritySettings,
+} from '@tradewind/lib/security-headers';
 import { APP_PATHS, PUBLIC_PATHS, redirectTarget } from '../src/route-paths';
 
 /** Where the OpenAPI document of the HTTP APIs is served (docs/openapi.md; an Exact route in deploy/routes.json). */
@@ -28,7 +38,22 @@ export interface WebServerOptions {
   schemasDir?: string;
   /** Called once per request with the path's route class and the status sent. */
   onRequest?: (route: WebRoute, status: number) => void;
+  /**
+   * The deployment's parts of the pages' Content Security Policy (web/server/main.ts reads them from
+   * WS_PUBLIC_URL and CSP_*; default: the local stack's, {@link DEFAULT_WEB_SECURITY_ENV}).
+   */
+  security?: WebSecuritySettings;
 }
+
+/**
+ * Headers of the server's answers that are not pages (assets, the documents, sitemap, errors): the
+ * common ones, and for anything a browser might open as a document a CSP that allows nothing in it.
+ */
+const NON_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...COMMON_SECURITY_HEADERS,
+  'content-security-policy': API_CONTENT_SECURITY_POLICY,
+  'referrer-policy': HTML_REFERRER_POLICY,
+});
 
 /**
  * The machine-readable documents, read once: the OpenAPI document and each `*.schema.json` by
@@ -62,6 +87,10 @@ function loadDocuments(openApiFile: string, schemasDir: string): Map<string, { b
  * `/api/openapi.json` and the trade-message JSON Schemas at their `$id` paths
  * (`/schemas/<subject>.schema.json`, application/schema+json), both revalidated and readable
  * cross-origin (`access-control-allow-origin: *`) so API tools and validators can fetch them.
+ * Every page carries the security headers of `@tradewind/lib/security-headers` with a CSP of its own:
+ * the hashes of that page's inline scripts ({@link inlineScriptHashes}, computed once at start) and the
+ * deployment's {@link WebServerOptions.security}; every other answer the common headers and a CSP
+ * that allows nothing (docs/web.md, "Browser security").
  * @throws Error when `distDir` has no build, or a document is missing.
  */
 export function createWebServer(options: WebServerOptions): Server {
@@ -70,18 +99,28 @@ export function createWebServer(options: WebServerOptions): Server {
     throw new Error(`no web build in ${distDir}: run npm run build -w web`);
   }
   const documents = loadDocuments(options.openApiFile ?? DEFAULT_OPENAPI_FILE, options.schemasDir ?? DEFAULT_SCHEMAS_DIR);
-  const appShell = readFileSync(join(distDir, 'app.html'));
-  const notFound = readFileSync(join(distDir, '404.html'));
+  const security = options.security ?? webSecuritySettingsFromEnv(DEFAULT_WEB_SECURITY_ENV);
+  // A page with its headers, CSP included: its inline scripts' hashes are a property of the file.
+  const htmlPage = (body: Buffer) => ({
+    body,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-cache',
+      ...htmlSecurityHeaders(security, inlineScriptHashes(body.toString('utf8'))),
+    },
+  });
+  const appShell = htmlPage(readFileSync(join(distDir, 'app.html')));
+  const notFound = htmlPage(readFileSync(join(distDir, '404.html')));
   // Every page's HTML, read once: a build is immutable while it is served (sirv, too, indexes
   // the files at start), so no request touches the disk for a page.
-  const pages = new Map<string, { route: 'page' | 'app'; body: Buffer }>();
+  const pages = new Map<string, { route: 'page' | 'app'; page: ReturnType<typeof htmlPage> }>();
   for (const path of [...PUBLIC_PATHS, ...APP_PATHS]) {
     const file = path === '/' ? join(distDir, 'index.html') : join(distDir, path.slice(1), 'index.html');
-    pages.set(path, existsSync(file) ? { route: 'page', body: readFileSync(file) } : { route: 'app', body: appShell });
+    pages.set(path, existsSync(file) ? { route: 'page', page: htmlPage(readFileSync(file)) } : { route: 'app', page: appShell });
   }
-  const html = (res: ServerResponse, status: number, body: Buffer) => {
-    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
-    res.end(body);
+  const html = (req: IncomingMessage, res: ServerResponse, status: number, page: ReturnType<typeof htmlPage>) => {
+    res.writeHead(status, { ...page.headers, 'content-length': page.body.length });
+    res.end(req.method === 'HEAD' ? undefined : page.body);
   };
   const files = sirv(distDir, {
     dev: false,
@@ -89,7 +128,7 @@ export function createWebServer(options: WebServerOptions): Server {
     gzip: false,
     extensions: [],
     setHeaders(res, pathname) {
-      res.setHeader('x-content-type-options', 'nosniff');
+      for (const [name, value] of Object.entries(NON_PAGE_HEADERS)) res.setHeader(name, value);
       if (pathname.startsWith('/assets/')) res.setHeader('cache-control', 'public, max-age=31536000, immutable');
       else res.setHeader('cache-control', 'no-cache');
       // sirv's type table has no .tgz (the packed client of the WebSocket starter template).
@@ -100,13 +139,13 @@ export function createWebServer(options: WebServerOptions): Server {
     const url = new URL(req.url ?? '/', 'http://web');
     const path = url.pathname;
     if (path === '/healthz' || path === '/readyz') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(path === '/healthz' ? '{"status":"ok"}' : '{"ready":true}');
+      res.writeHead(200, { 'content-type': 'application/json', ...NON_PAGE_HEADERS }).end(path === '/healthz' ? '{"status":"ok"}' : '{"ready":true}');
       options.onRequest?.('health', 200);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res
-        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
+        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json', ...NON_PAGE_HEADERS })
         .end(JSON.stringify({ status: 405, code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` }));
       return;
     }
@@ -117,7 +156,7 @@ export function createWebServer(options: WebServerOptions): Server {
         'content-length': document.body.length,
         'cache-control': 'no-cache',
         'access-control-allow-origin': '*',
-        'x-content-type-options': 'nosniff',
+        ...NON_PAGE_HEADERS,
       });
       res.end(req.method === 'HEAD' ? undefined : document.body);
       options.onRequest?.('api_document', 200);
@@ -126,7 +165,12 @@ export function createWebServer(options: WebServerOptions): Server {
     // Moved page: a permanent redirect that keeps the query string, before the app is involved.
     const moved = redirectTarget(path);
     if (moved) {
-      res.writeHead(301, { location: `${moved}${url.search}`, 'cache-control': 'public, max-age=3600', 'content-type': 'text/plain; charset=utf-8' });
+      res.writeHead(301, {
+        location: `${moved}${url.search}`,
+        'cache-control': 'public, max-age=3600',
+        'content-type': 'text/plain; charset=utf-8',
+        ...NON_PAGE_HEADERS,
+      });
       res.end(req.method === 'HEAD' ? undefined : `Moved permanently to ${moved}\n`);
       options.onRequest?.('redirect', 301);
       return;
@@ -134,14 +178,14 @@ export function createWebServer(options: WebServerOptions): Server {
     // Known page: /pricing and /pricing/ → its prerendered HTML, or the app shell.
     const page = pages.get(path.length > 1 ? path.replace(/\/+$/, '') : path);
     if (page) {
-      html(res, 200, page.body);
+      html(req, res, 200, page.page);
       options.onRequest?.(page.route, 200);
       return;
     }
     let missing = false;
     files(req, res, () => {
       missing = true;
-      html(res, 404, notFound);
+      html(req, res, 404, notFound);
       options.onRequest?.('not_found', 404);
     });
     if (!missing) res.once('finish', () => options.onRequest?.('asset', res.statusCode));

@@ -388,3 +388,16 @@ spec:
 {{- range $docs }}{{ if trim . }}{{ $out = append $out (trim .) }}{{ end }}{{ end -}}
 {{- join "\n---\n" $out -}}
 {{- end -}}
+
+{{- /* The WebSocket URL subscribers get: wsPublicUrl, else derived from natsPublicUrl as credential-issuer
+       derives it (wsUrlFromNatsUrl: nats→ws, tls→wss, port 4223 or none → 9223; docs/architecture.md §4). */ -}}
+{{- define "tradewind.wsPublicUrl" -}}
+{{- if .Values.wsPublicUrl -}}
+{{- .Values.wsPublicUrl -}}
+{{- else -}}
+{{- $u := urlParse .Values.natsPublicUrl -}}
+{{- $hostname := regexReplaceAll ":[0-9]+$" $u.host "" -}}
+{{- $port := trimPrefix ":" (regexFind ":[0-9]+$" $u.host) -}}
+{{- printf "%s://%s:%s" (ternary "wss" "ws" (eq $u.scheme "tls")) $hostname (ternary "9223" $port (or (eq $port "") (eq $port "4223"))) -}}
+{{- end -}}
+{{- end -}}

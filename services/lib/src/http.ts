@@ -82,7 +82,8 @@ export interface HttpAppOptions {
 
 /**
  * A fastify instance with the shared conventions. Routes throw AppError; the error handler
- * maps it (and fastify's own validation/body errors) to `{status, code, message}`.
+ * maps it (and fastify's own validation/body errors) to `{status, code, message}`. Every answer
+ * carries `x-request-id`, and `cache-control: no-store` unless the route set its own.
  */
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   const app = Fastify({
@@ -109,6 +110,13 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // An answer is private unless its route says otherwise: most carry something per user (a session,
+  // credentials, a subscription), and a shared or browser cache must keep none of them. Public
+  // answers (the JWKS) set their own Cache-Control (docs/web.md, "Browser security").
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
     duration.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);

@@ -79,6 +79,23 @@ export {
   type EventHandlers,
 } from './event-consumer.js';
 export { unary, fromGrpcError, startGrpcServer, callUnary, Metadata, grpcCredentials, grpcStatus } from './grpc.js';
+export {
+  API_CONTENT_SECURITY_POLICY,
+  API_SECURITY_HEADERS,
+  COMMON_SECURITY_HEADERS,
+  DEFAULT_WEB_SECURITY_ENV,
+  DISABLED_BROWSER_FEATURES,
+  HSTS_VALUE,
+  HTML_REFERRER_POLICY,
+  PERMISSIONS_POLICY,
+  cspOrigin,
+  cspOriginList,
+  htmlContentSecurityPolicy,
+  htmlSecurityHeaders,
+  inlineScriptHashes,
+  webSecuritySettingsFromEnv,
+  type WebSecuritySettings,
+} from './security-headers.js';
 export { createHttpApp, errorBody, httpAppError, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
 export {
   buildOpenApiDocument,

@@ -102,7 +102,7 @@ export function UserMenu() {
         <Avatar user={user} />
         <span className="user-menu-name">
           <span data-testid="user-display-name">{displayName(user)}</span>
-          <span className="muted" style={{ display: 'block', fontSize: '0.75rem', lineHeight: 1.1 }} data-testid="user-plan-label">
+          <span className="muted user-plan-label" data-testid="user-plan-label">
             {planLabel(user?.plan)}
           </span>
         </span>
@@ -227,7 +227,7 @@ export function Header() {
           )}
         </nav>
         {signedIn ? null : (
-          <Link to={SIGNED_OUT_ACTIONS.getStarted.to} className="btn btn-primary" style={{ marginTop: 12 }}>
+          <Link to={SIGNED_OUT_ACTIONS.getStarted.to} className="btn btn-primary mobile-menu-cta">
             {SIGNED_OUT_ACTIONS.getStarted.label}
           </Link>
         )}
@@ -244,9 +244,7 @@ export function Footer() {
           <Link to="/" className="brand">
             <Logo /> {SITE.name}
           </Link>
-          <p className="muted" style={{ marginTop: 12, maxWidth: 360 }}>
-            Decoded Solana launchpad and AMM trades, streamed as JSON over WebSocket and native NATS JetStream.
-          </p>
+          <p className="muted footer-tagline">Decoded Solana launchpad and AMM trades, streamed as JSON over WebSocket and native NATS JetStream.</p>
         </div>
         <div>
           <h2>Product</h2>
@@ -293,7 +291,7 @@ export function Footer() {
           </ul>
           {SITE.discordUrl || SITE.telegramUrl ? (
             <>
-              <h2 style={{ marginTop: 16 }}>Community</h2>
+              <h2 className="footer-community">Community</h2>
               <ul>
                 {SITE.discordUrl ? (
                   <li>
@@ -314,7 +312,7 @@ export function Footer() {
           ) : null}
         </div>
       </div>
-      <div className="container muted" style={{ marginTop: 32, fontSize: '0.9rem' }}>
+      <div className="container muted footer-legal">
         © {new Date().getFullYear()} {SITE.name}. Market data is informational and not financial advice.
       </div>
     </footer>

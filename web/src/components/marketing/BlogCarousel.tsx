@@ -1,4 +1,4 @@
-import { useId, useRef, type KeyboardEvent, type MouseEvent, type TouchEvent } from 'react';
+import { useId, useLayoutEffect, useRef, type KeyboardEvent, type MouseEvent, type TouchEvent } from 'react';
 import { Link } from 'react-router';
 import { articlePath, type BlogPostMeta } from '../../content/blog/posts';
 import { swipeAction, useCarousel } from '../../lib/carousel';
@@ -28,6 +28,12 @@ export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {
   const gesture = useRef<{ x: number; kind: 'touch' | 'mouse' } | null>(null);
   /** Set when a mouse drag changed slide, so the click that ends it does not follow the link. */
   const dragged = useRef(false);
+  const track = useRef<HTMLDivElement>(null);
+  // The slide offset goes through the CSSOM, not a `style` attribute: the prerendered markup must carry
+  // none (the pages' CSP, style-src 'self', refuses them; docs/web.md "Browser security").
+  useLayoutEffect(() => {
+    if (track.current) track.current.style.transform = `translateX(-${c.index * 100}%)`;
+  }, [c.index]);
 
   if (posts.length === 0) return null;
 
@@ -97,7 +103,7 @@ export function BlogCarousel({ posts, reducedMotion }: BlogCarouselProps) {
           }
         }}
       >
-        <div className="home-carousel-track" style={{ transform: `translateX(-${c.index * 100}%)` }}>
+        <div className="home-carousel-track" ref={track}>
           {posts.map((post, i) => (
             <div
               key={post.slug}
