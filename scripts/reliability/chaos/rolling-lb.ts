@@ -3,9 +3,10 @@
  * front of a Deployment, small enough to read.
  *
  * - **Endpoints and readiness.** Each service has a set of replicas (pods). Every `probePeriodMs` each
- *   replica's admin `/readyz` is fetched with a `probeTimeoutMs` timeout, like a readiness probe with
- *   `failureThreshold: 1`, `successThreshold: 1`: one failed probe takes the replica out of the ready
- *   set, one answered 200 puts it (back) in. A replica added is not ready until its first probe passes.
+ *   replica's admin `/readyz` is fetched with a `probeTimeoutMs` timeout, like a Kubernetes readiness probe
+ *   with the chart's `failureThreshold` (`ProbeSettings.failureThreshold` consecutive failed probes take the
+ *   replica out of the ready set) and `successThreshold: 1` (one answered 200 puts it back in). A replica
+ *   added is not ready until its first probe passes.
  *   Only NEW requests and connections are routed by readiness; what is open stays where it is
  *   (conntrack / an upstream connection in flight).
  * - **HTTP, the Ingress** (ingress-nginx): the public origin routes by path with the one route table,
@@ -37,12 +38,14 @@ export interface LbEndpoint {
   readonly adminUrl: string;
 }
 
-/** Readiness probe settings (Kubernetes `readinessProbe`: periodSeconds, timeoutSeconds; thresholds are 1). */
+/** Readiness probe settings (Kubernetes `readinessProbe`: periodSeconds, timeoutSeconds, failureThreshold; successThreshold is 1). */
 export interface ProbeSettings {
   /** Time between probes of one replica, ms. */
   readonly periodMs: number;
   /** A probe without an answer within this long fails, ms. */
   readonly timeoutMs: number;
+  /** Consecutive failed probes that take a replica out of the ready set (the chart's readiness failureThreshold). */
+  readonly failureThreshold: number;
 }
 
 /** What the balancer did, for the report notes. */
@@ -88,8 +91,8 @@ export interface LoadBalancer {
    */
   waitReady(service: string, name: string, timeoutMs: number, alive?: () => boolean): Promise<void>;
   /**
-   * Resolves when the replica has failed a probe since this call began: the balancer routes nothing new
-   * to it. @throws Error after `timeoutMs` ms.
+   * Resolves when the replica has failed a probe since this call began and is out of the ready set (failureThreshold
+   * failures in a row): the balancer routes nothing new to it. @throws Error after `timeoutMs` ms.
    */
   waitUnready(service: string, name: string, timeoutMs: number): Promise<void>;
   /** Listens on a free port as `service`'s ClusterIP for role `grpc` (a TCP balancer); @returns `127.0.0.1:<port>`. */
@@ -105,6 +108,8 @@ interface EndpointState extends LbEndpoint {
   /** Probes answered since the replica was added (a waitUnready needs a failed one after it began). */
   probes: number;
   lastFailureAt: number;
+  /** Failed probes in a row. */
+  failures: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -155,7 +160,10 @@ export async function startLoadBalancer(options: { table: RouteTable; wsService:
       () => false,
     );
     e.probes++;
-    e.ready = ok;
+    e.failures = ok ? 0 : e.failures + 1;
+    // A replica never ready yet needs one pass; a ready one leaves after failureThreshold failures in a row.
+    if (ok) e.ready = true;
+    else if (e.failures >= options.probe.failureThreshold) e.ready = false;
     if (!ok) e.lastFailureAt = Date.now();
   };
   const prober = (async () => {
@@ -259,7 +267,7 @@ export async function startLoadBalancer(options: { table: RouteTable; wsService:
     counters,
     events,
     add(service, endpoint) {
-      pool(service).push({ ...endpoint, ready: false, probes: 0, lastFailureAt: 0 });
+      pool(service).push({ ...endpoint, ready: false, probes: 0, lastFailureAt: 0, failures: 0 });
     },
     remove(service, name) {
       const p = pool(service);

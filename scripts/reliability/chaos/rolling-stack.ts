@@ -24,13 +24,19 @@ import { restartNode, waitForMetaGroup } from './nats-cluster.js';
 import { type Component, problemLines, type Replica, replicaPorts, spawnReplica } from './rolling-replica.js';
 import { placeReplicatedTrades, tradesReplicasCurrent, until } from './stream.js';
 
-/** The balancer's readiness probe: every 1 s, 0.5 s timeout, thresholds 1 (the class's "test size" probe). */
-export const PROBE: ProbeSettings = { periodMs: 1_000, timeoutMs: 500 };
 /**
- * SHUTDOWN_READINESS_DELAY_MS of every replica: twice the probe period, so the balancer has failed a probe
- * and stopped routing to the replica before it closes its listeners (the chart keeps the same relation to its probe).
+ * The balancer's readiness probe: every 1 s, 1 s timeout, out after 2 failures in a row (the chart's failureThreshold;
+ * its period and timeout are 2 s). With a threshold of 1 and a 0.5 s timeout, one slow `/readyz` on a loaded machine
+ * took both replicas of a service out at once: `npm run chaos` 30 Nov 02:30 counted three 503 "no ready replica"
+ * answers from services that were not being restarted.
  */
-export const READINESS_DELAY_MS = 2 * PROBE.periodMs;
+export const PROBE: ProbeSettings = { periodMs: 1_000, timeoutMs: 1_000, failureThreshold: 2 };
+/**
+ * SHUTDOWN_READINESS_DELAY_MS of every replica: one probe period more than the probe needs to take a replica out
+ * (period × failureThreshold), so the balancer has stopped routing to it before it closes its listeners (the chart
+ * keeps the same relation to its probe: 2 s × 2 ≤ 5 s).
+ */
+export const READINESS_DELAY_MS = (PROBE.failureThreshold + 1) * PROBE.periodMs;
 /** SHUTDOWN_DEADLINE_MS of every replica (lib CommonConfig's default). */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 /** The pod's termination grace period: delay + deadline + margin (charts/tradewind values.yaml `shutdown`), ms. */

@@ -324,7 +324,7 @@ async function rowsOf(
     ].join('; ');
   };
   const { sizes, seed } = run;
-  const setting = `seed ${seed}; ${load.ws.length} WebSocket clients (Starter, Plus, Pro) and ${load.natives.length} native subscribers through the balancer, ${sizes.replicas.ingest} ingest replica(s) replaying ${sizes.ingestTransactionsPerSecond} tx/s (${trades.length} trades stored, ${runs.runs} replay run(s)), ${sizes.httpLoops} HTTP sessions; readiness probe every ${PROBE.periodMs} ms, SHUTDOWN_READINESS_DELAY_MS ${READINESS_DELAY_MS}, NATS lame duck ${LAME_DUCK.durationMs}/${LAME_DUCK.gracePeriodMs} ms; recovery = longest wait for a stored trade or an HTTP answer`;
+  const setting = `seed ${seed}; ${load.ws.length} WebSocket clients (Starter, Plus, Pro) and ${load.natives.length} native subscribers through the balancer, ${sizes.replicas.ingest} ingest replica(s) replaying ${sizes.ingestTransactionsPerSecond} tx/s (${trades.length} trades stored, ${runs.runs} replay run(s)), ${sizes.httpLoops} HTTP sessions; readiness probe every ${PROBE.periodMs} ms (timeout ${PROBE.timeoutMs} ms, out after ${PROBE.failureThreshold} failures), SHUTDOWN_READINESS_DELAY_MS ${READINESS_DELAY_MS}, NATS lame duck ${LAME_DUCK.durationMs}/${LAME_DUCK.gracePeriodMs} ms; recovery = longest wait for a stored trade or an HTTP answer`;
   return windows.map((w, i) => {
     const t = tallies[i]!;
     const o = run.outcomes[i]!;
