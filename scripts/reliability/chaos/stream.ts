@@ -527,8 +527,16 @@ export async function runStreamChaos(scale: ReliabilityScale, seed: number): Pro
       const t: ClassTally = { name: 'NATS TRADES stream leader killed (SIGKILL), 3-node cluster, R3', tried: 0, crashed: 0, recoveryMs: null, notes: [] };
       const kills: KillRecovery[] = [];
       for (let round = 0; round < size.leaderKills; round++) {
-        const leader = await until('a TRADES leader', 15_000, async () => (await jsm.streams.info(TRADES_STREAM)).cluster?.leader);
         await sleep(200 + random() * size.jitterMs);
+        // Right before the kill, every node's store holds what the leader had a moment ago (a stuck one restarted), so the
+        // kill is one fault. On 30 Nov 03:00 (2.10.27) the stores were n1 10,717, n2 11,190 and n3 11,302 when n3, the
+        // leader, was killed, seconds after the check that follows each restart had passed: the new leader's stream
+        // ended at 11,190 and 112 acknowledged trades were gone.
+        if (!(await settleTradesReplicas(jsm, c, t.notes))) {
+          const stores = await nodeStreamStates(c.nodes, TRADES_STREAM);
+          t.notes.push(`round ${round}: replicas not current before the kill (stores: ${stores.map((x) => `${x.node} ${x.lastSeq}`).join(', ')})`);
+        }
+        const leader = await until('a TRADES leader', 15_000, async () => (await jsm.streams.info(TRADES_STREAM)).cluster?.leader);
         const probe = await until('a stored trade to probe with', 15_000, () => probeMessage(jsm));
         const seqBefore = (await jsm.streams.info(TRADES_STREAM)).state.last_seq;
         // token-price's applied position, sampled every 25 ms from just before the kill: its times are read off this
