@@ -118,9 +118,11 @@ export async function readStoredTrades(nc: NatsConnection, fromSeq: number, time
   const out: StoredTrade[] = [];
   if (last < fromSeq) return out;
   const deadline = Date.now() + timeoutMs;
+  /** The last sequence read so far. */
+  const readTo = () => out.at(-1)?.seq ?? fromSeq - 1;
   let consumers = 0;
-  while ((out.at(-1)?.seq ?? fromSeq - 1) < last && Date.now() < deadline) {
-    const next = (out.at(-1)?.seq ?? fromSeq - 1) + 1;
+  while (readTo() < last && Date.now() < deadline) {
+    const next = readTo() + 1;
     consumers++;
     const consumer = await jetstream(nc)
       .consumers.get(TRADES_STREAM, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next })
@@ -137,7 +139,7 @@ export async function readStoredTrades(nc: NatsConnection, fromSeq: number, time
     try {
       for await (const m of messages) {
         lastMessageAt = Date.now();
-        if (m.seq <= (out.at(-1)?.seq ?? 0)) continue;
+        if (m.seq <= readTo()) continue;
         out.push({ seq: m.seq, subject: m.subject, storedMs: Math.round(m.info.timestampNanos / 1e6), msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
         if (m.seq >= last) break;
       }
@@ -146,8 +148,6 @@ export async function readStoredTrades(nc: NatsConnection, fromSeq: number, time
       await messages.close().catch(() => undefined);
     }
   }
-  if ((out.at(-1)?.seq ?? 0) < last) {
-    throw new Error(`read TRADES only up to seq ${out.at(-1)?.seq ?? fromSeq - 1} of ${last} within ${timeoutMs} ms (${consumers} consumers)`);
-  }
+  if (readTo() < last) throw new Error(`read TRADES only up to seq ${readTo()} of ${last} within ${timeoutMs} ms (${consumers} consumers)`);
   return out;
 }

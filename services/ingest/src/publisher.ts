@@ -496,9 +496,10 @@ export class OrderedPublisher {
   /** Sends every entry not sent yet, unless a failure is being handled. */
   #pump(): void {
     const signal = this.#o.signal;
+    // Serial (read once: nothing in this loop changes it): the next attempt waits for this one's acknowledgement (#onAck pumps again).
+    const serial = this.serial;
     while (this.#failed === null && this.#next < this.#q.length && !signal.aborted) {
-      // Serial: the next attempt waits for this one's acknowledgement (#onAck pumps again).
-      if (this.#outstanding > 0 && this.serial) return;
+      if (serial && this.#outstanding > 0) return;
       const e = this.#q[this.#next++]!;
       // Acknowledged after an earlier failure (that trade was stored after all): its successor may expect it.
       if (e.acked) this.#prevMsgId = e.trade.msgId;
