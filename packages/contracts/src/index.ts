@@ -6,10 +6,12 @@
  * - trade-messages: which stream message is a trade (`isTradeMessage`);
  * - events: the EVENTS subjects, schema versions and protobuf codec (proto/tradewind/v1/events.proto);
  * - the generated gRPC contracts (proto/tradewind/v1/*.proto, `npm run proto`);
- * - subpaths: ./ws-errors (WebSocket error and close codes), ./notifications, ./session-client,
+ * - usage: the body of GET /api/usage (what a customer used of the plan, issue 34);
+ * - subpaths: ./ws-errors (WebSocket error and close codes), ./usage, ./notifications, ./session-client,
  *   ./plans, ./subjects, ./errors (browser-safe), ./schemas/<subject>.schema.json (the trade
  *   message JSON Schemas, docs/architecture.md §6).
  */
+export { USAGE_DAYS, type DeliveredCount, type InUse, type UsageDay, type UsageReport } from './usage.js';
 export { AppError, ConfigError, isUuid, toAppError, type ErrorCode } from './errors.js';
 export {
   PLANS,
