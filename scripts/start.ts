@@ -649,6 +649,11 @@ async function main(): Promise<void> {
         PUBLIC_URL: publicUrl,
         AUTH_JWKS_URL: billingEnv.AUTH_JWKS_URL,
         NATS_PUBLIC_URL: `nats://localhost:${PORTS.nats}`,
+        // GET /api/usage reads ws-fanout's connection leases and request counters there.
+        REDIS_URL: redisUrl,
+        // Usage figures lag at most 10 s locally (60 s by default), so the dashboard's Usage page moves while you watch.
+        USAGE_REPORT_INTERVAL_MS: process.env.USAGE_REPORT_INTERVAL_MS ?? '10000',
+        USAGE_NATS_POLL_INTERVAL_MS: process.env.USAGE_NATS_POLL_INTERVAL_MS ?? '10000',
       },
     ],
     ['ingest', ingestEnv],
@@ -659,6 +664,7 @@ async function main(): Promise<void> {
         ADMIN_PORT: String(PORTS.admin['ws-fanout']),
         PORT: String(PORTS.ws),
         REDIS_URL: redisUrl,
+        USAGE_REPORT_INTERVAL_MS: process.env.USAGE_REPORT_INTERVAL_MS ?? '10000',
         NATS_CREDS: join(natsDir, 'service.creds'),
         NATS_SYSTEM_CREDS: join(natsDir, 'sys.creds'),
         NATS_OPERATOR_JWT: join(natsDir, 'operator.jwt'),

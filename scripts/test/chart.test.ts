@@ -460,6 +460,8 @@ describe('rendered manifests', () => {
     expect(env('ws-fanout').find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-redis', key: 'url' });
     expect(env('billing').find((e) => e.name === 'STRIPE_SECRET_KEY').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-stripe', key: 'secret-key' });
     expect(env('credential-issuer').find((e) => e.name === 'WS_PUBLIC_URL').value).toBe('wss://ws.tradewind.example');
+    // GET /api/usage reads ws-fanout's connection leases and request counters from the same Redis.
+    expect(env('credential-issuer').find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef).toEqual({ name: 'tradewind-redis', key: 'url' });
     // Behind the WebSocket ingress, per-address login limits read the client address from X-Forwarded-For.
     expect(env('ws-fanout').find((e) => e.name === 'WS_TRUST_FORWARDED_FOR').value).toBe('true');
     expect(env('ingest').find((e) => e.name === 'YELLOWSTONE_X_TOKEN').valueFrom.secretKeyRef).toMatchObject({

@@ -93,6 +93,16 @@ const samples: { [S in EventSubject]: EventTypes[S] } = {
     limit: 1,
     transport: 'websocket',
   },
+  'usage.reported': {
+    meta: meta('6b8d0f2a-4c7e-4a1f-9d6e-8e0a2c4f6b8d', new Date('2026-05-06T07:08:10.000Z')),
+    transport: 'websocket',
+    reporter: 'ws-fanout-0/42',
+    collectedAt: new Date('2026-05-06T07:08:09.500Z'),
+    customers: [
+      { limitKey: 'AACCOUNT', messages: 12n, bytes: 3456n },
+      { limitKey: 'UUSER', messages: 1n, bytes: 2n ** 53n + 1n },
+    ],
+  },
 };
 
 function catchError(fn: () => unknown): unknown {

@@ -11,6 +11,7 @@ import {
   PaymentFailed,
   PaymentSucceeded,
   SubscriptionChanged,
+  UsageReported,
   UserCreated,
   type EventMeta,
 } from './gen/tradewind/v1/events.js';
@@ -21,7 +22,9 @@ export {
   PaymentFailed,
   PaymentSucceeded,
   SubscriptionChanged,
+  UsageReported,
   UserCreated,
+  type CustomerUsage,
   type EventMeta,
 } from './gen/tradewind/v1/events.js';
 
@@ -44,6 +47,7 @@ export interface EventTypes {
   'payment.succeeded': PaymentSucceeded;
   'payment.failed': PaymentFailed;
   'connection.limited': ConnectionLimited;
+  'usage.reported': UsageReported;
 }
 
 export type EventSubject = keyof EventTypes;
@@ -56,6 +60,7 @@ export const EVENT_SUBJECTS = [
   'payment.succeeded',
   'payment.failed',
   'connection.limited',
+  'usage.reported',
 ] as const satisfies readonly EventSubject[];
 
 /** Current schema version of each event type (EventMeta.schema_version). */
@@ -66,6 +71,7 @@ export const EVENT_SCHEMA_VERSIONS: Readonly<Record<EventSubject, number>> = {
   'payment.succeeded': 1,
   'payment.failed': 1,
   'connection.limited': 1,
+  'usage.reported': 1,
 };
 
 interface Codec<T> {
@@ -80,6 +86,7 @@ const CODECS: { [S in EventSubject]: Codec<EventTypes[S]> } = {
   'payment.succeeded': PaymentSucceeded,
   'payment.failed': PaymentFailed,
   'connection.limited': ConnectionLimited,
+  'usage.reported': UsageReported,
 };
 
 /** Type guard for an EVENTS subject. */

@@ -68,6 +68,8 @@ export {
   PaymentSucceeded,
   PaymentFailed,
   ConnectionLimited,
+  UsageReported,
+  type CustomerUsage,
   type EventMeta,
   type EventTypes,
   type EventSubject,

@@ -64,7 +64,11 @@ const ERROR_CODES = [
     when: 'the message after `resume_after` is older than the resume window (5 minutes; Pro: the stream’s retention); the error carries `oldest_seq`',
     close: null,
   },
-  { code: 'connection_limit', when: 'the plan’s concurrent connections are taken (the message names the limit)', close: 4429 },
+  {
+    code: 'connection_limit',
+    when: 'the plan’s concurrent connections are taken (the message names the limit); the error carries `holders`, the connections that hold the slots',
+    close: 4429,
+  },
   {
     code: 'rate_limited',
     when: 'the plan’s control requests per minute are used up (the message names the plan that allows more and when to retry); during authentication the connection stays unauthenticated and may retry until `auth_timeout`',
@@ -77,6 +81,22 @@ const ERROR_CODES = [
   },
   { code: 'internal', when: 'an unexpected server error', close: 1011 },
 ] as const satisfies readonly WsErrorCodeEntry[];
+
+/**
+ * One connection holding a slot of the plan, as the `holders` of a `connection_limit` error frame list them
+ * (docs/websocket.md §7). Only the refused customer's own connections are listed (the slots are counted per
+ * customer account, or per user key).
+ */
+export interface WsConnectionHolder {
+  /** When the holding connection was opened, ISO 8601 in UTC. */
+  connected_at: string;
+  /** Its client address as ws-fanout records it (the TCP peer, or behind the ingress the address it forwarded). */
+  address: string;
+  /** The User-Agent of its WebSocket upgrade request, cut to 256 characters; null when none was sent. */
+  user_agent: string | null;
+  /** The Origin of its upgrade request (browsers send one), cut to 256 characters; null when none was sent. */
+  origin: string | null;
+}
 
 /** Close codes sent without an error frame. Source: docs/websocket.md §6 and §7. */
 const OTHER_CLOSE_CODES = [

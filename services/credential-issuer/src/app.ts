@@ -3,9 +3,9 @@
  * in-process against real PostgreSQL and an operator-mode nats-server.
  *
  * start(): migrate → push the operator's own accounts (SYS, TRADEWIND, REPLAY, the per-plan
- * accounts) → create the TRADES mirror of native replay → push customer accounts the resolver has not confirmed → serve `GET/POST /api/nats` → outbox
- * relay (credentials.rotated) → the events consumer (user.created, subscription.changed) →
- * periodic resync; in the background, customer accounts signed by older code (e.g. before the per-mint
+ * accounts) → create the TRADES mirror of native replay → push customer accounts the resolver has not confirmed → serve `GET/POST /api/nats` and `GET /api/usage` → outbox
+ * relay (credentials.rotated) → the events consumer (user.created, subscription.changed) → the usage
+ * consumer (usage.reported) and the native usage poll (CONNZ), both for `GET /api/usage` → periodic resync; in the background, customer accounts signed by older code (e.g. before the per-mint
  * subjects) are re-signed and pushed (`upgradeAccounts`: ~25 ms an account, so it does not hold up serving).
  */
 import { Counter, type Registry } from 'prom-client';
@@ -30,6 +30,9 @@ import { operatorAccounts, type NatsIdentities } from './domain/identities.js';
 import type { SeedCipher } from './domain/seed-cipher.js';
 import { createCredentialEventsConsumer } from './events/consumer.js';
 import { registerRoutes } from './http/routes.js';
+import { createUsageConsumer } from './events/usage-consumer.js';
+import { createNatsUsage } from './usage/nats-usage.js';
+import { usageReport, type Redis } from './usage/usage-report.js';
 import { RESYNC_BATCH, createCredentialService } from './service.js';
 
 export interface CredentialIssuerDeps {
@@ -49,6 +52,8 @@ export interface CredentialIssuerDeps {
   verifyAccessToken?: (authorization: string | undefined) => Promise<AccessTokenClaims>;
   /** Clock, ms since the epoch (tests). */
   now?: () => number;
+  /** Redis shared with ws-fanout, read by GET /api/usage (absent: its in-use WebSocket figures are null). */
+  redis?: Redis;
 }
 
 /** Pushes the operator's own account JWTs (SYS, TRADEWIND, REPLAY, per-plan accounts) to the resolver. @throws AppError('unavailable'). */
@@ -71,7 +76,19 @@ type AppConfig = Pick<
   | 'OUTBOX_POLL_MS'
   | 'OUTBOX_BATCH_SIZE'
   | 'HTTP_BODY_LIMIT_BYTES'
->;
+> &
+  Partial<
+    Pick<
+      CredentialIssuerConfig,
+      | 'REQUEST_RATE_WINDOW_MS'
+      | 'USAGE_REPORT_INTERVAL_MS'
+      | 'USAGE_NATS_POLL_INTERVAL_MS'
+      | 'USAGE_NATS_GATHER_MS'
+      | 'USAGE_NATS_CONNZ_PAGE_SIZE'
+      | 'USAGE_NATS_COUNTER_RETENTION_MS'
+      | 'USAGE_LIVE_TIMEOUT_MS'
+    >
+  >;
 
 export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
   const log = deps.logger;
@@ -108,7 +125,7 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
   });
   const requests = new Counter({
     name: 'tradewind_credential_issuer_requests_total',
-    help: 'GET (fetch) and POST (rotate) /api/nats by outcome',
+    help: 'GET (fetch) and POST (rotate) /api/nats and GET /api/usage (usage) by outcome',
     labelNames: ['operation', 'outcome'],
     registers: [deps.registry],
   });
@@ -120,14 +137,45 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
     trustProxy: true,
   });
   const verify = deps.verifyAccessToken ?? createAccessTokenVerifier(config.AUTH_JWKS_URL, config.AUTH_ISSUER ?? `${publicUrl}/auth`);
-  registerRoutes(http, { service, verify, requests, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
+  // Usage metering (docs/nats.md "Usage"): native counters polled here, WebSocket reports consumed from EVENTS.
+  const natsPollMs = config.USAGE_NATS_POLL_INTERVAL_MS ?? 60_000;
+  const natsUsage = createNatsUsage({
+    db: deps.db,
+    sysNc: deps.sysNc,
+    logger: log.child({ component: 'usage' }),
+    registry: deps.registry,
+    intervalMs: natsPollMs,
+    gatherMs: config.USAGE_NATS_GATHER_MS ?? 1_000,
+    pageSize: config.USAGE_NATS_CONNZ_PAGE_SIZE ?? 1_024,
+    retentionMs: config.USAGE_NATS_COUNTER_RETENTION_MS ?? 24 * 3_600_000,
+  });
+  const usageDeps = {
+    db: deps.db,
+    redis: deps.redis,
+    natsUsage,
+    logger: log.child({ component: 'usage' }),
+    reportIntervalMs: Math.max(config.USAGE_REPORT_INTERVAL_MS ?? 60_000, natsPollMs),
+    requestRateWindowMs: config.REQUEST_RATE_WINDOW_MS ?? 60_000,
+    liveTimeoutMs: config.USAGE_LIVE_TIMEOUT_MS ?? 1_000,
+    now: deps.now ?? Date.now,
+  };
+  registerRoutes(http, {
+    service,
+    verify,
+    requests,
+    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    usage: (claims) => usageReport(usageDeps, claims.userId, claims.plan),
+  });
   const consumer = createCredentialEventsConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: log, registry: deps.registry, service });
+  const usageConsumer = createUsageConsumer({ db: deps.db, js: deps.js, jsm: deps.jsm, logger: log, registry: deps.registry });
   let resyncTimer: NodeJS.Timeout | undefined;
   const upgradeAbort = new AbortController();
   let upgrading: Promise<void> | undefined;
 
   return {
     service,
+    /** Native usage: `poll()` runs one poll now (tests; the timer polls every USAGE_NATS_POLL_INTERVAL_MS). */
+    natsUsage,
     /** @returns the bound HTTP port. */
     async start(): Promise<{ httpPort: number }> {
       await migrate(deps.db, CREDENTIAL_ISSUER_SCHEMA, credentialIssuerMigrations, log);
@@ -138,6 +186,8 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
       await http.listen({ port: config.PORT, host: config.HOST });
       relay.start();
       await consumer.start();
+      await usageConsumer.start();
+      natsUsage.start();
       resyncTimer = setInterval(
         () => void service.resync().catch((err: unknown) => log.warn({ err }, 'account resync failed')),
         config.RESOLVER_RESYNC_INTERVAL_MS,
@@ -160,6 +210,8 @@ export function createApp(config: AppConfig, deps: CredentialIssuerDeps) {
       upgradeAbort.abort();
       await upgrading;
       await http.close();
+      await natsUsage.stop();
+      await usageConsumer.stop();
       await consumer.stop();
       await relay.stop();
     },

@@ -55,6 +55,31 @@ export const CredentialIssuerConfigSchema = CommonConfig.extend({
   OUTBOX_BATCH_SIZE: PositiveInt.default(100),
   /** Largest accepted request body in bytes (the API takes none; default 4 KiB). */
   HTTP_BODY_LIMIT_BYTES: PositiveInt.default(4 * 1024),
+  /**
+   * Redis shared with ws-fanout: `GET /api/usage` reads the WebSocket connection leases and control-request counters
+   * there. Not needed to start or to be ready: while it is unreachable those figures are null.
+   */
+  REDIS_URL: urlWithScheme(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  /** ws-fanout's REQUEST_RATE_WINDOW_MS (set both alike): the window of the control-request counters read from Redis, ms. */
+  REQUEST_RATE_WINDOW_MS: PositiveInt.default(60_000),
+  /**
+   * ws-fanout's USAGE_REPORT_INTERVAL_MS (set both alike), ms: with USAGE_NATS_POLL_INTERVAL_MS it gives `GET /api/usage`'s
+   * `report_interval_ms`, how far a day's figures may lag.
+   */
+  USAGE_REPORT_INTERVAL_MS: PositiveInt.default(60_000),
+  /** Usage metering: time between two polls of nats-server's per-connection counters (CONNZ) for native usage, ms. */
+  USAGE_NATS_POLL_INTERVAL_MS: PositiveInt.default(60_000),
+  /** How long one poll waits for the nats-servers' CONNZ replies (every server of a cluster answers), ms. */
+  USAGE_NATS_GATHER_MS: PositiveInt.max(60_000).default(1_000),
+  /** Connections per CONNZ page asked of one nats-server (nats-server's own default limit is 1 024). */
+  USAGE_NATS_CONNZ_PAGE_SIZE: PositiveInt.max(100_000).default(1_024),
+  /**
+   * Last-seen counters of native connections not seen for this long are deleted, ms (default 24 h): far longer than a
+   * closed connection stays in a server's ring of closed connections between two polls.
+   */
+  USAGE_NATS_COUNTER_RETENTION_MS: PositiveInt.default(24 * 3_600_000),
+  /** `GET /api/usage`: longest wait for Redis or nats-server's in-use figures before they are reported as null, ms. */
+  USAGE_LIVE_TIMEOUT_MS: PositiveInt.max(30_000).default(1_000),
 }).superRefine((c, ctx) => {
   if (c.NODE_ENV === 'production' && !c.CREDENTIALS_ENCRYPTION_KEY && !c.CREDENTIALS_ENCRYPTION_KEY_FILE) {
     ctx.addIssue({

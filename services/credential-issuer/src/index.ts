@@ -26,3 +26,6 @@ export {
   reauthorize,
   type CustomerAccountSpec,
 } from './domain/customer-accounts.js';
+export { createUsageConsumer, USAGE_CONSUMER } from './events/usage-consumer.js';
+export { createNatsUsage, addUsage, type NatsUsage, type ServerSample, type PollResult } from './usage/nats-usage.js';
+export { counterDelta, usageDays, utcDay } from './domain/usage.js';

@@ -2,6 +2,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { createClient } from 'redis';
 import {
   connectNats,
   createDb,
@@ -67,9 +68,17 @@ runMain(async () => {
       const jsm = await startup.step('JetStream API', () => jetstreamManager(nc));
       await ensureEventsStreams(jsm, { ...DEFAULT_EVENTS_STREAM, replicas: config.NATS_STREAM_REPLICAS });
       const replayJsm = await startup.step('JetStream API of REPLAY', () => jetstreamManager(replayNc));
+      // Only GET /api/usage's in-use figures read Redis: no offline queue (a read while it is down fails at once and
+      // the figure is null), not awaited (the service starts and stays ready without it; node-redis reconnects).
+      const redis = createClient({ url: config.REDIS_URL, disableOfflineQueue: true });
+      redis.on('error', (err) => logger.warn({ err }, 'redis error'));
+      void redis.connect().catch((err: unknown) => logger.warn({ err }, 'redis not reachable; usage in-use figures are null until it is'));
+      startup.onClose(async () => {
+        if (redis.isOpen) await redis.quit();
+      });
       return {
         // start() creates the REPLAY mirror of TRADES (ensureReplayMirror) and the EVENTS consumer: start-up steps too.
-        app: createApp(config, { db, logger, registry, identities, cipher, js: jetstream(nc), jsm, sysNc, replayJsm }),
+        app: createApp(config, { db, logger, registry, identities, cipher, js: jetstream(nc), jsm, sysNc, replayJsm, redis }),
         checks: [
           { name: 'nats', check: () => !nc.isClosed() && !sysNc.isClosed() && !replayNc.isClosed() },
           { name: 'postgres', check: () => pingDb(db) },

@@ -41,6 +41,7 @@ async function routesApp() {
     },
     requests: new Counter({ name: 'test_requests_total', help: 'h', labelNames: ['operation', 'outcome'], registers: [registry] }),
     bodyLimitBytes: 4096,
+    usage: unreachable,
   });
   await http.ready();
   return { http, registered };

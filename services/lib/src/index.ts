@@ -126,3 +126,4 @@ export {
   type ManifestPort,
   type ServicesManifest,
 } from './services-manifest.js';
+export { requestRateWindow, weightedRequests, wsConnectionSlotsKey, wsRequestRateKey, type RequestRateWindow } from './ws-limit-keys.js';

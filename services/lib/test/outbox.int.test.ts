@@ -123,6 +123,13 @@ function sampleEvent<S extends EventSubject>(subject: S): EventTypes[S] {
       nextPaymentAttempt: undefined,
     },
     'connection.limited': { meta, userId, accountPublicKey: 'AACC', userPublicKey: 'UNEW', plan: 'starter', limit: 1, transport: 'websocket' },
+    'usage.reported': {
+      meta,
+      transport: 'websocket',
+      reporter: 'host/1',
+      collectedAt: new Date(),
+      customers: [{ limitKey: 'AACC', messages: 3n, bytes: 120n }],
+    },
   };
   return events[subject];
 }

@@ -16,6 +16,7 @@
  * that account is re-checked from its stored user JWT (docs/websocket.md §5).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
@@ -32,7 +33,7 @@ import { allowedSubject, subjectsOf, tradeSubject } from './domain/subject-right
 import { startLiveness } from './liveness.js';
 import { PlanChanges } from './plan-changes.js';
 import { LoginGuard } from './domain/login-guard.js';
-import type { ConnectionLimiter } from './domain/connection-limiter.js';
+import { slotHolder, type ConnectionLimiter, type SlotHolder, type TakeResult } from './domain/connection-limiter.js';
 import type { RequestRateLimiter } from './domain/request-rate-limiter.js';
 import { TradesReplayer } from './trades-replay.js';
 import { FlushScheduler, Outbox } from './delivery/outbox.js';
@@ -42,6 +43,14 @@ import { Subscriptions } from './subscriptions.js';
 import { Session } from './session.js';
 import { createMetrics } from './metrics.js';
 import { ConnectionLimitEvents } from './connection-limit-events.js';
+import {
+  DEFAULT_USAGE_FINAL_REPORT_TIMEOUT_MS,
+  DEFAULT_USAGE_REPORT_INTERVAL_MS,
+  DEFAULT_USAGE_REPORT_MAX_CUSTOMERS,
+  DEFAULT_USAGE_REPORT_PUBLISH_TIMEOUT_MS,
+  DEFAULT_USAGE_REPORT_RETRY_MS,
+  UsageMeter,
+} from './usage-meter.js';
 import type { WsFanoutConfig } from './config.js';
 
 /** Subjects on which account JWTs pushed to the resolver travel (nats-server accounts.go: accClaimsReqSubj, accUpdateEventSubjOld). */
@@ -96,7 +105,13 @@ export type WsFanoutAppConfig = Pick<
   | 'WS_TRUST_FORWARDED_FOR'
   | 'WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS'
 > &
-  Partial<Pick<WsFanoutConfig, 'WS_FEED_STALL_CHECK_MS' | 'WS_FEED_IDLE_HEARTBEAT_MS' | 'WS_FEED_RETRY_MS' | 'WS_SLOT_TRACK_MAX'>>;
+  Partial<Pick<WsFanoutConfig, 'WS_FEED_STALL_CHECK_MS' | 'WS_FEED_IDLE_HEARTBEAT_MS' | 'WS_FEED_RETRY_MS' | 'WS_SLOT_TRACK_MAX'>> &
+  Partial<
+    Pick<
+      WsFanoutConfig,
+      'USAGE_REPORT_INTERVAL_MS' | 'USAGE_REPORT_RETRY_MS' | 'USAGE_REPORT_PUBLISH_TIMEOUT_MS' | 'USAGE_REPORT_MAX_CUSTOMERS' | 'USAGE_FINAL_REPORT_TIMEOUT_MS'
+    >
+  >;
 
 /** The cheapest plan that includes replay (for messages). */
 const REPLAY_PLAN = cheapestPlanWhere((p) => p.replay);
@@ -141,10 +156,23 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
   const loginGuard = new LoginGuard(config.WS_LOGIN_FAILURES_PER_MINUTE, Date.now, LOGIN_GUARD_MAX_ADDRESSES, 64);
   const scheduler = new FlushScheduler();
   const sessions = new Set<Session>();
+  /** What a session's connection slot records about it (docs/websocket.md §7 `holders`), from its upgrade request. */
+  const holders = new WeakMap<Session, SlotHolder>();
   const limitEvents = new ConnectionLimitEvents(jetstream(nc), {
     intervalMs: config.WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS,
     logger,
     counter: metrics.limitEvents,
+  });
+  // Usage metering (usage-meter.ts): every frame written to an authenticated client, per customer, reported on EVENTS.
+  const usage = new UsageMeter(jetstream(nc), () => sessions, {
+    intervalMs: config.USAGE_REPORT_INTERVAL_MS ?? DEFAULT_USAGE_REPORT_INTERVAL_MS,
+    retryMs: config.USAGE_REPORT_RETRY_MS ?? DEFAULT_USAGE_REPORT_RETRY_MS,
+    publishTimeoutMs: config.USAGE_REPORT_PUBLISH_TIMEOUT_MS ?? DEFAULT_USAGE_REPORT_PUBLISH_TIMEOUT_MS,
+    maxCustomers: config.USAGE_REPORT_MAX_CUSTOMERS ?? DEFAULT_USAGE_REPORT_MAX_CUSTOMERS,
+    finalTimeoutMs: config.USAGE_FINAL_REPORT_TIMEOUT_MS ?? DEFAULT_USAGE_FINAL_REPORT_TIMEOUT_MS,
+    reporter: `${hostname()}/${process.pid}`,
+    logger: logger.child({ component: 'usage' }),
+    metrics: { messages: metrics.usageMessages, bytes: metrics.usageBytes, reports: metrics.usageReports, lost: metrics.usageLost },
   });
 
   const onDelivered = ({ subject, recipients, bytes, msg }: FeedDelivery) => {
@@ -276,9 +304,9 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       const plan: PlanId = user.plan ?? 'starter';
       const limit = PLANS[plan].connections;
       // Per customer (account) for per-customer accounts, else per user key (verifier.ts, limitKey).
-      let acquired: boolean;
+      let acquired: TakeResult;
       try {
-        acquired = await limiter.acquire(user.limitKey, session.id, limit);
+        acquired = await limiter.take(user.limitKey, session.id, limit, holders.get(session));
       } catch (err) {
         // Redis outage policy (docs/websocket.md §6): no slot can be counted, so no login is let in.
         throw new WsProtocolError(
@@ -289,16 +317,18 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
           { cause: err },
         );
       }
-      if (!acquired) {
+      if (!acquired.taken) {
         // Fire-and-forget (never awaited, never throws): the customer's notification bell hears of it.
         limitEvents.refused(user, plan, limit);
         const more = cheapestPlanWhere((p) => p.connections > limit);
         const better = more ? `the ${more.id} plan allows ${more.connections}` : 'contact us for more';
+        // `holders`: the customer's own connections that hold the slots (the key is theirs alone), so they can find and close one.
         throw new WsProtocolError(
           'resource_exhausted',
           'connection_limit',
           `connection limit reached: the ${plan} plan allows ${limit} concurrent connection${limit === 1 ? '' : 's'}; ${better}`,
           CLOSE_CODES.limit,
+          { details: { holders: acquired.holders } },
         );
       }
       if (!session.open) {
@@ -506,6 +536,7 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       randomBytes(24).toString('base64url'),
     );
     sessions.add(session);
+    holders.set(session, slotHolder(Date.now(), session.address, req.headers['user-agent'], req.headers.origin));
     session.authTimer = setTimeout(() => {
       if (!session.user)
         refuse(
@@ -537,6 +568,8 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
     ws.on('error', (err) => logger.debug({ err, connection_id: session.id }, 'websocket error'));
     ws.on('close', () => {
       sessions.delete(session);
+      // Nothing is written after the close: the connection's last counts go to its customer's pending delta.
+      usage.collect(session, true);
       countAs(session, undefined);
       if (session.authTimer) clearTimeout(session.authTimer);
       if (session.expiryTimer) clearTimeout(session.expiryTimer);
@@ -549,6 +582,8 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
 
   let http: Server | undefined;
   let wss: WebSocketServer | undefined;
+  /** Set by stop(): upgrades are refused from then on. */
+  let stopping = false;
   let accountSubs: NatsSubscription[] = [];
   let stopLiveness: (() => void) | undefined;
 
@@ -573,9 +608,15 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       });
       wss = new WebSocketServer({ noServer: true, maxPayload: config.WS_MAX_FRAME_BYTES, perMessageDeflate: false });
       http.on('upgrade', (req, socket, head) => {
+        // Stopping: a keep-alive connection may still ask to upgrade; it is told to go elsewhere, never served by a dying process.
+        if (stopping) {
+          socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+          return;
+        }
         wss!.handleUpgrade(req, socket, head, (ws) => onConnection(ws, socket as Socket, req));
       });
       stopLiveness = startLiveness(config, sessions, subscriptions, metrics, logger);
+      usage.start();
       await new Promise<void>((resolve, reject) => {
         http!.once('error', reject);
         http!.listen(config.PORT, config.HOST, () => resolve());
@@ -583,6 +624,10 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       return { port: (http.address() as AddressInfo).port };
     },
     async stop() {
+      // No new connection from here on (the listener closes now; the sockets already open are closed below), so
+      // nothing connects while the final usage report and the feeds wind down.
+      stopping = true;
+      const listenerClosed = new Promise<void>((resolve) => (http?.listening ? http.close(() => resolve()) : resolve()));
       stopLiveness?.();
       for (const sub of accountSubs) sub.unsubscribe();
       accountSubs = [];
@@ -600,12 +645,14 @@ export function createApp(config: WsFanoutAppConfig, deps: WsFanoutDeps): WsFano
       const deadline = Date.now() + 1000;
       while (sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const session of sessions) session.ws.terminate();
+      // The sockets are closed: the final usage report holds everything written to them (NATS is still connected).
+      await usage.stop();
       await feeds.stop();
       await subscriptions.stop();
       await planChanges.settled();
       await limitEvents.settled();
       await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
-      await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+      await listenerClosed;
       await limiter.stop();
     },
   };

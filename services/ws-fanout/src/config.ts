@@ -2,6 +2,13 @@
  * ws-fanout configuration: every key has a default suited to `npm start`; every limit is named here.
  */
 import { z } from 'zod';
+import {
+  DEFAULT_USAGE_FINAL_REPORT_TIMEOUT_MS,
+  DEFAULT_USAGE_REPORT_INTERVAL_MS,
+  DEFAULT_USAGE_REPORT_MAX_CUSTOMERS,
+  DEFAULT_USAGE_REPORT_PUBLISH_TIMEOUT_MS,
+  DEFAULT_USAGE_REPORT_RETRY_MS,
+} from './usage-meter.js';
 import { CommonConfig, Port, PositiveInt, defaultPort, loadConfig, natsServerUrls, urlWithScheme } from '@tradewind/lib';
 
 export const WsFanoutConfigSchema = CommonConfig.extend({
@@ -94,6 +101,25 @@ export const WsFanoutConfigSchema = CommonConfig.extend({
    * connection limit, ms; refusals in between publish nothing, so a reconnect loop cannot flood EVENTS.
    */
   WS_CONNECTION_LIMIT_EVENT_INTERVAL_MS: PositiveInt.default(60_000),
+  /**
+   * Usage metering (docs/websocket.md "Usage metering"): time between two `usage.reported` events of this process, ms
+   * (default 60 000; `npm start` uses 10 000). A crash loses at most this much of the counts.
+   */
+  USAGE_REPORT_INTERVAL_MS: PositiveInt.max(3_600_000).default(DEFAULT_USAGE_REPORT_INTERVAL_MS),
+  /** Delay before an unacknowledged `usage.reported` is published again with the same event id, ms; doubles with each failure in a row, up to USAGE_REPORT_INTERVAL_MS. */
+  USAGE_REPORT_RETRY_MS: PositiveInt.max(600_000).default(DEFAULT_USAGE_REPORT_RETRY_MS),
+  /** How long one `usage.reported` publish waits for the JetStream ack before it counts as failed (and is retried), ms. */
+  USAGE_REPORT_PUBLISH_TIMEOUT_MS: PositiveInt.max(600_000).default(DEFAULT_USAGE_REPORT_PUBLISH_TIMEOUT_MS),
+  /**
+   * Customers in one `usage.reported` (about 70 bytes each, so the default stays far below NATS's 1 MiB max_payload);
+   * more are reported in further events published right after.
+   */
+  USAGE_REPORT_MAX_CUSTOMERS: PositiveInt.max(10_000).default(DEFAULT_USAGE_REPORT_MAX_CUSTOMERS),
+  /**
+   * At shutdown, how long the final `usage.reported` is retried before its counts are given up (logged and counted as
+   * lost), ms; keep it below SHUTDOWN_DEADLINE_MS.
+   */
+  USAGE_FINAL_REPORT_TIMEOUT_MS: PositiveInt.max(600_000).default(DEFAULT_USAGE_FINAL_REPORT_TIMEOUT_MS),
   /** After a close frame (slow consumer, refusal), how long the peer has to finish the close handshake before the socket is destroyed, ms. */
   WS_CLOSE_TIMEOUT_MS: PositiveInt.default(2_000),
 });

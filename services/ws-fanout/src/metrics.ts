@@ -89,7 +89,29 @@ export function createMetrics(registry: Registry) {
       labelNames: ['reason'],
       registers,
     }),
+    usageMessages: new Counter({
+      name: 'tradewind_ws_fanout_usage_reported_messages_total',
+      help: 'Frames written to authenticated clients (trades, slot statuses, control answers, heartbeats) in usage.reported events JetStream acknowledged (all customers together)',
+      registers,
+    }),
+    usageBytes: new Counter({
+      name: 'tradewind_ws_fanout_usage_reported_bytes_total',
+      help: 'UTF-8 payload bytes of those frames (without WebSocket framing) in acknowledged usage.reported events',
+      registers,
+    }),
+    usageReports: new Counter({
+      name: 'tradewind_ws_fanout_usage_reports_total',
+      help: 'usage.reported publish attempts by outcome: published, duplicate (a retry JetStream had already stored), failed (retried with the same event id)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    usageLost: new Counter({
+      name: 'tradewind_ws_fanout_usage_lost_messages_total',
+      help: 'Counted frames given up at shutdown because the final usage.reported was not acknowledged within USAGE_FINAL_REPORT_TIMEOUT_MS',
+      registers,
+    }),
   };
+  for (const outcome of ['published', 'duplicate', 'failed']) metrics.usageReports.inc({ outcome }, 0);
   for (const plan of PLAN_IDS) metrics.connections.set({ plan }, 0);
   for (const reason of ['stream_leader_elected', 'reconnect', 'heartbeats_missed', 'silent']) metrics.feedRecreated.inc({ reason }, 0);
   for (const outcome of ['published', 'duplicate', 'suppressed', 'failed']) metrics.limitEvents.inc({ outcome }, 0);

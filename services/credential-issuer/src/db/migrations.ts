@@ -31,4 +31,32 @@ export const credentialIssuerMigrations: Migrations = {
   },
   '0002_outbox': outboxMigration,
   '0003_consumer': consumerMigration,
+  '0004_usage': {
+    async up(db) {
+      // Usage metering (docs/nats.md "Usage"): messages and bytes delivered per customer key (the NATS account
+      // public key; a user key on the shared developer accounts), UTC day and transport.
+      await sql`
+        CREATE TABLE usage_daily (
+          limit_key text NOT NULL,
+          day date NOT NULL,
+          transport text NOT NULL CHECK (transport IN ('websocket', 'nats')),
+          messages bigint NOT NULL DEFAULT 0 CHECK (messages >= 0),
+          bytes bigint NOT NULL DEFAULT 0 CHECK (bytes >= 0),
+          PRIMARY KEY (limit_key, day, transport)
+        )`.execute(db);
+      // The last-seen cumulative counters of each native connection (CONNZ out_msgs/out_bytes) per nats-server,
+      // updated in the transaction that adds their delta to usage_daily.
+      await sql`
+        CREATE TABLE nats_connection_counters (
+          server_id text NOT NULL,
+          cid bigint NOT NULL,
+          account_public_key text NOT NULL,
+          out_msgs bigint NOT NULL,
+          out_bytes bigint NOT NULL,
+          sampled_at timestamptz NOT NULL,
+          PRIMARY KEY (server_id, cid)
+        )`.execute(db);
+      await sql`CREATE INDEX nats_connection_counters_sampled ON nats_connection_counters (sampled_at)`.execute(db);
+    },
+  },
 };

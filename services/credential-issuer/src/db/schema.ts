@@ -24,7 +24,32 @@ export interface CustomersTable {
   updated_at: Generated<Date>;
 }
 
+/** Delivered messages and bytes per customer key, UTC day and transport (usage metering). */
+export interface UsageDailyTable {
+  /** The customer's NATS account public key (`A…`), or a user key (`U…`) on the shared developer accounts. */
+  limit_key: string;
+  /** UTC day, written and compared as `YYYY-MM-DD` (select it with to_char: node-postgres reads a bare date as local midnight). */
+  day: ColumnType<string, string, string>;
+  transport: 'websocket' | 'nats';
+  /** bigint, read as a string. */
+  messages: ColumnType<string, number | string, number | string>;
+  bytes: ColumnType<string, number | string, number | string>;
+}
+
+/** Last-seen CONNZ counters of one native connection (cid) on one nats-server (server id). */
+export interface NatsConnectionCountersTable {
+  server_id: string;
+  cid: ColumnType<string, number | string, number | string>;
+  account_public_key: string;
+  out_msgs: ColumnType<string, number | string, number | string>;
+  out_bytes: ColumnType<string, number | string, number | string>;
+  /** The server's `now` of the CONNZ reply these values came from. */
+  sampled_at: Date;
+}
+
 export interface CredentialIssuerDatabase extends ConsumerTables {
   customers: CustomersTable;
   outbox: OutboxTable;
+  usage_daily: UsageDailyTable;
+  nats_connection_counters: NatsConnectionCountersTable;
 }

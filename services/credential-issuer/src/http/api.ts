@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { ErrorBodySchema, type ApiDeclaration } from '@tradewind/lib';
-import { PLAN_IDS } from '@tradewind/contracts';
+import { PLAN_IDS, USAGE_DAYS, type UsageReport } from '@tradewind/contracts';
 
 /** `?format=` of GET /api/nats. */
 export const NatsQuerySchema = z.object({
@@ -45,6 +45,52 @@ export const CredentialErrorSchema = z
   })
   .describe('Error body of /api/nats');
 
+/** `{messages, bytes}` delivered over one transport (contracts usage.ts DeliveredCount). */
+const DeliveredCountSchema = z.strictObject({
+  messages: z.int().min(0),
+  bytes: z.int().min(0).describe('Payload bytes as the delivering server counted them'),
+});
+
+/** Something in use now against the plan's limit (contracts usage.ts InUse). */
+const InUseSchema = z.strictObject({
+  in_use: z.int().min(0).nullable().describe('null: could not be measured at this moment'),
+  limit: z.int().describe("The plan's limit"),
+});
+
+/** `GET /api/usage` 200 body: exactly `UsageReport` of @tradewind/contracts (usage.ts). */
+export const UsageReportSchema = z
+  .strictObject({
+    plan: z.enum(PLAN_IDS),
+    generated_at: z.string().describe('ISO 8601: when these figures were read'),
+    report_interval_ms: z.int().describe("The longest a day's figures can lag delivery, ms"),
+    days: z
+      .array(
+        z.strictObject({
+          day: z.string().describe('YYYY-MM-DD, UTC'),
+          websocket: DeliveredCountSchema,
+          nats: DeliveredCountSchema,
+        }),
+      )
+      .length(USAGE_DAYS)
+      .describe(`${USAGE_DAYS} UTC days, oldest first, the last one today; zeros on a day without traffic`),
+    totals: z.strictObject({ websocket: DeliveredCountSchema, nats: DeliveredCountSchema }).describe('Sums of days'),
+    connections: z.strictObject({ websocket: InUseSchema, nats: InUseSchema }).describe('Connections open now per transport'),
+    requests_per_minute: InUseSchema.describe('WebSocket control requests in the last minute'),
+  })
+  .describe('What the signed-in customer used of the plan (issue 34)');
+
+/** Compile-time check that the schema and the contract agree (both ways, up to readonly). */
+type Mutable<T> = T extends readonly (infer U)[] ? Mutable<U>[] : T extends object ? { -readonly [K in keyof T]: Mutable<T[K]> } : T;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const USAGE_SCHEMA_IS_CONTRACT: Same<z.infer<typeof UsageReportSchema>, Mutable<UsageReport>> = true;
+void USAGE_SCHEMA_IS_CONTRACT;
+
+/** Errors of `GET /api/usage` other than 401: the shared `{status, code, message}`. */
+const USAGE_ERRORS = {
+  500: { description: 'An unexpected failure: {status: 500, code: "internal", message: "internal error"}', body: ErrorBodySchema },
+  503: { description: 'The stored figures could not be read (PostgreSQL unreachable)', body: ErrorBodySchema },
+} as const;
+
 const NO_SESSION = { description: 'No valid session: exactly {"status":401,"message":"No active session"}', body: ErrorBodySchema } as const;
 
 /** credential-issuer's declaration. */
@@ -52,7 +98,7 @@ export function credentialIssuerApi(): ApiDeclaration {
   return {
     service: 'credential-issuer',
     tag: { name: 'credentials', description: 'NATS credentials of the signed-in user (services/credential-issuer)' },
-    components: { NatsCredentials: NatsCredentialsSchema, CredentialError: CredentialErrorSchema },
+    components: { NatsCredentials: NatsCredentialsSchema, CredentialError: CredentialErrorSchema, UsageReport: UsageReportSchema },
     routes: [
       {
         method: 'get',
@@ -91,6 +137,19 @@ export function credentialIssuerApi(): ApiDeclaration {
           401: NO_SESSION,
           429: { description: 'Too many rotations today (CREDENTIAL_ROTATIONS_PER_DAY)', body: CredentialErrorSchema },
           500: { description: '"Failed to rotate NATS credentials"', body: CredentialErrorSchema },
+        },
+      },
+      {
+        method: 'get',
+        path: '/api/usage',
+        operationId: 'getUsage',
+        summary:
+          'What the signed-in customer used of the plan: 30 UTC days of delivered messages and bytes per transport, and connections and requests in use now',
+        security: ['bearer'],
+        responses: {
+          200: { description: 'The usage report', body: UsageReportSchema },
+          401: NO_SESSION,
+          ...USAGE_ERRORS,
         },
       },
     ],

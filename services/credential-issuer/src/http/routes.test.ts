@@ -26,6 +26,9 @@ function appWith(failure: Error) {
     },
     requests: new Counter({ name: 'test_requests_total', help: 'h', labelNames: ['operation', 'outcome'], registers: [registry] }),
     bodyLimitBytes: 4096,
+    usage: async () => {
+      throw failure;
+    },
   });
   return http;
 }
@@ -42,6 +45,27 @@ describe('/api/nats error mapping', () => {
       expect(post.json().message).toBe('Failed to rotate NATS credentials');
       await http.close();
     }
+  });
+
+  it('when the usage figures cannot be read, then GET /api/usage answers {status, code, message}, an unknown error as "internal error"', async () => {
+    for (const [failure, body] of [
+      [new AppError('unavailable', 'database unreachable'), { status: 503, code: 'unavailable', message: 'database unreachable' }],
+      [new Error('connection terminated'), { status: 500, code: 'internal', message: 'internal error' }],
+    ] as const) {
+      const http = appWith(failure);
+      const res = await http.inject({ method: 'GET', url: '/api/usage', headers: { authorization: 'Bearer t' } });
+      expect(res.statusCode).toBe(body.status);
+      expect(res.json()).toEqual(body);
+      await http.close();
+    }
+  });
+
+  it('when GET /api/usage has no session, then 401 {"status":401,"message":"No active session"}', async () => {
+    const http = appWith(new Error('unreached'));
+    const res = await http.inject({ method: 'GET', url: '/api/usage' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ status: 401, message: 'No active session' });
+    await http.close();
   });
 
   it('when there is no session, then 401 comes before anything else', async () => {

@@ -3,6 +3,8 @@
  *   GET  /api/nats               → 200 NatsCredentialsView (the dashboard's connection details)
  *   GET  /api/nats?format=creds  → 200 text/plain: the standard `.creds` file (JWT + seed)
  *   POST /api/nats               → 200 NatsCredentialsView of the new credentials (rotation)
+ *   GET  /api/usage              → 200 UsageReport (@tradewind/contracts usage.ts); errors other than 401 are
+ *                                  the shared {status, code, message}
  * Errors are `{error, message}`: 400 for a malformed request, 429 for too many rotations, and
  * 500 "Failed to fetch NATS credentials" / "Failed to rotate NATS credentials" otherwise (the cause
  * is logged, never sent). No valid session: exactly 401 {"status":401,"message":"No active session"},
@@ -11,8 +13,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
-import { AppError } from '@tradewind/contracts';
-import { NO_ACTIVE_SESSION, httpAppError, type AccessTokenClaims } from '@tradewind/lib';
+import { AppError, type UsageReport } from '@tradewind/contracts';
+import { NO_ACTIVE_SESSION, errorBody, httpAppError, type AccessTokenClaims } from '@tradewind/lib';
 import type { CredentialService } from '../service.js';
 import { NatsQuerySchema, RotateBodySchema } from './api.js';
 
@@ -24,6 +26,8 @@ export interface RouteDeps {
   requests: Counter<'operation' | 'outcome'>;
   /** The HTTP app's body limit, named in a 400 for a body over it. */
   bodyLimitBytes: number;
+  /** The usage report of a signed-in user (usage/usage-report.ts). */
+  usage(claims: AccessTokenClaims): Promise<UsageReport>;
 }
 
 /** Message of a 500 per operation (the product's wording). */
@@ -34,6 +38,24 @@ type Operation = keyof typeof FAILURE_MESSAGES;
 const OPERATION = Symbol('operation');
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  // GET /api/usage: the shared error body, except the 401 every Tradewind API answers.
+  void app.register(async (scope) => {
+    scope.setErrorHandler((err, request, reply) => {
+      const appErr = httpAppError(err, deps.bodyLimitBytes);
+      deps.requests.inc({ operation: 'usage', outcome: appErr.code });
+      if (appErr.code === 'unauthenticated') return reply.status(401).send({ status: 401, message: NO_ACTIVE_SESSION });
+      if (appErr.code === 'internal') request.log.error({ err }, 'usage request failed');
+      const body = errorBody(appErr);
+      return reply.status(body.status).send(body);
+    });
+    scope.get('/api/usage', async (request, reply) => {
+      const claims = await deps.verify(request.headers.authorization);
+      const report = await deps.usage(claims);
+      deps.requests.inc({ operation: 'usage', outcome: 'ok' });
+      reply.header('cache-control', 'no-store');
+      return report;
+    });
+  });
   // Encapsulated: these routes answer errors as {error, message}, not the shared {status, code, message}.
   void app.register(async (scope) => {
     scope.setErrorHandler((err, request, reply) => {

@@ -58,6 +58,13 @@ export class Outbox {
   private active = false;
   /** Set while the scheduler holds this outbox for the end of the turn. */
   marked = false;
+  /**
+   * Frames handed to the socket since the usage meter last took them (usage-meter.ts resets it): what the
+   * client is sent. Frames dropped from the queue (slow consumer, close) are never counted.
+   */
+  writtenFrames = 0;
+  /** UTF-8 payload bytes of those frames (the text the client receives, without the WebSocket frame header). */
+  writtenPayloadBytes = 0;
 
   /**
    * @param socket the connection's TCP socket (the one ws upgraded): frames are written to it directly.
@@ -123,6 +130,9 @@ export class Outbox {
       this.queue[this.head++] = EMPTY;
       this.bytes -= frame.byteLength;
       this.socket.write(frame);
+      this.writtenFrames++;
+      // Header of an unmasked server frame: 2, 4 or 10 bytes by its 7-bit length field (RFC 6455 §5.2, frame.ts).
+      this.writtenPayloadBytes += frame.byteLength - (frame[1]! < 126 ? 2 : frame[1] === 126 ? 4 : 10);
     }
     this.socket.uncork();
     if (this.head === this.queue.length) {

@@ -3,7 +3,8 @@
  * process through Redis; the limit is the plan's `requestsPerMinute` (docs/architecture.md §8: starter
  * 100, plus 1,000, pro 10,000).
  *
- * Sliding-window counter: one counter per user per fixed window (`tw:ws:rpm:<user>:<window>`),
+ * Sliding-window counter: one counter per user per fixed window (`tw:ws:rpm:<user>:<window>`,
+ * `wsRequestRateKey` and `requestRateWindow` of @tradewind/lib, which credential-issuer reads too),
  * and a request is allowed while
  *   previous window's count × (share of the previous window still inside the last minute)
  *   + this window's count  <  limit.
@@ -11,6 +12,7 @@
  * several pods can never exceed the limit together. Keys expire after two windows.
  */
 import type { RedisClientType } from 'redis';
+import { requestRateWindow, wsRequestRateKey } from '@tradewind/lib';
 
 type Redis = RedisClientType<any, any, any, any, any>;
 
@@ -43,13 +45,11 @@ export class RequestRateLimiter {
 
   /** Counts one control request of `user` against `limit` per window. @throws Redis errors (the caller answers `unavailable`). */
   async take(user: string, limit: number): Promise<RateDecision> {
-    const now = this.now();
-    const window = Math.floor(now / this.windowMs);
-    const elapsed = (now - window * this.windowMs) / this.windowMs;
+    const { window, previousWeight, remainingMs } = requestRateWindow(this.now(), this.windowMs);
     const result = (await this.redis.eval(TAKE, {
-      keys: [`tw:ws:rpm:${user}:${window}`, `tw:ws:rpm:${user}:${window - 1}`],
-      arguments: [String(1 - elapsed), String(limit), String(this.windowMs * 2)],
+      keys: [wsRequestRateKey(user, window), wsRequestRateKey(user, window - 1)],
+      arguments: [String(previousWeight), String(limit), String(this.windowMs * 2)],
     })) as [number, number];
-    return { allowed: result[0] === 1, used: result[1], retryAfterMs: (window + 1) * this.windowMs - now };
+    return { allowed: result[0] === 1, used: result[1], retryAfterMs: remainingMs };
   }
 }

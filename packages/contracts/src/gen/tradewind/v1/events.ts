@@ -21,6 +21,7 @@ export const protobufFileName = "tradewind/v1/events.proto";
  *   payment.succeeded    -> PaymentSucceeded
  *   payment.failed       -> PaymentFailed
  *   connection.limited   -> ConnectionLimited
+ *   usage.reported       -> UsageReported
  * Compatibility: fields are only ever added (never renumbered or retyped); a change a consumer
  * must notice bumps EventMeta.schema_version.
  */
@@ -202,6 +203,42 @@ export interface ConnectionLimited {
   limit: number;
   /** Where the connection was refused: "websocket". */
   transport: string;
+}
+
+/**
+ * What one ws-fanout process delivered to each customer since its previous report (subject
+ * usage.reported): published every USAGE_REPORT_INTERVAL_MS and once more at shutdown, straight to
+ * JetStream (no outbox). An unacknowledged report is re-published with the same event id
+ * (`Nats-Msg-Id`) and the same content until JetStream acknowledges it, so the duplicate window and
+ * the consumers' processed_events count it once. docs/websocket.md "Usage metering".
+ */
+export interface UsageReported {
+  meta:
+    | EventMeta
+    | undefined;
+  /** Where the messages were delivered: "websocket". */
+  transport: string;
+  /** The reporting process (`<host name>/<pid>`), for operators; not part of any key. */
+  reporter: string;
+  /** The counts were collected up to this time; consumers book them on its UTC day. */
+  collectedAt:
+    | Date
+    | undefined;
+  /** One entry per customer with deliveries since the previous report; never two for one key. */
+  customers: CustomerUsage[];
+}
+
+/** Deliveries to one customer. */
+export interface CustomerUsage {
+  /**
+   * The connection-limit key: the customer's NATS account public key (A...), or the user public
+   * key (U...) on the shared developer accounts.
+   */
+  limitKey: string;
+  /** Frames written to the customer's sockets. */
+  messages: bigint;
+  /** UTF-8 bytes of those frames' payloads (the text the client receives, without WebSocket framing). */
+  bytes: bigint;
 }
 
 function createBaseEventMeta(): EventMeta {
@@ -1886,6 +1923,256 @@ export const ConnectionLimited: MessageFns<ConnectionLimited> = {
     message.plan = object.plan ?? "";
     message.limit = object.limit ?? 0;
     message.transport = object.transport ?? "";
+    return message;
+  },
+};
+
+function createBaseUsageReported(): UsageReported {
+  return { meta: undefined, transport: "", reporter: "", collectedAt: undefined, customers: [] };
+}
+
+export const UsageReported: MessageFns<UsageReported> = {
+  encode(message: UsageReported, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.meta !== undefined) {
+      EventMeta.encode(message.meta, writer.uint32(10).fork()).join();
+    }
+    if (message.transport !== "") {
+      writer.uint32(18).string(message.transport);
+    }
+    if (message.reporter !== "") {
+      writer.uint32(26).string(message.reporter);
+    }
+    if (message.collectedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.collectedAt), writer.uint32(34).fork()).join();
+    }
+    for (const v of message.customers) {
+      CustomerUsage.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageReported {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageReported();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.meta = EventMeta.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.transport = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reporter = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.collectedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.customers.push(CustomerUsage.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageReported {
+    return {
+      meta: isSet(object.meta) ? EventMeta.fromJSON(object.meta) : undefined,
+      transport: isSet(object.transport) ? globalThis.String(object.transport) : "",
+      reporter: isSet(object.reporter) ? globalThis.String(object.reporter) : "",
+      collectedAt: isSet(object.collectedAt)
+        ? fromJsonTimestamp(object.collectedAt)
+        : isSet(object.collected_at)
+        ? fromJsonTimestamp(object.collected_at)
+        : undefined,
+      customers: globalThis.Array.isArray(object?.customers)
+        ? object.customers.map((e: any) => CustomerUsage.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: UsageReported): unknown {
+    const obj: any = {};
+    if (message.meta !== undefined) {
+      obj.meta = EventMeta.toJSON(message.meta);
+    }
+    if (message.transport !== "") {
+      obj.transport = message.transport;
+    }
+    if (message.reporter !== "") {
+      obj.reporter = message.reporter;
+    }
+    if (message.collectedAt !== undefined) {
+      obj.collectedAt = message.collectedAt.toISOString();
+    }
+    if (message.customers?.length) {
+      obj.customers = message.customers.map((e) => CustomerUsage.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageReported>, I>>(base?: I): UsageReported {
+    return UsageReported.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageReported>, I>>(object: I): UsageReported {
+    const message = createBaseUsageReported();
+    message.meta = (object.meta !== undefined && object.meta !== null) ? EventMeta.fromPartial(object.meta) : undefined;
+    message.transport = object.transport ?? "";
+    message.reporter = object.reporter ?? "";
+    message.collectedAt = object.collectedAt ?? undefined;
+    message.customers = object.customers?.map((e) => CustomerUsage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCustomerUsage(): CustomerUsage {
+  return { limitKey: "", messages: 0n, bytes: 0n };
+}
+
+export const CustomerUsage: MessageFns<CustomerUsage> = {
+  encode(message: CustomerUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limitKey !== "") {
+      writer.uint32(10).string(message.limitKey);
+    }
+    if (message.messages !== 0n) {
+      if (BigInt.asUintN(64, message.messages) !== message.messages) {
+        throw new globalThis.Error("value provided for field message.messages of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.messages);
+    }
+    if (message.bytes !== 0n) {
+      if (BigInt.asUintN(64, message.bytes) !== message.bytes) {
+        throw new globalThis.Error("value provided for field message.bytes of type uint64 too large");
+      }
+      writer.uint32(24).uint64(message.bytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CustomerUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCustomerUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.limitKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.messages = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.bytes = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CustomerUsage {
+    return {
+      limitKey: isSet(object.limitKey)
+        ? globalThis.String(object.limitKey)
+        : isSet(object.limit_key)
+        ? globalThis.String(object.limit_key)
+        : "",
+      messages: isSet(object.messages) ? BigInt(object.messages) : 0n,
+      bytes: isSet(object.bytes) ? BigInt(object.bytes) : 0n,
+    };
+  },
+
+  toJSON(message: CustomerUsage): unknown {
+    const obj: any = {};
+    if (message.limitKey !== "") {
+      obj.limitKey = message.limitKey;
+    }
+    if (message.messages !== 0n) {
+      obj.messages = message.messages.toString();
+    }
+    if (message.bytes !== 0n) {
+      obj.bytes = message.bytes.toString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CustomerUsage>, I>>(base?: I): CustomerUsage {
+    return CustomerUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CustomerUsage>, I>>(object: I): CustomerUsage {
+    const message = createBaseCustomerUsage();
+    message.limitKey = object.limitKey ?? "";
+    message.messages = (object.messages !== undefined && object.messages !== null) ? BigInt(object.messages) : 0n;
+    message.bytes = (object.bytes !== undefined && object.bytes !== null) ? BigInt(object.bytes) : 0n;
     return message;
   },
 };
