@@ -294,3 +294,62 @@ describe('ingress proxy security headers (docs/web.md, "Browser security")', () 
     expect(res.headers.get('x-frame-options')).toBeNull();
   });
 });
+
+describe('ingress proxy and event streams (GET /api/trades/tape, docs/token-price.md "Trade tape")', () => {
+  // A Server-Sent Events upstream that writes one event now and one after each gap, longer than the proxy's
+  // idle limit for kept-alive upstream connections: each must reach the client as it is written, not when the
+  // answer ends, and the stream must outlive that limit (only upstreamIdleTimeoutMs, 60 s, ends a silent one).
+  const GAP_MS = 700;
+  let upstream: Server;
+  let proxy: IngressProxy;
+  const written: number[] = [];
+
+  beforeAll(async () => {
+    upstream = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+      let n = 0;
+      const send = () => {
+        written.push(performance.now());
+        res.write(`data: ${n}\n\n`);
+        if (++n < 3) setTimeout(send, GAP_MS);
+      };
+      send();
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+    const port = (upstream.address() as AddressInfo).port;
+    const table: RouteTable = {
+      services: { web: { port: 1 }, 'token-price': { port } },
+      routes: [{ path: '/api/trades/tape', pathType: 'Exact', service: 'token-price' }],
+      default: { service: 'web' },
+    };
+    proxy = await startIngressProxy({ table, port: 0, host: '127.0.0.1', upstreamKeepAliveIdleMs: 300 });
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    upstream?.closeAllConnections();
+    await new Promise<void>((r) => (upstream ? upstream.close(() => r()) : r()));
+  });
+
+  it('when the service writes events with pauses longer than the keep-alive idle limit, then each reaches the client at once and the stream stays open', async () => {
+    const ac = new AbortController();
+    const res = await fetch(`http://127.0.0.1:${proxy.port}/api/trades/tape`, { signal: ac.signal });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const received: Array<{ at: number; text: string }> = [];
+    let text = '';
+    while (received.length < 3) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      for (let cut = text.indexOf('\n\n'); cut >= 0; cut = text.indexOf('\n\n')) {
+        received.push({ at: performance.now(), text: text.slice(0, cut) });
+        text = text.slice(cut + 2);
+      }
+    }
+    ac.abort();
+    expect(received.map((r) => r.text)).toEqual(['data: 0', 'data: 1', 'data: 2']);
+    for (const [i, r] of received.entries()) expect(r.at - written[i]!, `event ${i} delayed`).toBeLessThan(GAP_MS / 2);
+  });
+});

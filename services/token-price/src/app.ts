@@ -2,8 +2,9 @@
  * token-price: createApp(config, deps) → {start, stop}. No I/O on import; tests run it in-process
  * against real NATS (JetStream) and Redis.
  *
- * start(): the TRADES consumer (lease, position, ordered consumer) → HTTP `GET /api/birdeye/tokens` →
- * gRPC `PriceService`. stop(): HTTP, gRPC, consumer (releasing the lease), metadata queue.
+ * start(): the TRADES consumer (lease, position, ordered consumer) → HTTP `GET /api/birdeye/tokens` and
+ * `GET /api/trades/tape` → gRPC `PriceService`. stop(): the tape's streams and reader, HTTP, gRPC, consumer
+ * (releasing the lease), metadata queue.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -12,9 +13,11 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { createHttpApp, startGrpcServer, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { TokenPriceConfig } from './config.js';
 import type { BirdeyeClient } from './birdeye/birdeye.js';
+import { createTapeReader } from './events/tape-reader.js';
 import { createTradesConsumer } from './events/trades-consumer.js';
 import { priceGrpcService } from './grpc/price-service.js';
 import { registerRoutes } from './http/routes.js';
+import { TapeHub } from './http/tape-hub.js';
 import { createMetadataQueue } from './metadata/queue.js';
 import type { MetadataResolver } from './metadata/solana-metadata.js';
 import { TokenStore, type Redis } from './store/redis-store.js';
@@ -61,6 +64,13 @@ type AppConfig = Pick<
   | 'METADATA_CONCURRENCY'
   | 'METADATA_QUEUE_MAX'
   | 'METADATA_RETRY_MS'
+  | 'TAPE_MAX_EVENTS_PER_S'
+  | 'TAPE_MAX_CONNECTIONS'
+  | 'TAPE_MAX_CONNECTIONS_PER_IP'
+  | 'TAPE_RETRY_AFTER_S'
+  | 'TAPE_HEARTBEAT_MS'
+  | 'TAPE_MAX_BUFFERED_BYTES'
+  | 'TAPE_READER_LINGER_MS'
 >;
 
 export function createApp(config: AppConfig, deps: TokenPriceDeps) {
@@ -163,6 +173,7 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
     labelNames: ['outcome'],
     registers: [registry],
   });
+  const tape = createTape(config, deps, store);
   const http = createHttpApp({ logger: log, registry, service: 'token-price', trustProxy: true });
   registerRoutes(http, {
     ticker,
@@ -171,6 +182,8 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
     maxLimit: config.TOKENS_MAX_LIMIT,
     cacheMs: config.TOKENS_CACHE_MS,
     requests,
+    tape,
+    tapeRetryAfterS: config.TAPE_RETRY_AFTER_S,
   });
   let grpc: { port: number; stop(): Promise<void> } | undefined;
 
@@ -179,6 +192,7 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
     consumer,
     ticker,
     metadata,
+    tape,
     async start(): Promise<{ httpPort: number; grpcPort: number }> {
       await consumer.start();
       await http.listen({ host: config.HOST, port: config.PORT });
@@ -191,10 +205,68 @@ export function createApp(config: AppConfig, deps: TokenPriceDeps) {
       return { httpPort, grpcPort: grpc.port };
     },
     async stop(): Promise<void> {
+      // The tape's streams never end by themselves: closed first, or closing the server would wait for them.
+      await tape.close();
       await http.close();
       await grpc?.stop();
       await consumer.stop();
       metadata?.stop();
     },
   };
+}
+
+/**
+ * The live trade tape (docs/token-price.md "Trade tape"): one TRADES reader shared by every client, the
+ * fan-out with its limits (TAPE_*), and its metrics. The token's symbol and name come from the store.
+ */
+function createTape(config: AppConfig, deps: TokenPriceDeps, store: TokenStore): TapeHub {
+  const registry = deps.registry;
+  // Assigned right below: the reader's messages go to the hub, which starts and stops the reader.
+  let hub: TapeHub | undefined;
+  const reader = createTapeReader({
+    js: deps.js,
+    logger: deps.logger,
+    consumerPrefix: `${config.TOKEN_PRICE_CONSUMER}-tape`,
+    retryDelayMs: config.TOKEN_PRICE_RETRY_DELAY_MS,
+    idleHeartbeatMs: config.TOKEN_PRICE_IDLE_HEARTBEAT_MS,
+    inactiveThresholdMs: config.TOKEN_PRICE_CONSUMER_INACTIVE_MS,
+    onMessage: (subject, seq, data) => hub?.offer(subject, seq, data),
+  });
+  hub = new TapeHub({
+    maxEventsPerS: config.TAPE_MAX_EVENTS_PER_S,
+    maxConnections: config.TAPE_MAX_CONNECTIONS,
+    maxConnectionsPerAddress: config.TAPE_MAX_CONNECTIONS_PER_IP,
+    heartbeatMs: config.TAPE_HEARTBEAT_MS,
+    maxBufferedBytes: config.TAPE_MAX_BUFFERED_BYTES,
+    readerLingerMs: config.TAPE_READER_LINGER_MS,
+    reader,
+    identity: async (mint) => {
+      const known = await store.identity(mint);
+      return known && { symbol: known.symbol, name: known.name };
+    },
+    // One pass of the hub: an event is sent without the token's name rather than late.
+    identityTimeoutMs: Math.floor(1000 / config.TAPE_MAX_EVENTS_PER_S),
+    logger: deps.logger,
+    metrics: {
+      clients: new Gauge({ name: 'tradewind_token_price_tape_clients', help: 'Open GET /api/trades/tape streams', registers: [registry] }),
+      eventsSent: new Counter({
+        name: 'tradewind_token_price_tape_events_sent_total',
+        help: 'Trade tape events written to clients (one per client per event)',
+        registers: [registry],
+      }),
+      refused: new Counter({
+        name: 'tradewind_token_price_tape_clients_refused_total',
+        help: 'Trade tape connections answered 429, by reason (connections: TAPE_MAX_CONNECTIONS, address: TAPE_MAX_CONNECTIONS_PER_IP)',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+      dropped: new Counter({
+        name: 'tradewind_token_price_tape_clients_dropped_total',
+        help: 'Trade tape connections ended by the service, by reason (slow: over TAPE_MAX_BUFFERED_BYTES unsent, shutdown)',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+    },
+  });
+  return hub;
 }

@@ -73,6 +73,30 @@ export const TokenPriceConfigSchema = CommonConfig.extend({
   SOL_USD_MAX_AGE_MS: PositiveInt.default(10 * 60 * 1000),
   /** Smallest SOL reserve (SOL, after the trade) of a Raydium CPMM or PumpSwap WSOL/USDC or WSOL/USDT pool whose trades set SOL/USD. */
   SOL_USD_MIN_POOL_SOL: PositiveNumber.default(100),
+  /**
+   * Live trade tape `GET /api/trades/tape` (Server-Sent Events, docs/token-price.md "Trade tape"): the most events sent
+   * to one client per second (default 4). When trades arrive faster the newest is sent and the rest are dropped; nothing
+   * queues. A new client first gets up to this many of the latest events at once, its first second's share.
+   */
+  TAPE_MAX_EVENTS_PER_S: z.coerce.number().int().min(1).max(50).default(4),
+  /** Open tape connections per process (default 1 000); more answer 429 resource_exhausted with Retry-After. */
+  TAPE_MAX_CONNECTIONS: PositiveInt.default(1_000),
+  /** Open tape connections per client address (the ingress's X-Forwarded-For entry; default 8); more answer 429. */
+  TAPE_MAX_CONNECTIONS_PER_IP: PositiveInt.default(8),
+  /** Retry-After of a refused tape connection, s (default 15). */
+  TAPE_RETRY_AFTER_S: PositiveInt.default(15),
+  /**
+   * A comment line is sent on every tape connection this often, ms (default 15 000), so proxies that close idle
+   * connections (ingress-nginx and the local ingress proxy: 60 s) keep it open and dead clients are noticed.
+   */
+  TAPE_HEARTBEAT_MS: z.coerce.number().int().min(1_000).max(55_000).default(15_000),
+  /** A tape client with more than this many bytes not yet taken by its connection is dropped, bytes (default 65 536). */
+  TAPE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1_024).max(16_777_216).default(65_536),
+  /**
+   * The tape's reader of TRADES (one ordered consumer per process, shared by every tape client) starts with the first
+   * client and stops this long after the last one left, ms (default 30 000).
+   */
+  TAPE_READER_LINGER_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** Birdeye API key: when set, Birdeye's token list is served first, falling back to our own figures. */
   BIRDEYE_API_KEY: optionalString,
   BIRDEYE_API_URL: optionalUrl(['http', 'https']),

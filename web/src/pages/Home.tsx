@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { PLANS, PLAN_IDS, cheapestPlanFor } from '@tradewind/contracts/plans';
 import { BlogCarousel } from '../components/marketing/BlogCarousel';
+import { HeroTape } from '../components/marketing/HeroTape';
 import { TokenPanel } from '../components/marketing/TokenPanel';
 import { BLOG_POSTS } from '../content/blog/posts';
 import { formatUsd, SUBJECT_SOURCES } from '../lib/pricing';
@@ -52,25 +53,28 @@ export default function Home() {
       />
 
       <section className="home-hero">
-        <div className="container">
-          <p className="badge">Solana trade data, decoded</p>
-          <h1>Real-time Solana trades over WebSocket and NATS</h1>
-          <p className="home-lead">
-            Tradewind decodes every Pump.fun, LetsBonk.fun, PumpSwap and Raydium CPMM trade and streams it to you as JSON, over a WebSocket or a native NATS
-            JetStream connection. Sign in with Google, take your credentials from the dashboard and subscribe.
-          </p>
-          <div className="home-actions">
-            <Link to={actions.primary.to} className="btn btn-primary" data-testid="home-primary">
-              {actions.primary.label}
-            </Link>
-            <Link to={actions.secondary.to} className="btn btn-secondary" data-testid="home-secondary">
-              {actions.secondary.label}
-            </Link>
+        <div className="container home-hero-grid">
+          <div className="home-hero-text">
+            <p className="badge">Solana trade data, decoded</p>
+            <h1>Real-time Solana trades over WebSocket and NATS</h1>
+            <p className="home-lead">
+              Tradewind decodes every Pump.fun, LetsBonk.fun, PumpSwap and Raydium CPMM trade and streams it to you as JSON, over a WebSocket or a native NATS
+              JetStream connection. Sign in with Google, take your credentials from the dashboard and subscribe.
+            </p>
+            <div className="home-actions">
+              <Link to={actions.primary.to} className="btn btn-primary" data-testid="home-primary">
+                {actions.primary.label}
+              </Link>
+              <Link to={actions.secondary.to} className="btn btn-secondary" data-testid="home-secondary">
+                {actions.secondary.label}
+              </Link>
+            </div>
+            <p className="muted home-hero-note">
+              The {starter.name} plan is free: {starter.subjects.map((s) => SUBJECT_SOURCES[s]).join(' and ')} trades, {starter.connections} connection per
+              transport.
+            </p>
           </div>
-          <p className="muted home-hero-note">
-            The {starter.name} plan is free: {starter.subjects.map((s) => SUBJECT_SOURCES[s]).join(' and ')} trades, {starter.connections} connection per
-            transport.
-          </p>
+          <HeroTape />
         </div>
       </section>
 

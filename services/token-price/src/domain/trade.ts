@@ -264,7 +264,7 @@ function interpretCreate(m: Json, source: string, timeMs: number, replayed: bool
 }
 
 /** Identity facts a message states: pump.fun CREATE/trade name+symbol, LaunchLab base_mint_param + curve supply. */
-function factsOf(m: Json, source: string): TokenFacts {
+export function factsOf(m: Json, source: string): TokenFacts {
   const facts: { symbol?: string; name?: string; decimals?: number; supplyRaw?: bigint } = {};
   const param = isObject(m.base_mint_param) ? m.base_mint_param : undefined;
   const name = cleanText(param?.name ?? m.name, 64);

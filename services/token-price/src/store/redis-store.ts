@@ -442,6 +442,12 @@ export class TokenStore {
     return parseToken(mint, (await this.redis.hGetAll(this.key(`t:${mint}`))) as Record<string, string>);
   }
 
+  /** A token's symbol and name as stored (`t:<mint>`: its CREATE or on-chain metadata), or null when neither is known. */
+  async identity(mint: string): Promise<{ symbol: string | null; name: string | null } | null> {
+    const [symbol, name] = (await this.redis.hmGet(this.key(`t:${mint}`), ['symbol', 'name'])) as Array<string | null>;
+    return symbol == null && name == null ? null : { symbol: symbol ?? null, name: name ?? null };
+  }
+
   /**
    * Takes or renews the consumer lease for `holder`.
    * @returns true while `holder` holds it.
