@@ -69,7 +69,8 @@ const ALLOW_LIST_ENTRIES = [
 const ALLOW_LIST = process.env.BOUNDARIES_NO_ALLOW_LIST === '1' ? [] : ALLOW_LIST_ENTRIES;
 
 /** Subpaths of @tradewind/contracts that are safe in a browser bundle (no node: imports), and its JSON Schemas. */
-const CONTRACTS_BROWSER_SAFE = '^packages/contracts/(src/(plans|subjects|notifications|session-client|errors|ws-errors)[.]ts|schemas/[^/]+[.]schema[.]json)$';
+const CONTRACTS_BROWSER_SAFE =
+  '^packages/contracts/(src/(plans|subjects|notifications|session-client|errors|ws-errors|usage)[.]ts|schemas/[^/]+[.]schema[.]json)$';
 
 /**
  * @tradewind/client resolves to its built dist/ (the published package's exports map), which a fresh

@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
 
 export default defineConfig({
   test: {
@@ -33,6 +34,8 @@ export default defineConfig({
         // Component and logic tests of the web app (Testing Library in jsdom).
         extends: true,
         plugins: [react()],
+        // @tradewind/client from its source, as the web app's bundles take it (web/vite.config.ts).
+        resolve: { alias: [{ find: /^@tradewind\/client$/, replacement: fileURLToPath(new URL('packages/client/src/index.ts', import.meta.url)) }] },
         test: { name: 'web', include: ['web/src/**/*.test.{ts,tsx}', 'web/test/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['web/test/setup.ts'] },
       },
       {

@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The web app's build (docs/web.md). `vite` serves it on :5173 for development (API paths are
@@ -9,6 +10,10 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
+  // @tradewind/client's exports name its built dist/ (what npm publishes; a fresh clone has none): bundle its
+  // source. Only the bare name: `@tradewind/client/package.json?raw` keeps its export. Same in vitest.config.ts's
+  // web project and web/tsconfig.json's `paths`.
+  resolve: { alias: [{ find: /^@tradewind\/client$/, replacement: fileURLToPath(new URL('../packages/client/src/index.ts', import.meta.url)) }] },
   server: {
     port: 5173,
     strictPort: true,

@@ -52,6 +52,9 @@ import {
 import { ARTICLE_PATHS, ARTICLES, BLOG, CAROUSEL, COMMUNITY, DASHBOARD, HEADER, HOME, HOW_IT_WORKS, PAYMENT, PRICING } from './spec';
 import { attachRunningStack, startLocalStack, type LocalStack } from './stack';
 import { expectApiHeaders, expectPageHeaders, headerBag, inlineScriptHashesOf, startFramingPage, themeScriptHashOf } from './security';
+import { describeHeroTape } from './hero';
+import { usageTests } from './usage';
+import { describeLivePage } from './live';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Every route photographed at both widths (the final test checks that none is missing). */
@@ -389,6 +392,8 @@ describe.sequential('home / (spec §2 "Home", §4 live panel and carousel)', () 
     expect(takeErrors(visitor)).toEqual([]);
   });
 });
+
+describeHeroTape(() => browser);
 
 describe.sequential('/pricing (spec §2 "/pricing", §9 prices)', () => {
   it('when the page opens, then it is monthly by default, shows "Save up to 20%", marks Pro "Most Popular" and offers "Need More Connections?" → /community and the FAQ', async () => {
@@ -1017,8 +1022,8 @@ describe.sequential('dashboard sidebar (spec §2 "Dashboard": collapsible sideba
   const sidebarUser = async () => (owner ??= await signedInVisitor('Dorothy Vaughan'));
   afterAll(async () => owner?.context.close());
 
-  /** The sidebar's page links, in order (the spec's four and the way back to the site). */
-  const LINKS = [...DASHBOARD.sidebar, 'Back to the website'];
+  /** The sidebar's page links, in order (the spec's four, Tradewind's Usage and Live pages, and the way back to the site). */
+  const LINKS = [...DASHBOARD.sidebar, 'Usage', 'Live', 'Back to the website'];
 
   it('when /dashboard opens at 390 px, then the sidebar links are neither visible nor reachable until the menu button opens the drawer; Escape, the backdrop and a followed link close it, and Tab stays inside it while open', async () => {
     const v = await sidebarUser();
@@ -1275,6 +1280,8 @@ describe.sequential('the stream and plan changes (spec §1, §4 tiers, §6 plans
   });
 });
 
+usageTests(() => ({ browser }));
+
 describe.sequential('screenshots and sign-out', () => {
   it('when the signed-in pages open at 390 px and 1280 px, then they fit the width and are screenshotted', async () => {
     for (const path of APP_PATHS.filter((p) => p.startsWith('/dashboard'))) await visitAtWidths(user, path);
@@ -1491,6 +1498,8 @@ describe('observability', () => {
     expect(report.queries.filter((q) => !q.ok)).toEqual([]);
   });
 });
+
+describeLivePage(() => browser);
 
 // ---------------------------------------------------------------------------------------------
 // Secrets in logs (issue 24): after everything above ran — sign-ins, checkouts with webhooks,

@@ -24,6 +24,8 @@ const Overview = lazy(() => import('./pages/dashboard/Overview'));
 const PlanPage = lazy(() => import('./pages/dashboard/Plan'));
 const Docs = lazy(() => import('./pages/dashboard/Docs'));
 const Settings = lazy(() => import('./pages/dashboard/Settings'));
+const Usage = lazy(() => import('./pages/dashboard/Usage'));
+const Live = lazy(() => import('./pages/dashboard/Live'));
 
 /** Shown while a page's chunk loads (rarely visible: chunks are small and prefetched by the browser cache). */
 export function PageLoading() {
@@ -189,6 +191,22 @@ export function AppRoutes() {
           element={
             <Page>
               <Settings />
+            </Page>
+          }
+        />
+        <Route
+          path="usage"
+          element={
+            <Page>
+              <Usage />
+            </Page>
+          }
+        />
+        <Route
+          path="live"
+          element={
+            <Page>
+              <Live />
             </Page>
           }
         />

@@ -24,6 +24,8 @@ export const APP_PATHS: readonly string[] = [
   '/dashboard/plan',
   '/dashboard/docs',
   '/dashboard/settings',
+  '/dashboard/usage',
+  '/dashboard/live',
   '/newsletter/unsubscribe',
 ];
 

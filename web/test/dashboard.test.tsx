@@ -291,6 +291,8 @@ describe('DashboardLayout gating', () => {
       ['Plan', '/dashboard/plan'],
       ['Docs', '/dashboard/docs'],
       ['Settings', '/dashboard/settings'],
+      ['Usage', '/dashboard/usage'],
+      ['Live', '/dashboard/live'],
       ['Back to the website', '/'],
     ]);
     const sidebar = document.getElementById('dash-sidebar')!;

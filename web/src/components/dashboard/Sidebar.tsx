@@ -12,6 +12,8 @@ const ICONS: Record<string, ReactNode> = {
   plan: <path d="M3 7h18v10H3zM3 11h18M7 15h3" />,
   docs: <path d="M6 3h9l3 3v15H6zM9 10h6M9 14h6M9 18h4" />,
   settings: <path d="M12 9a3 3 0 1 0 0 6 3 3 0 0 0 0-6zM4 12h2M18 12h2M12 4v2M12 18v2M6.3 6.3l1.4 1.4M16.3 16.3l1.4 1.4M6.3 17.7l1.4-1.4M16.3 7.7l1.4-1.4" />,
+  usage: <path d="M4 20h16M7 16v-5M12 16V6M17 16v-8" />,
+  live: <path d="M3 12h4l3-8 4 16 3-8h4" />,
   site: <path d="M10 6L4 12l6 6M4 12h16" />,
   sun: <path d="M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8zM12 2v2M12 20v2M2 12h2M20 12h2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4" />,
   moon: <path d="M20 14.5A8 8 0 0 1 9.5 4 8 8 0 1 0 20 14.5z" />,
@@ -47,6 +49,8 @@ export const DASHBOARD_LINKS = [
   { to: '/dashboard/plan', label: 'Plan', icon: 'plan', end: false },
   { to: '/dashboard/docs', label: 'Docs', icon: 'docs', end: false },
   { to: '/dashboard/settings', label: 'Settings', icon: 'settings', end: false },
+  { to: '/dashboard/usage', label: 'Usage', icon: 'usage', end: false },
+  { to: '/dashboard/live', label: 'Live', icon: 'live', end: false },
 ] as const;
 
 /**
