@@ -534,36 +534,22 @@ function FilterFields({
         </div>
         <p className="muted live-hint">None ticked: every type.</p>
       </fieldset>
-      <div className="dash-form-field">
-        <label htmlFor={`${id}-mints`}>Token mints</label>
-        <textarea
-          id={`${id}-mints`}
-          rows={2}
-          spellCheck={false}
-          value={draft.mints}
-          onChange={(e) => onChange({ ...draft, mints: e.target.value })}
-          {...errorProps('mints')}
-        />
-        <p id={`${id}-mints-hint`} className="muted live-hint">
-          One address per line (or separated by commas); a trade matches when it touches any.
-        </p>
-        <FieldError id={`${id}-mints-error`} message={problem('mints')} />
-      </div>
-      <div className="dash-form-field">
-        <label htmlFor={`${id}-accounts`}>Accounts (trader, creator or pool)</label>
-        <textarea
-          id={`${id}-accounts`}
-          rows={2}
-          spellCheck={false}
-          value={draft.accounts}
-          onChange={(e) => onChange({ ...draft, accounts: e.target.value })}
-          {...errorProps('accounts')}
-        />
-        <p id={`${id}-accounts-hint`} className="muted live-hint">
-          Wallets or pools; a trade matches when it names any.
-        </p>
-        <FieldError id={`${id}-accounts-error`} message={problem('accounts')} />
-      </div>
+      <AddressListField
+        id={`${id}-mints`}
+        label="Token mints"
+        hint="One address per line (or separated by commas); a trade matches when it touches any."
+        value={draft.mints}
+        onChange={(mints) => onChange({ ...draft, mints })}
+        error={problem('mints')}
+      />
+      <AddressListField
+        id={`${id}-accounts`}
+        label="Accounts (trader, creator or pool)"
+        hint="Wallets or pools; a trade matches when it names any."
+        value={draft.accounts}
+        onChange={(accounts) => onChange({ ...draft, accounts })}
+        error={problem('accounts')}
+      />
       <div className="dash-form-field">
         <label htmlFor={`${id}-minSol`}>Minimum SOL</label>
         <input
@@ -588,6 +574,44 @@ function FilterFields({
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * A textarea of base58 addresses with its hint, and its error when the filter check failed: `id` names the
+ * field, `${id}-hint` and `${id}-error` its hint and error (aria-describedby points at the one showing).
+ */
+function AddressListField({
+  id,
+  label,
+  hint,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | undefined;
+}) {
+  return (
+    <div className="dash-form-field">
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        rows={2}
+        spellCheck={false}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        {...(error ? { 'aria-invalid': true as const, 'aria-describedby': `${id}-error` } : { 'aria-describedby': `${id}-hint` })}
+      />
+      <p id={`${id}-hint`} className="muted live-hint">
+        {hint}
+      </p>
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
   );
 }
 
