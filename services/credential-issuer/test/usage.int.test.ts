@@ -161,7 +161,10 @@ describe('native NATS usage', () => {
     expect({ messages: after.messages - before.messages, bytes: after.bytes - before.bytes }).toEqual(received);
 
     // Closed: the server keeps its final counters in its ring of closed connections; polling them again adds nothing.
+    // nc.close() resolves before the server has dropped the connection: until it has, the server would still send
+    // (and count) the late message, so it is published only once the account has no connection left.
     await nc.close();
+    await until(async () => (await app.natsUsage.connections(c.account)) === 0, 5_000);
     svc.publish('basic.pumpfun', '{"late":true}');
     await svc.flush();
     expect((await app.natsUsage.poll()).outcome).toBe('ok');
