@@ -313,6 +313,38 @@ describe('the Live connection', () => {
     conn.close();
   });
 
+  it('when the filter changes, then trades still in flight under the old one are not shown, and those after the answer are', async () => {
+    const { jwt, seed } = credentials();
+    const trades: number[] = [];
+    const conn = new LiveConnection({
+      url: 'ws://localhost:9223',
+      jwt,
+      seed,
+      subject: 'basic.pumpfun',
+      filter: null,
+      onTrade: (t) => trades.push(t.seq as number),
+      onInput: () => undefined,
+      WebSocket: ScriptedSocket,
+    });
+    conn.start();
+    await expect.poll(() => ScriptedSocket.last).toBeDefined();
+    const server = ScriptedSocket.last!;
+    server.push({ type: 'challenge', nonce: 'bm9uY2Vub25jZW5vbmNlbm9uY2Vub25jZQ' });
+    server.push({ type: 'authenticated', plan: 'starter', subjects: ['basic.pumpfun', 'basic.bonk'], expires_at_ms: null });
+    server.push({ type: 'subscribed', subject: 'basic.pumpfun', filter: null, seq: 10 });
+    server.push('{"seq":11,"source":"pumpfun","transaction_type":"CREATE"}');
+    await expect.poll(() => trades).toEqual([11]);
+
+    conn.setFilter({ types: ['BUY'] });
+    expect(JSON.parse(server.sent.at(-1)!)).toEqual({ subject: 'basic.pumpfun', filter: { types: ['BUY'] } });
+    server.push('{"seq":12,"source":"pumpfun","transaction_type":"MIGRATE"}'); // judged by the old filter, in flight
+    server.push({ type: 'subscribed', subject: 'basic.pumpfun', filter: { types: ['BUY'] } });
+    server.push('{"seq":13,"source":"pumpfun","transaction_type":"BUY"}');
+    await expect.poll(() => trades).toEqual([11, 13]);
+    expect(conn.lastSeq).toBe(13);
+    conn.close();
+  });
+
   it("when an error frame arrives, then the page hears it with its holders before the client's own error event", () => {
     const seen: string[] = [];
     const Observed = observingWebSocket((f) => seen.push(`frame:${f.code}:${f.holders?.length}`), ScriptedSocket);

@@ -104,6 +104,12 @@ export class LiveConnection {
   #paused = false;
   /** The last `seq` handed to the page (what a resume starts after). */
   #lastSeq: number | undefined;
+  /**
+   * After a filter change: trades up to this `seq` were judged by the previous filter and are not shown
+   * (Infinity until the server's `subscribed` answers the change; then the client's position at that answer,
+   * since the server sends every trade judged by the new filter after it). Undefined: no change pending.
+   */
+  #filterBarrier: number | undefined;
   #stopped = false;
 
   /** @throws TradewindOptionsError when the URL or credentials are malformed (the seed not the JWT's). */
@@ -140,7 +146,11 @@ export class LiveConnection {
       'closed',
     ] as const) {
       client.on(type, (event: ClientEvent) => {
-        if (client === this.#client) options.onInput(event);
+        if (client !== this.#client) return;
+        if (event.type === 'subscribed' && event.subject === this.#subject && this.#filterBarrier === Number.POSITIVE_INFINITY) {
+          this.#filterBarrier = client.positions()[this.#subject] ?? 0;
+        }
+        options.onInput(event);
       });
     }
     return client;
@@ -167,7 +177,11 @@ export class LiveConnection {
     try {
       for await (const trade of client.trades()) {
         if (this.#stopped || client !== this.#client) return;
-        if (typeof trade.seq === 'number') this.#lastSeq = trade.seq;
+        if (typeof trade.seq === 'number') {
+          this.#lastSeq = trade.seq;
+          // Sent before the server took the new filter (in flight when it changed): not what is on screen now.
+          if (this.#filterBarrier !== undefined && trade.seq <= this.#filterBarrier) continue;
+        }
         this.#options.onTrade(trade);
       }
     } catch {
@@ -203,10 +217,16 @@ export class LiveConnection {
     this.#options.onInput({ type: 'resume' });
   }
 
-  /** Changes the filter in place (the server judges the next trade by it, with no gap and no duplicate). */
+  /**
+   * Changes the filter in place (the server judges the next trade by it, with no gap and no duplicate). Trades
+   * still in flight under the previous filter are not handed to the page: from the change until the server's
+   * `subscribed` answer, only later trades are (see {@link LiveConnection.#filterBarrier}).
+   */
   setFilter(filter: TradeFilter | null): void {
     this.#filter = filter;
-    if (!this.#paused) this.#client.setFilter(this.#subject, filter);
+    if (this.#paused) return;
+    this.#filterBarrier = Number.POSITIVE_INFINITY;
+    this.#client.setFilter(this.#subject, filter);
   }
 
   /** Moves to another subject: the old one is unsubscribed, the new one followed live (positions do not carry over). */
@@ -219,6 +239,7 @@ export class LiveConnection {
     this.#subject = subject;
     this.#filter = filter;
     this.#lastSeq = undefined;
+    this.#filterBarrier = undefined;
     if (!this.#paused) this.#client.subscribe(subject, { filter });
   }
 
