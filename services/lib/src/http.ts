@@ -68,6 +68,17 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   socket.destroy();
 }
 
+/**
+ * The last entry of a request's X-Forwarded-For, trimmed: the address the proxy in front of us (the ingress, the
+ * local ingress proxy) appended; the entries before it are the client's own claims. Undefined when the header is
+ * absent or its last entry empty. `header` is Node's `req.headers['x-forwarded-for']` (a repeated header may
+ * arrive as an array: its last one counts).
+ */
+export function lastForwardedFor(header: string | string[] | undefined): string | undefined {
+  const last = (Array.isArray(header) ? header.at(-1) : header)?.split(',').at(-1)?.trim();
+  return last || undefined;
+}
+
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
   logger: Logger;

@@ -96,7 +96,7 @@ export {
   webSecuritySettingsFromEnv,
   type WebSecuritySettings,
 } from './security-headers.js';
-export { createHttpApp, errorBody, httpAppError, HTTP_STATUS, type ErrorBody, type HttpAppOptions } from './http.js';
+export { createHttpApp, errorBody, httpAppError, HTTP_STATUS, lastForwardedFor, type ErrorBody, type HttpAppOptions } from './http.js';
 export {
   buildOpenApiDocument,
   openApiOperations,

@@ -22,7 +22,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Registry } from 'prom-client';
 import { PLANS, TRADE_PUBLISHED_MS_HEADER, TRADE_SUBJECTS, cheapestPlanWhere, type PlanId } from '@tradewind/contracts';
-import type { Logger, NatsConnection } from '@tradewind/lib';
+import { lastForwardedFor, type Logger, type NatsConnection } from '@tradewind/lib';
 import type { MsgHdrs, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import type { CredentialVerifier, VerifiedUser } from './domain/verifier.js';
@@ -142,10 +142,7 @@ function withSubject(err: WsProtocolError, subject: string): WsProtocolError {
  * appended (entries before it are the client's own claims).
  */
 function peerAddress(req: IncomingMessage, trustForwardedFor: boolean): string {
-  const forwarded = trustForwardedFor ? req.headers['x-forwarded-for'] : undefined;
-  const header = Array.isArray(forwarded) ? forwarded.at(-1) : forwarded;
-  const last = header?.split(',').at(-1)?.trim();
-  return last || req.socket.remoteAddress || 'unknown';
+  return (trustForwardedFor ? lastForwardedFor(req.headers['x-forwarded-for']) : undefined) || req.socket.remoteAddress || 'unknown';
 }
 
 /** Builds the service; nothing listens until `start()`. */

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Counter } from 'prom-client';
-import type { Logger } from '@tradewind/lib';
+import { lastForwardedFor, type Logger } from '@tradewind/lib';
 import type { Ticker } from '../ticker.js';
 import { limitSchema, TAPE_PATH } from './api.js';
 import type { TapeHub } from './tape-hub.js';
@@ -19,10 +19,7 @@ export const FETCH_FAILED_BODY = { status: 500, message: 'Failed to fetch token 
  * ws-fanout's WS_TRUST_FORWARDED_FOR rule says), else the TCP peer. IPv4-mapped IPv6 is written as IPv4.
  */
 export function clientAddress(req: IncomingMessage): string {
-  const forwarded = req.headers['x-forwarded-for'];
-  const header = Array.isArray(forwarded) ? forwarded.at(-1) : forwarded;
-  const last = header?.split(',').at(-1)?.trim();
-  return (last || req.socket.remoteAddress || 'unknown').replace(/^::ffff:/, '');
+  return (lastForwardedFor(req.headers['x-forwarded-for']) || req.socket.remoteAddress || 'unknown').replace(/^::ffff:/, '');
 }
 
 /** Dependencies of {@link registerRoutes}. */
